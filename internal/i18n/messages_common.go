@@ -183,6 +183,7 @@ func init() {
 		"error.404.body":   {ID: "Halaman yang Anda cari tidak ada atau sudah dipindahkan.", EN: "The page you are looking for does not exist or has moved."},
 		"error.500.title":  {ID: "Terjadi kesalahan pada sistem", EN: "Something went wrong on our side"},
 		"error.500.body":   {ID: "Kesalahan ini sudah dicatat. Coba lagi; jika terus terjadi, hubungi admin.", EN: "The error has been logged. Please try again; if it keeps happening, contact the admin."},
+		"error.forbidden":  {ID: "Anda tidak memiliki akses untuk tindakan ini.", EN: "You are not allowed to do this."},
 		"error.csrf":       {ID: "Formulir sudah kedaluwarsa. Muat ulang halaman lalu kirim lagi.", EN: "The form has expired. Reload the page and submit it again."},
 		"error.session":    {ID: "Sesi Anda telah berakhir. Silakan masuk kembali.", EN: "Your session has ended. Please sign in again."},
 		"error.request_id": {ID: "Kode kejadian: %[1]s", EN: "Incident code: %[1]s"},

@@ -1,0 +1,261 @@
+package auth
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/sekolah/portal/internal/store"
+)
+
+// Staff-change errors.
+var (
+	// ErrLastAdmin means the change would leave no enabled admin.
+	ErrLastAdmin = store.ErrLastAdmin
+	// ErrForbidden means the actor's role may not make the change.
+	ErrForbidden = errors.New("auth: not allowed")
+	// ErrInvalidUsername means a username outside UsernameRule.
+	ErrInvalidUsername = errors.New("auth: invalid username")
+	// ErrUsernameTaken means another account already has the username.
+	ErrUsernameTaken = errors.New("auth: username taken")
+	// ErrNoSuchUser means the account does not exist.
+	ErrNoSuchUser = errors.New("auth: no such user")
+)
+
+// UsernameRule describes valid usernames for help texts.
+const UsernameRule = "3 to 32 characters: a-z, 0-9, dot, dash, underscore"
+
+// BootstrapUsername is the account EnsureBootstrapAdmin creates.
+const BootstrapUsername = "admin"
+
+// Actor is who makes a change, as written to the audit log.
+type Actor struct {
+	ID       string // user id; empty for the system itself
+	Username string
+	Role     Role
+	IP       string
+}
+
+// UserActor makes the Actor for a signed-in user acting from ip.
+func UserActor(u store.User, ip string) Actor {
+	return Actor{ID: u.ID, Username: u.Username, Role: Role(u.Role), IP: ip}
+}
+
+// SystemActor acts for the portal itself (command line, start-up).
+var SystemActor = Actor{Username: "system", Role: Admin}
+
+// ValidateUsername checks UsernameRule and returns the stored (lower-case) form.
+func ValidateUsername(username string) (string, error) {
+	name := store.NormalizeUsername(username)
+	if len(name) < 3 || len(name) > 32 {
+		return "", ErrInvalidUsername
+	}
+	for _, c := range name {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '.' || c == '-' || c == '_') {
+			return "", ErrInvalidUsername
+		}
+	}
+	return name, nil
+}
+
+// CreateUser validates and creates an account and audits the attempt.
+func (s *Service) CreateUser(ctx context.Context, actor Actor, username, displayName string, role Role, password string) (store.User, error) {
+	entry := s.staffEntry(actor, ActionStaffCreate, store.NormalizeUsername(username))
+	u, err := s.createUser(ctx, actor, username, displayName, role, password)
+	if err == nil {
+		entry.Detail = "role " + string(role)
+	}
+	s.auditResult(ctx, entry, err)
+	return u, err
+}
+
+func (s *Service) createUser(ctx context.Context, actor Actor, username, displayName string, role Role, password string) (store.User, error) {
+	if !actor.Role.Can(ManageStaff) {
+		return store.User{}, ErrForbidden
+	}
+	name, err := ValidateUsername(username)
+	if err != nil {
+		return store.User{}, err
+	}
+	if !role.Valid() {
+		return store.User{}, fmt.Errorf("auth: role %q: %w", role, ErrUnknownRole)
+	}
+	if err := ValidateNewPassword(name, password); err != nil {
+		return store.User{}, err
+	}
+	hash, err := HashPassword(password)
+	if err != nil {
+		return store.User{}, err
+	}
+	displayName = strings.TrimSpace(displayName)
+	if displayName == "" {
+		displayName = name
+	}
+	u := store.User{Username: name, DisplayName: displayName, Role: string(role), PasswordHash: hash}
+	if err := s.Store.CreateUser(ctx, &u); err != nil {
+		if errors.Is(err, store.ErrConflict) {
+			return store.User{}, ErrUsernameTaken
+		}
+		return store.User{}, fmt.Errorf("auth: create user: %w", err)
+	}
+	return u, nil
+}
+
+// SetPassword sets another account's password (ManageStaff), or the actor's
+// own, and audits the attempt. Sessions older than the change can then be
+// refused through the user's PasswordChangedAt.
+func (s *Service) SetPassword(ctx context.Context, actor Actor, userID, password string) error {
+	u, err := s.userForChange(ctx, actor, userID, actor.ID == userID)
+	entry := s.staffEntry(actor, ActionStaffPassword, u.Username)
+	if err == nil {
+		err = s.setPassword(ctx, u, password)
+	}
+	s.auditResult(ctx, entry, err)
+	return err
+}
+
+// ChangePassword lets a signed-in person replace their own password after
+// proving the current one; a wrong current password gives ErrBadCredentials.
+func (s *Service) ChangePassword(ctx context.Context, actor Actor, current, password string) error {
+	u, err := s.userForChange(ctx, actor, actor.ID, true)
+	entry := s.staffEntry(actor, ActionStaffPassword, u.Username)
+	if err == nil && !CheckPassword(u.PasswordHash, current) {
+		err = ErrBadCredentials
+	}
+	if err == nil {
+		err = s.setPassword(ctx, u, password)
+	}
+	s.auditResult(ctx, entry, err)
+	return err
+}
+
+func (s *Service) setPassword(ctx context.Context, u store.User, password string) error {
+	if err := ValidateNewPassword(u.Username, password); err != nil {
+		return err
+	}
+	hash, err := HashPassword(password)
+	if err != nil {
+		return err
+	}
+	if err := s.Store.SetPasswordHash(ctx, u.ID, hash); err != nil {
+		return fmt.Errorf("auth: set password: %w", err)
+	}
+	return nil
+}
+
+// SetRole changes an account's role and audits the attempt; demoting the last
+// enabled admin gives ErrLastAdmin.
+func (s *Service) SetRole(ctx context.Context, actor Actor, userID string, role Role) error {
+	u, err := s.userForChange(ctx, actor, userID, false)
+	entry := s.staffEntry(actor, ActionStaffRole, u.Username)
+	entry.Detail = u.Role + " -> " + string(role)
+	if err == nil && !role.Valid() {
+		err = fmt.Errorf("auth: role %q: %w", role, ErrUnknownRole)
+	}
+	if err == nil {
+		r := string(role)
+		err = s.update(ctx, userID, store.UserChange{Role: &r})
+	}
+	s.auditResult(ctx, entry, err)
+	return err
+}
+
+// SetDisabled disables or re-enables an account and audits the attempt;
+// disabling the last enabled admin gives ErrLastAdmin.
+func (s *Service) SetDisabled(ctx context.Context, actor Actor, userID string, disabled bool) error {
+	action := ActionStaffEnable
+	if disabled {
+		action = ActionStaffDisable
+	}
+	u, err := s.userForChange(ctx, actor, userID, false)
+	entry := s.staffEntry(actor, action, u.Username)
+	if err == nil {
+		err = s.update(ctx, userID, store.UserChange{Disabled: &disabled})
+	}
+	s.auditResult(ctx, entry, err)
+	return err
+}
+
+// EnsureBootstrapAdmin creates the "admin" account when there are no users at
+// all, with password or, when that is empty, a generated one that is returned
+// so the caller can show it once. It does nothing when any user exists.
+func (s *Service) EnsureBootstrapAdmin(ctx context.Context, password string) (created bool, generated string, err error) {
+	n, err := s.Store.CountUsers(ctx)
+	if err != nil {
+		return false, "", fmt.Errorf("auth: bootstrap admin: %w", err)
+	}
+	if n > 0 {
+		return false, "", nil
+	}
+	if password == "" {
+		password = GeneratePassword()
+		generated = password
+	}
+	_, err = s.CreateUser(ctx, SystemActor, BootstrapUsername, "Administrator", Admin, password)
+	if errors.Is(err, ErrUsernameTaken) {
+		// Another instance bootstrapped first.
+		return false, "", nil
+	}
+	if err != nil {
+		return false, "", fmt.Errorf("auth: bootstrap admin: %w", err)
+	}
+	return true, generated, nil
+}
+
+// userForChange loads the target account and checks the actor may change it
+// (ManageStaff, or self when self is allowed).
+func (s *Service) userForChange(ctx context.Context, actor Actor, userID string, selfAllowed bool) (store.User, error) {
+	u, err := s.Store.UserByID(ctx, userID)
+	if errors.Is(err, store.ErrNotFound) {
+		return store.User{Username: userID}, ErrNoSuchUser
+	}
+	if err != nil {
+		return store.User{Username: userID}, fmt.Errorf("auth: load user: %w", err)
+	}
+	if !actor.Role.Can(ManageStaff) && !(selfAllowed && actor.ID != "" && actor.ID == u.ID) {
+		return u, ErrForbidden
+	}
+	return u, nil
+}
+
+func (s *Service) update(ctx context.Context, userID string, change store.UserChange) error {
+	err := s.Store.UpdateUser(ctx, userID, change)
+	switch {
+	case errors.Is(err, store.ErrLastAdmin):
+		return ErrLastAdmin
+	case errors.Is(err, store.ErrNotFound):
+		return ErrNoSuchUser
+	case err != nil:
+		return fmt.Errorf("auth: update user: %w", err)
+	}
+	return nil
+}
+
+func (s *Service) staffEntry(actor Actor, action, target string) store.AuditEntry {
+	return store.AuditEntry{
+		At: s.now(), Actor: actor.Username, ActorRole: string(actor.Role),
+		Action: action, Target: target, IP: actor.IP,
+	}
+}
+
+// auditResult writes entry with the outcome err implies; the detail names the
+// rule that failed, never a password.
+func (s *Service) auditResult(ctx context.Context, entry store.AuditEntry, err error) {
+	switch {
+	case err == nil:
+		entry.Outcome = OutcomeOK
+	case errors.Is(err, ErrForbidden):
+		entry.Outcome, entry.Detail = OutcomeDenied, joinDetail(entry.Detail, err)
+	default:
+		entry.Outcome, entry.Detail = OutcomeFailed, joinDetail(entry.Detail, err)
+	}
+	s.audit(ctx, entry)
+}
+
+func joinDetail(detail string, err error) string {
+	if detail == "" {
+		return err.Error()
+	}
+	return detail + "; " + err.Error()
+}

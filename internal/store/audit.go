@@ -1,0 +1,152 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// AuditEntry is one line of the append-only audit log.
+type AuditEntry struct {
+	ID             string
+	At             time.Time
+	Actor          string // username, as typed for sign-ins
+	ActorRole      string
+	Action         string // e.g. "auth.signin", "staff.create"
+	Target         string
+	Outcome        string // e.g. "ok", "failed"
+	Detail         string
+	IP             string
+	UpstreamStatus int
+	UpstreamDesc   string
+}
+
+// AuditFilter narrows ListAudit; zero fields do not filter. From is inclusive,
+// To exclusive.
+type AuditFilter struct {
+	Actor, Action, Outcome string
+	From, To               time.Time
+	Offset, Limit          int
+}
+
+// Page sizes for ListAudit.
+const (
+	DefaultAuditLimit = 50
+	MaxAuditLimit     = 500
+)
+
+// AppendAudit adds e to the log, filling ID and At when empty. There is
+// deliberately no function to change or remove an entry.
+func (db *DB) AppendAudit(ctx context.Context, e AuditEntry) error {
+	if e.ID == "" {
+		e.ID = NewID()
+	}
+	if e.At.IsZero() {
+		e.At = Now()
+	}
+	_, err := db.sql.ExecContext(ctx, `INSERT INTO audit_log
+		(id, at, actor, actor_role, action, target, outcome, detail, ip, upstream_status, upstream_desc)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+		e.ID, Time(e.At), e.Actor, e.ActorRole, e.Action, e.Target, e.Outcome, e.Detail, e.IP,
+		int64(e.UpstreamStatus), e.UpstreamDesc)
+	if err != nil {
+		return fmt.Errorf("store: append audit %s: %w", e.Action, err)
+	}
+	return nil
+}
+
+// ListAudit returns one page of entries matching f, newest first, and the
+// number of matching entries in all.
+func (db *DB) ListAudit(ctx context.Context, f AuditFilter) (entries []AuditEntry, total int, err error) {
+	var where []string
+	var args []any
+	cond := func(expr string, v any) {
+		args = append(args, v)
+		where = append(where, fmt.Sprintf(expr, len(args)))
+	}
+	if f.Actor != "" {
+		cond("actor = $%d", f.Actor)
+	}
+	if f.Action != "" {
+		cond("action = $%d", f.Action)
+	}
+	if f.Outcome != "" {
+		cond("outcome = $%d", f.Outcome)
+	}
+	if !f.From.IsZero() {
+		cond("at >= $%d", Time(f.From))
+	}
+	if !f.To.IsZero() {
+		cond("at < $%d", Time(f.To))
+	}
+	clause := ""
+	if len(where) > 0 {
+		clause = " WHERE " + strings.Join(where, " AND ")
+	}
+
+	if err := db.sql.QueryRowContext(ctx, `SELECT COUNT(*) FROM audit_log`+clause, args...).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("store: count audit: %w", err)
+	}
+
+	limit := f.Limit
+	if limit <= 0 {
+		limit = DefaultAuditLimit
+	}
+	limit = min(limit, MaxAuditLimit)
+	offset := max(f.Offset, 0)
+	args = append(args, int64(limit), int64(offset))
+	rows, err := db.sql.QueryContext(ctx, fmt.Sprintf(`SELECT id, at, actor, actor_role, action, target,
+		outcome, detail, ip, upstream_status, upstream_desc FROM audit_log%s
+		ORDER BY at DESC, id DESC LIMIT $%d OFFSET $%d`, clause, len(args)-1, len(args)), args...)
+	if err != nil {
+		return nil, 0, fmt.Errorf("store: list audit: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var e AuditEntry
+		var status int64
+		if err := rows.Scan(&e.ID, &e.At, &e.Actor, &e.ActorRole, &e.Action, &e.Target,
+			&e.Outcome, &e.Detail, &e.IP, &status, &e.UpstreamDesc); err != nil {
+			return nil, 0, fmt.Errorf("store: list audit: %w", err)
+		}
+		e.At = e.At.UTC()
+		e.UpstreamStatus = int(status)
+		entries = append(entries, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, fmt.Errorf("store: list audit: %w", err)
+	}
+	return entries, total, nil
+}
+
+// AuditActors lists the distinct actors in the log, sorted, for filter menus.
+func (db *DB) AuditActors(ctx context.Context) ([]string, error) {
+	return db.distinctAudit(ctx, "actor")
+}
+
+// AuditActions lists the distinct actions in the log, sorted, for filter menus.
+func (db *DB) AuditActions(ctx context.Context) ([]string, error) {
+	return db.distinctAudit(ctx, "action")
+}
+
+func (db *DB) distinctAudit(ctx context.Context, column string) ([]string, error) {
+	rows, err := db.sql.QueryContext(ctx,
+		`SELECT DISTINCT `+column+` FROM audit_log ORDER BY `+column)
+	if err != nil {
+		return nil, fmt.Errorf("store: audit %ss: %w", column, err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return nil, fmt.Errorf("store: audit %ss: %w", column, err)
+		}
+		out = append(out, s)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: audit %ss: %w", column, err)
+	}
+	return out, nil
+}

@@ -1,0 +1,263 @@
+package billing
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"time"
+)
+
+// maxBody bounds what one answer may make us read; a full page of 1,000
+// records is well under a megabyte.
+const maxBody = 64 << 20
+
+// idempotent calls may be sent again after a failure without changing the outcome.
+func idempotent(method string) bool {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodPut, http.MethodDelete:
+		return true
+	}
+	return false
+}
+
+// retryableStatus are the answers worth waiting for: the service or a proxy
+// in front of it failed, the request's content was not at fault.
+func retryableStatus(code int) bool {
+	switch code {
+	case 500, 502, 503, 504:
+		return true
+	}
+	return false
+}
+
+// envelope is every answer's wrapper.
+type envelope struct {
+	Status     text            `json:"status"`
+	StatusCode number          `json:"status_code"`
+	StatusDesc text            `json:"status_desc"`
+	Data       json.RawMessage `json:"data"`
+}
+
+// call sends one request (retrying as the method allows), checks the
+// envelope and decodes its data into out (when out is not nil).
+// path is already escaped; query may be nil.
+func (c *Client) call(ctx context.Context, method, path string, query url.Values, in, out any) error {
+	var body []byte
+	if in != nil {
+		var err error
+		if body, err = json.Marshal(in); err != nil {
+			return fmt.Errorf("billing: %s %s: encoding request: %w", method, path, err)
+		}
+	}
+	target := c.base.String() + path
+	if len(query) > 0 {
+		target += "?" + query.Encode()
+	}
+
+	attempts := 1
+	if idempotent(method) {
+		attempts = c.maxAttempts
+	}
+	day := c.now().In(c.loc)
+	clockRetried := false
+	uncertain := false // an earlier attempt failed in a way that may have applied it
+	sent := 0
+	for attempt := 1; ; attempt++ {
+		sent++
+		start := time.Now()
+		status, raw, err := c.attempt(ctx, method, target, path, body, day)
+		c.logAttempt(ctx, method, path, status, time.Since(start), sent, err)
+		if err != nil {
+			if ctx.Err() != nil || attempt >= attempts {
+				return err
+			}
+			uncertain = true
+			if err := c.pause(ctx, method, path, attempt); err != nil {
+				return err
+			}
+			continue
+		}
+		if status == http.StatusUnauthorized && !clockRetried {
+			// Near midnight the service may already (or still) be on the other
+			// date. A 401 applied nothing, so this is safe for a POST too.
+			if other, ok := neighbourDay(day); ok {
+				clockRetried = true
+				day = other
+				attempt--
+				continue
+			}
+		}
+		if method == http.MethodDelete && status == http.StatusNotFound && uncertain {
+			// An earlier attempt most likely removed it; the caller's goal holds.
+			return nil
+		}
+		err = c.decode(method, path, status, raw, out)
+		var apiErr *APIError
+		if errors.As(err, &apiErr) && retryableStatus(apiErr.StatusCode) && attempt < attempts {
+			uncertain = true
+			if err := c.pause(ctx, method, path, attempt); err != nil {
+				return err
+			}
+			continue
+		}
+		return err
+	}
+}
+
+// attempt sends the request once, under its own timeout, and reads the whole answer.
+func (c *Client) attempt(ctx context.Context, method, target, path string, body []byte, day time.Time) (int, []byte, error) {
+	actx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(actx, method, target, rd)
+	if err != nil {
+		return 0, nil, fmt.Errorf("billing: %s %s: building request: %w", method, path, stripURL(err))
+	}
+	req.Header.Set("Accept", "application/json")
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	req.SetBasicAuth(c.username, DailyPassword(c.password, day))
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return 0, nil, c.transportFailure(ctx, actx, method, path, err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
+	if err != nil {
+		return 0, nil, c.transportFailure(ctx, actx, method, path, err)
+	}
+	return resp.StatusCode, raw, nil
+}
+
+// transportFailure tells the caller's cancellation from our own timeout
+// from a broken connection.
+func (c *Client) transportFailure(ctx, actx context.Context, method, path string, err error) error {
+	if ctx.Err() != nil {
+		return fmt.Errorf("billing: %s %s: %w", method, path, context.Cause(ctx))
+	}
+	err = stripURL(err)
+	var ne net.Error
+	if errors.Is(actx.Err(), context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded) ||
+		errors.As(err, &ne) && ne.Timeout() {
+		return &transportError{method: method, path: path, timeout: c.timeout, err: err}
+	}
+	return &transportError{method: method, path: path, err: err}
+}
+
+// stripURL drops the address url.Error puts in front of the reason: it is
+// already in our message, and an address is where credentials would leak.
+func stripURL(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
+}
+
+// decode turns an answer into out or into an *APIError.
+func (c *Client) decode(method, path string, status int, raw []byte, out any) error {
+	trimmed := bytes.TrimSpace(raw)
+	var env envelope
+	isEnvelope := len(trimmed) > 0 && trimmed[0] == '{' && json.Unmarshal(trimmed, &env) == nil
+	ok := status >= 200 && status < 300
+	if ok && isEnvelope && env.StatusCode >= 400 {
+		// Some gateways answer 200 and put the failure in the envelope.
+		status, ok = int(env.StatusCode), false
+	}
+	if !ok {
+		e := &APIError{StatusCode: status, Method: method, Path: path, Status: http.StatusText(status)}
+		if isEnvelope {
+			if env.Status != "" {
+				e.Status = string(env.Status)
+			}
+			e.StatusDesc = string(env.StatusDesc)
+			e.Items = itemErrors(env.Data)
+		}
+		return e
+	}
+	if out == nil {
+		return nil
+	}
+	data := json.RawMessage(trimmed)
+	if isEnvelope {
+		data = env.Data
+	} else if len(trimmed) == 0 || trimmed[0] != '[' {
+		return fmt.Errorf("billing: %s %s: reading response: %d answer is not a JSON envelope", method, path, status)
+	}
+	if len(data) == 0 || string(data) == "null" {
+		return nil
+	}
+	if err := json.Unmarshal(data, out); err != nil {
+		return fmt.Errorf("billing: %s %s: reading response: %w", method, path, err)
+	}
+	return nil
+}
+
+// itemErrors reads the per-item reasons of a rejected batch, when present.
+func itemErrors(data json.RawMessage) []ItemError {
+	if len(data) == 0 || data[0] != '[' {
+		return nil
+	}
+	var wire []struct {
+		Index   number `json:"index"`
+		Field   text   `json:"field"`
+		Message text   `json:"message"`
+	}
+	if json.Unmarshal(data, &wire) != nil {
+		return nil
+	}
+	items := make([]ItemError, 0, len(wire))
+	for _, w := range wire {
+		items = append(items, ItemError{Index: int(w.Index), Field: string(w.Field), Message: string(w.Message)})
+	}
+	return items
+}
+
+// pause waits before the next attempt: capped exponential backoff with full
+// jitter, so many clients failing together do not retry together.
+func (c *Client) pause(ctx context.Context, method, path string, attempt int) error {
+	step := c.retryMax
+	if attempt-1 < 30 {
+		if d := c.retryBase << (attempt - 1); d > 0 && d < step {
+			step = d
+		}
+	}
+	t := time.NewTimer(rand.N(step) + 1)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return fmt.Errorf("billing: %s %s: %w", method, path, context.Cause(ctx))
+	case <-t.C:
+		return nil
+	}
+}
+
+func (c *Client) logAttempt(ctx context.Context, method, path string, status int, d time.Duration, attempt int, err error) {
+	if !c.log.Enabled(ctx, slog.LevelDebug) {
+		return
+	}
+	attrs := []slog.Attr{
+		slog.String("method", method),
+		slog.String("path", path),
+		slog.Int("status", status),
+		slog.Duration("duration", d),
+		slog.Int("attempt", attempt),
+	}
+	if err != nil {
+		attrs = append(attrs, slog.String("error", err.Error()))
+	}
+	c.log.LogAttrs(ctx, slog.LevelDebug, "billing call", attrs...)
+}

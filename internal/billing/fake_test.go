@@ -1,0 +1,315 @@
+package billing
+
+// Tests against a tiny fake upstream: the shapes the sandbox never sends
+// (the real service's extra states and forms) and request details.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// fakeClient serves h over real HTTP and returns a client to it with fast retries.
+func fakeClient(t *testing.T, h http.HandlerFunc, mod ...func(*Config)) *Client {
+	t.Helper()
+	ts := httptest.NewServer(h)
+	t.Cleanup(ts.Close)
+	cfg := Config{BaseURL: ts.URL, Username: "u", Password: "issued", RetryBase: time.Millisecond, RetryMax: 5 * time.Millisecond}
+	for _, m := range mod {
+		m(&cfg)
+	}
+	c, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func reply(w http.ResponseWriter, code int, body string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	io.WriteString(w, body)
+}
+
+func TestTolerantReading(t *testing.T) {
+	const records = `[
+	 {"bill_component_id": "c1", "bill_id": "b1", "bill_key": "1001", "bill_name": "Ani", "account_code": "SPP",
+	  "bill_component_name": "SPP Januari", "amount": 450000.0, "penalty_amount": 25000,
+	  "active_date": null, "due_date": "2026-01-10T00:00:00.000Z", "expiry_date": "2026-01-31T00:00:00Z",
+	  "state": "provisioned", "amount_paid": 0, "paid_date": null, "ref_number": null, "notes": "n",
+	  "created_at": "2026-01-01T02:03:04.123456Z", "va_number": "8808123", "extra": {"nested": [1, 2]}},
+	 {"bill_component_id": "c2", "bill_key": "1001", "amount": "450000", "state": "reconciled",
+	  "due_date": "2026-01-10T00:00:00Z", "expiry_date": "2026-01-31T00:00:00Z", "active_date": "",
+	  "amount_paid": 475000, "paid_date": "2026-01-11T03:04:05Z", "ref_number": "BANK-1"},
+	 {"bill_component_id": "c3", "state": "pending_disburse", "amount": 1, "due_date": "2026-01-10T00:00:00Z", "expiry_date": "2026-01-31T00:00:00Z"},
+	 {"bill_component_id": "c4", "state": "disburse_in_progress", "amount": 1, "due_date": "2026-01-10T00:00:00Z", "expiry_date": "2026-01-31T00:00:00Z"},
+	 {"bill_component_id": "c5", "state": "deleted", "amount": 1, "due_date": "2026-01-10T00:00:00Z", "expiry_date": "2026-01-31T00:00:00Z"},
+	 {"bill_component_id": 6, "state": "CLEARED", "amount": 1, "due_date": "2026-01-10", "expiry_date": "2026-01-31T00:00:00Z"}
+	]`
+	tests := []struct {
+		name string
+		body string
+	}{
+		{"envelope with extra fields", `{"status": "OK", "status_code": 200, "status_desc": "", "trace_id": "x", "data": ` + records + `}`},
+		{"bare array", records},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := fakeClient(t, func(w http.ResponseWriter, r *http.Request) { reply(w, 200, tt.body) })
+			got, err := c.Search(context.Background(), Query{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ids []string
+			for _, b := range got {
+				ids = append(ids, b.ComponentID)
+			}
+			if strings.Join(ids, ",") != "c1,c2,c3,c4,6" {
+				t.Fatalf("ids = %v, want deleted c5 dropped", ids)
+			}
+			first := got[0]
+			wantDue := time.Date(2026, 1, 10, 0, 0, 0, 0, time.UTC)
+			if first.Amount != 450000 || first.Penalty != 25000 || !first.Due.Equal(wantDue) ||
+				!first.Active.IsZero() || !first.PaidAt.IsZero() || first.RefNumber != "" ||
+				first.State != StateProvisioned || first.StudentName != "Ani" || first.BillID != "b1" ||
+				first.CreatedAt.Nanosecond() != 123456000 {
+				t.Errorf("first record = %+v", first)
+			}
+			for _, b := range got[1:] {
+				if b.State != StatePaid {
+					t.Errorf("%s: state %q (raw %q), want paid", b.ComponentID, b.State, b.RawState)
+				}
+			}
+			if got[1].RawState != "reconciled" || got[1].AmountPaid != 475000 || got[1].RefNumber != "BANK-1" ||
+				got[1].Amount != 450000 || !got[1].PaidAt.Equal(time.Date(2026, 1, 11, 3, 4, 5, 0, time.UTC)) {
+				t.Errorf("reconciled record = %+v", got[1])
+			}
+			if !got[4].Due.Equal(wantDue) {
+				t.Errorf("date-only due_date read as %v", got[4].Due)
+			}
+		})
+	}
+}
+
+func TestFractionalRupiahRefused(t *testing.T) {
+	c := fakeClient(t, func(w http.ResponseWriter, r *http.Request) {
+		reply(w, 200, `{"status":"OK","status_code":200,"data":[{"bill_component_id":"c1","amount":450000.5,"state":"provisioned"}]}`)
+	})
+	_, err := c.Search(context.Background(), Query{})
+	if err == nil || !strings.Contains(err.Error(), "450000.5 is not a whole number of rupiah") ||
+		!strings.Contains(err.Error(), "GET /bill_component/search/biller") {
+		t.Fatalf("err = %v, want a clear fractional-amount error", err)
+	}
+}
+
+func TestRequestShape(t *testing.T) {
+	jakarta := mustZone(t, "Asia/Jakarta")
+	now := time.Date(2026, 1, 5, 6, 0, 0, 0, time.UTC) // 13:00 in Jakarta
+	type seen struct {
+		method, path, query, ctype, user, pass string
+		body                                   map[string]any
+	}
+	var mu sync.Mutex
+	var got []seen
+	c := fakeClient(t, func(w http.ResponseWriter, r *http.Request) {
+		s := seen{method: r.Method, path: r.URL.Path, query: r.URL.RawQuery, ctype: r.Header.Get("Content-Type")}
+		s.user, s.pass, _ = r.BasicAuth()
+		if r.Body != nil {
+			json.NewDecoder(r.Body).Decode(&s.body)
+		}
+		mu.Lock()
+		got = append(got, s)
+		mu.Unlock()
+		reply(w, 200, `{"status":"OK","status_code":200,"status_desc":"","data":null}`)
+	}, func(cfg *Config) { cfg.Now = func() time.Time { return now } })
+	ctx := context.Background()
+
+	// Midnight in Jakarta is the previous day in UTC: the value's own date must be sent.
+	if _, err := c.CreateComponents(ctx, []ComponentInput{{
+		NIS: "1001", AccountCode: "SPP", Name: "SPP Januari", Amount: 450000,
+		Due: time.Date(2026, 1, 10, 0, 0, 0, 0, jakarta), Expiry: time.Date(2026, 1, 31, 0, 0, 0, 0, time.UTC),
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Search(ctx, Query{State: StatePaid, PaidFrom: time.Date(2026, 1, 1, 0, 0, 0, 0, jakarta),
+		PaidTo: time.Date(2026, 1, 31, 0, 0, 0, 0, time.UTC), Limit: 1000, Offset: 20}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.DeleteStudent(ctx, "10.01"); err != nil {
+		t.Fatal(err)
+	}
+
+	if len(got) != 3 {
+		t.Fatalf("%d requests, want 3", len(got))
+	}
+	up := got[0]
+	if up.method != "POST" || up.path != "/bill_component/batch" || up.ctype != "application/json" {
+		t.Errorf("upload request %s %s %q", up.method, up.path, up.ctype)
+	}
+	if up.user != "u" || up.pass != DailyPassword("issued", now.In(jakarta)) || up.pass == "issued" {
+		t.Errorf("basic auth %q:%q, want the daily password", up.user, up.pass)
+	}
+	item := up.body["bill_upload_list"].([]any)[0].(map[string]any)
+	wantItem := map[string]any{"bill_key": "1001", "account_code": "SPP", "bill_component_name": "SPP Januari",
+		"amount": 450000.0, "due_date": "2026-01-10T00:00:00Z", "expiry_date": "2026-01-31T00:00:00Z"}
+	if len(item) != len(wantItem) {
+		t.Errorf("upload item %v, want exactly %v (empty optional fields omitted)", item, wantItem)
+	}
+	for k, v := range wantItem {
+		if item[k] != v {
+			t.Errorf("upload item %s = %v, want %v", k, item[k], v)
+		}
+	}
+	search := got[1]
+	if search.query != "end_payment_date=20260131&limit=1000&offset=20&start_payment_date=20260101&state=paid" {
+		t.Errorf("search query %q", search.query)
+	}
+	if got[2].method != "DELETE" || got[2].path != "/bill/10.01" || got[2].ctype != "" {
+		t.Errorf("delete request %s %s content-type %q", got[2].method, got[2].path, got[2].ctype)
+	}
+}
+
+func TestNewConfig(t *testing.T) {
+	tests := []struct {
+		name    string
+		cfg     Config
+		wantErr string
+		user    string
+	}{
+		{"userinfo moved out of the URL", Config{BaseURL: "https://api-user:topsecret@billing.example/api/"}, "", "api-user"},
+		{"fields win over userinfo", Config{BaseURL: "https://x:y@billing.example", Username: "u", Password: "p"}, "", "u"},
+		{"no credentials", Config{BaseURL: "https://billing.example"}, "username and issued password are required", ""},
+		{"no scheme", Config{BaseURL: "billing.example", Username: "u", Password: "p"}, "needs http:// or https://", ""},
+		{"bad port keeps the password out", Config{BaseURL: "https://api-user:topsecret@billing.example:port"}, "not a valid address", ""},
+		{"empty", Config{}, "BaseURL is empty", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := New(tt.cfg)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tt.wantErr)
+				}
+				if strings.Contains(err.Error(), "topsecret") {
+					t.Fatalf("error text shows the password: %v", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.username != tt.user || c.base.User != nil || strings.Contains(c.base.String(), "@") {
+				t.Errorf("user %q, base %s", c.username, c.base)
+			}
+			if c.timeout != DefaultTimeout || c.maxAttempts != DefaultMaxAttempts || c.loc.String() != "Asia/Jakarta" {
+				t.Errorf("defaults: timeout %v, attempts %d, zone %v", c.timeout, c.maxAttempts, c.loc)
+			}
+		})
+	}
+}
+
+func TestAPIErrorKinds(t *testing.T) {
+	kinds := []error{ErrNotFound, ErrUnauthorized, ErrValidation, ErrUnavailable, ErrTimeout}
+	tests := []struct {
+		code int
+		want error
+	}{
+		{400, ErrValidation}, {401, ErrUnauthorized}, {403, ErrUnauthorized}, {404, ErrNotFound},
+		{406, ErrValidation}, {409, nil}, {500, ErrUnavailable}, {502, ErrUnavailable},
+		{503, ErrUnavailable}, {504, ErrUnavailable}, {505, nil},
+	}
+	for _, tt := range tests {
+		err := error(&APIError{StatusCode: tt.code})
+		for _, k := range kinds {
+			if got := errors.Is(err, k); got != (k == tt.want) {
+				t.Errorf("%d: errors.Is(%v) = %v", tt.code, k, got)
+			}
+		}
+	}
+}
+
+func TestBatchErrorText(t *testing.T) {
+	c := fakeClient(t, func(w http.ResponseWriter, r *http.Request) {
+		reply(w, 400, `{"status":"Bad Request","status_code":400,"status_desc":"bill_upload_list[3].due_date: required",
+			"data":[{"index":3,"field":"due_date","message":"required"}]}`)
+	})
+	_, err := c.CreateComponents(context.Background(), []ComponentInput{{NIS: "1"}})
+	var apiErr *APIError
+	if !errors.As(err, &apiErr) || !errors.Is(err, ErrValidation) {
+		t.Fatalf("err = %v, want a validation *APIError", err)
+	}
+	if want := "billing: POST /bill_component/batch: 400 Bad Request: bill_upload_list[3].due_date: required"; err.Error() != want {
+		t.Errorf("text %q, want %q", err, want)
+	}
+	if len(apiErr.Items) != 1 || apiErr.Items[0] != (ItemError{Index: 3, Field: "due_date", Message: "required"}) {
+		t.Errorf("items %+v", apiErr.Items)
+	}
+}
+
+func TestEnvelopeErrorOn200(t *testing.T) {
+	c := fakeClient(t, func(w http.ResponseWriter, r *http.Request) {
+		reply(w, 200, `{"status":"Not Found","status_code":404,"status_desc":"","data":null}`)
+	})
+	if _, err := c.Student(context.Background(), "1001"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("err = %v, want ErrNotFound", err)
+	}
+}
+
+func TestRetriedDeleteThatFindsNothingSucceeds(t *testing.T) {
+	var calls int
+	c := fakeClient(t, func(w http.ResponseWriter, r *http.Request) {
+		calls++
+		if calls == 1 { // applied, but the answer is lost behind a failing proxy
+			reply(w, 502, `<html>bad gateway</html>`)
+			return
+		}
+		reply(w, 404, `{"status":"Not Found","status_code":404,"status_desc":"","data":null}`)
+	})
+	if err := c.DeleteStudent(context.Background(), "1001"); err != nil || calls != 2 {
+		t.Fatalf("err = %v after %d calls, want nil after 2", err, calls)
+	}
+}
+
+func TestCancelDuringBackoff(t *testing.T) {
+	c := fakeClient(t, func(w http.ResponseWriter, r *http.Request) {
+		reply(w, 503, `{"status":"Service Unavailable","status_code":503,"data":null}`)
+	}, func(cfg *Config) { cfg.RetryBase, cfg.RetryMax, cfg.MaxAttempts = time.Hour, time.Hour, 10 })
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	_, err := c.Student(ctx, "1001")
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err = %v, want the caller's deadline", err)
+	}
+}
+
+func TestUnreachableKeepsCredentialsOut(t *testing.T) {
+	ts := httptest.NewServer(http.NotFoundHandler())
+	addr := ts.Listener.Addr().String()
+	ts.Close() // nothing listens there now
+	var logs strings.Builder
+	c, err := New(Config{BaseURL: "http://api-user:topsecret@" + addr, MaxAttempts: 2,
+		RetryBase: time.Millisecond, Logger: debugLogger(&logs)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Student(context.Background(), "1001")
+	if !errors.Is(err, ErrUnavailable) || errors.Is(err, ErrTimeout) {
+		t.Fatalf("err = %v, want ErrUnavailable", err)
+	}
+	daily := DailyPassword("topsecret", time.Now().In(c.loc))
+	for _, s := range []string{err.Error(), logs.String()} {
+		if strings.Contains(s, "topsecret") || strings.Contains(s, daily) {
+			t.Errorf("credentials in %q", s)
+		}
+	}
+	if n := strings.Count(logs.String(), "billing call"); n != 2 {
+		t.Errorf("%d log lines, want one per attempt (2):\n%s", n, logs.String())
+	}
+}

@@ -1,0 +1,252 @@
+package billing
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The service's records are read leniently (the real service is not the
+// sandbox): strings may come as numbers or null, amounts as 450000.0,
+// timestamps with or without fractional seconds.
+
+// text reads a JSON string, number or null as text.
+type text string
+
+func (t *text) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	switch {
+	case string(b) == "null":
+		*t = ""
+	case len(b) > 0 && b[0] == '"':
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+		*t = text(s)
+	case len(b) > 0 && (b[0] == '-' || b[0] >= '0' && b[0] <= '9'):
+		*t = text(b)
+	default:
+		return fmt.Errorf("want text, got %s", b)
+	}
+	return nil
+}
+
+// number reads a whole number (rupiah, counts) from a JSON number, a quoted
+// number or null; 450000.0 is accepted, 450000.5 is refused since rupiah
+// have no fractions and rounding money silently is worse than failing.
+type number int64
+
+func (n *number) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	if string(b) == "null" {
+		*n = 0
+		return nil
+	}
+	s := string(b)
+	if len(b) > 0 && b[0] == '"' {
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+		s = strings.TrimSpace(s)
+		if s == "" {
+			*n = 0
+			return nil
+		}
+	}
+	v, err := wholeNumber(s)
+	if err != nil {
+		return err
+	}
+	*n = number(v)
+	return nil
+}
+
+func wholeNumber(s string) (int64, error) {
+	if v, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return v, nil
+	}
+	r, ok := new(big.Rat).SetString(s)
+	if !ok {
+		return 0, fmt.Errorf("amount %q is not a number", s)
+	}
+	if !r.IsInt() {
+		return 0, fmt.Errorf("amount %s is not a whole number of rupiah", s)
+	}
+	if !r.Num().IsInt64() {
+		return 0, fmt.Errorf("amount %s is out of range", s)
+	}
+	return r.Num().Int64(), nil
+}
+
+// stamp reads a timestamp in the forms seen from the service; null and ""
+// are the zero time. Values are kept in UTC.
+type stamp time.Time
+
+var stampLayouts = []string{
+	time.RFC3339Nano, // also reads the plain form without fractional seconds
+	"2006-01-02T15:04:05",
+	"2006-01-02 15:04:05",
+	"2006-01-02",
+}
+
+func (s *stamp) UnmarshalJSON(b []byte) error {
+	var v text
+	if err := v.UnmarshalJSON(b); err != nil {
+		return err
+	}
+	str := strings.TrimSpace(string(v))
+	if str == "" {
+		*s = stamp{}
+		return nil
+	}
+	for _, layout := range stampLayouts {
+		if t, err := time.Parse(layout, str); err == nil {
+			*s = stamp(t.UTC())
+			return nil
+		}
+	}
+	return fmt.Errorf("timestamp %q is not in a known form", str)
+}
+
+// dayStamp sends t's own calendar date (in t's location) as the service's
+// UTC-midnight timestamp; the zero time is "" so omitempty drops it.
+func dayStamp(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	y, m, d := t.Date()
+	return fmt.Sprintf("%04d-%02d-%02dT00:00:00Z", y, m, d)
+}
+
+// queryDate formats t's own calendar date as YYYYMMDD; zero is "".
+func queryDate(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.Format("20060102")
+}
+
+// foldState maps the service's state names onto the three the portal knows;
+// drop reports records that must not be shown at all.
+func foldState(raw string) (st State, drop bool) {
+	switch strings.ToLower(strings.TrimSpace(raw)) {
+	case "provisioned", "outstanding", "unpaid":
+		return StateProvisioned, false
+	case "paid", "reconciled", "pending_disburse", "disburse_in_progress", "cleared":
+		return StatePaid, false
+	case "expired":
+		return StateExpired, false
+	case "deleted":
+		return "", true
+	}
+	return State(raw), false
+}
+
+// wireStudent is a student as sent.
+type wireStudent struct {
+	Name        string `json:"name"`
+	NIS         string `json:"bill_key_value"`
+	KeyName     string `json:"bill_key_name,omitempty"`
+	Phone       string `json:"phone,omitempty"`
+	Email       string `json:"email,omitempty"`
+	Description string `json:"description,omitempty"`
+}
+
+// readStudent is a student as read.
+type readStudent struct {
+	Name        text `json:"name"`
+	NIS         text `json:"bill_key_value"`
+	KeyName     text `json:"bill_key_name"`
+	Phone       text `json:"phone"`
+	Email       text `json:"email"`
+	Description text `json:"description"`
+}
+
+func (s Student) wire() wireStudent {
+	key := s.KeyName
+	if key == "" {
+		key = DefaultKeyName
+	}
+	return wireStudent{Name: s.Name, NIS: s.NIS, KeyName: key, Phone: s.Phone, Email: s.Email, Description: s.Description}
+}
+
+func (r readStudent) student() Student {
+	return Student{NIS: string(r.NIS), Name: string(r.Name), KeyName: string(r.KeyName),
+		Phone: string(r.Phone), Email: string(r.Email), Description: string(r.Description)}
+}
+
+// wireComponent is an upload item (bill_upload_list) of both the component
+// batch (with bill_key and notes) and the checkout (with description).
+type wireComponent struct {
+	NIS         string `json:"bill_key,omitempty"`
+	AccountCode string `json:"account_code"`
+	Name        string `json:"bill_component_name"`
+	Expiry      string `json:"expiry_date"`
+	Due         string `json:"due_date"`
+	Active      string `json:"active_date,omitempty"`
+	Amount      int64  `json:"amount"`
+	Penalty     int64  `json:"penalty_amount,omitempty"`
+	Notes       string `json:"notes,omitempty"`
+	Description string `json:"description,omitempty"`
+}
+
+// readBill is a bill component record as read.
+type readBill struct {
+	ComponentID text   `json:"bill_component_id"`
+	BillID      text   `json:"bill_id"`
+	NIS         text   `json:"bill_key"`
+	StudentName text   `json:"bill_name"`
+	AccountCode text   `json:"account_code"`
+	Name        text   `json:"bill_component_name"`
+	Amount      number `json:"amount"`
+	Penalty     number `json:"penalty_amount"`
+	Active      stamp  `json:"active_date"`
+	Due         stamp  `json:"due_date"`
+	Expiry      stamp  `json:"expiry_date"`
+	State       text   `json:"state"`
+	AmountPaid  number `json:"amount_paid"`
+	PaidAt      stamp  `json:"paid_date"`
+	RefNumber   text   `json:"ref_number"`
+	Notes       text   `json:"notes"`
+	CreatedAt   stamp  `json:"created_at"`
+}
+
+func (r readBill) bill() (Bill, bool) {
+	st, drop := foldState(string(r.State))
+	return Bill{
+		ComponentID: string(r.ComponentID),
+		BillID:      string(r.BillID),
+		NIS:         string(r.NIS),
+		StudentName: string(r.StudentName),
+		AccountCode: string(r.AccountCode),
+		Name:        string(r.Name),
+		Amount:      int64(r.Amount),
+		Penalty:     int64(r.Penalty),
+		Active:      time.Time(r.Active),
+		Due:         time.Time(r.Due),
+		Expiry:      time.Time(r.Expiry),
+		State:       st,
+		RawState:    string(r.State),
+		AmountPaid:  int64(r.AmountPaid),
+		PaidAt:      time.Time(r.PaidAt),
+		RefNumber:   string(r.RefNumber),
+		Notes:       string(r.Notes),
+		CreatedAt:   time.Time(r.CreatedAt),
+	}, !drop
+}
+
+// bills converts records, leaving out deleted ones.
+func bills(rs []readBill) []Bill {
+	out := make([]Bill, 0, len(rs))
+	for _, r := range rs {
+		if b, keep := r.bill(); keep {
+			out = append(out, b)
+		}
+	}
+	return out
+}

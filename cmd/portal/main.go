@@ -1,0 +1,195 @@
+// Command portal runs the school billing portal.
+//
+//	portal                      serve (the default)
+//	portal user list            list staff accounts
+//	portal user add NAME ROLE   add an account (password read from stdin, or generated)
+//	portal user passwd NAME     set a new password (read from stdin, or generated)
+//
+// Configuration comes from PORTAL_* environment variables; see README.md.
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/sekolah/portal/internal/auth"
+	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/config"
+	"github.com/sekolah/portal/internal/sandbox"
+	"github.com/sekolah/portal/internal/store"
+	"github.com/sekolah/portal/web"
+)
+
+func main() {
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	if err := run(os.Args[1:], log); err != nil {
+		fmt.Fprintln(os.Stderr, "portal:", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string, log *slog.Logger) error {
+	cfg, err := config.Load(os.Getenv)
+	if err != nil {
+		return fmt.Errorf("invalid configuration:\n%w", err)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	db, err := store.Open(ctx, cfg.DatabaseURL)
+	if err != nil {
+		return fmt.Errorf("open database (PORTAL_DATABASE_URL): %w", err)
+	}
+	defer db.Close()
+	authSvc := auth.NewService(db)
+	authSvc.Logger = log
+
+	if len(args) > 0 {
+		switch args[0] {
+		case "user":
+			return userCommand(ctx, authSvc, args[1:], os.Stdin, os.Stdout)
+		case "serve":
+		default:
+			return fmt.Errorf("unknown command %q (want serve or user)", args[0])
+		}
+	}
+	return serve(ctx, cfg, db, authSvc, log)
+}
+
+func serve(ctx context.Context, cfg config.Config, db *store.DB, authSvc *auth.Service, log *slog.Logger) error {
+	created, generated, err := authSvc.EnsureBootstrapAdmin(ctx, cfg.AdminPassword)
+	if err != nil {
+		return fmt.Errorf("bootstrap admin (PORTAL_ADMIN_PASSWORD): %w", err)
+	}
+	keys, err := sessionKeys(ctx, cfg, db)
+	if err != nil {
+		return err
+	}
+
+	upstream := billing.Config{
+		BaseURL: cfg.UpstreamURL, Username: cfg.UpstreamUsername, Password: cfg.UpstreamPassword,
+		Location: cfg.Location, Timeout: cfg.UpstreamTimeout, Logger: log,
+	}
+	if cfg.Sandbox() {
+		url, closeSandbox, err := startSandbox(cfg, log)
+		if err != nil {
+			return err
+		}
+		defer closeSandbox()
+		upstream.BaseURL, upstream.Username, upstream.Password = url, "portal", sandboxPassword
+	}
+	client, err := billing.New(upstream)
+	if err != nil {
+		return fmt.Errorf("billing client: %w", err)
+	}
+
+	handler := web.New(web.Deps{Config: cfg, DB: db, Auth: authSvc, Billing: client, Logger: log, SessionKeys: keys})
+	srv := &http.Server{
+		Addr:              cfg.Addr,
+		Handler:           handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       5 * time.Minute, // 20 MB sheets over a school's slow uplink
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s (PORTAL_ADDR): %w", cfg.Addr, err)
+	}
+
+	if created && generated != "" {
+		// Printed once, on the console of the person who started the portal; never logged.
+		fmt.Fprintf(os.Stderr, "\n  First start: an admin account was created.\n  Username: admin\n  Password: %s\n  Keep it safe; it is not shown again (set PORTAL_ADMIN_PASSWORD to choose it).\n\n", generated)
+	}
+	signIn := "sign in as admin with the password printed above"
+	if !created {
+		signIn = "sign in with your staff account"
+	} else if generated == "" {
+		signIn = "sign in as admin with PORTAL_ADMIN_PASSWORD"
+	}
+	log.Info("portal ready: open http://"+ln.Addr().String()+" and "+signIn, "upstream", cfg.UpstreamEnv)
+
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	log.Info("shutting down")
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	return nil
+}
+
+// sandboxPassword is the embedded sandbox's issued password. It never leaves the process:
+// the sandbox listens on loopback only and the browser never talks to it.
+var sandboxPassword = rand.Text()
+
+// startSandbox runs the embedded billing sandbox with its demo school on a loopback port,
+// keeping its data next to the portal's so payments made in the demo survive restarts.
+func startSandbox(cfg config.Config, log *slog.Logger) (url string, closeFn func(), err error) {
+	if err := os.MkdirAll(cfg.DataDir, 0o750); err != nil {
+		return "", nil, fmt.Errorf("create data directory (PORTAL_DATA_DIR): %w", err)
+	}
+	sb, err := sandbox.New(sandbox.Options{
+		Username: "portal", Password: sandboxPassword, Location: cfg.Location, Accounts: cfg.AccountCodes,
+		DBPath: filepath.Join(cfg.DataDir, "sandbox.db"), Demo: true, Logger: log.With("component", "sandbox"),
+	})
+	if err != nil {
+		return "", nil, fmt.Errorf("start embedded sandbox: %w", err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		sb.Close()
+		return "", nil, fmt.Errorf("start embedded sandbox: %w", err)
+	}
+	srv := &http.Server{Handler: sb, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			log.Error("embedded sandbox stopped", "err", err)
+		}
+	}()
+	return "http://" + ln.Addr().String(), func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(ctx)
+		sb.Close()
+	}, nil
+}
+
+// sessionKeys derives the cookie keys from PORTAL_SESSION_KEY or, when unset, from a
+// secret generated once and kept in the database, so restarts (and other instances on
+// the same database) keep people signed in.
+func sessionKeys(ctx context.Context, cfg config.Config, db *store.DB) ([2][]byte, error) {
+	secret := cfg.SessionKey
+	if secret == "" {
+		b := make([]byte, 32)
+		if _, err := rand.Read(b); err != nil {
+			return [2][]byte{}, err
+		}
+		stored, err := db.EnsureSetting(ctx, "session_key", hex.EncodeToString(b))
+		if err != nil {
+			return [2][]byte{}, fmt.Errorf("session key: %w", err)
+		}
+		secret = stored
+	}
+	hash := sha256.Sum256([]byte("portal session authentication\x00" + secret))
+	block := sha256.Sum256([]byte("portal session encryption\x00" + secret))
+	return [2][]byte{hash[:], block[:]}, nil
+}

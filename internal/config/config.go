@@ -1,0 +1,155 @@
+// Package config reads the portal's configuration from the environment into a typed struct,
+// validated once at start-up.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Upstream environments the portal can be connected to.
+const (
+	EnvSandbox    = "sandbox"
+	EnvTest       = "test"
+	EnvProduction = "production"
+)
+
+// Config is the whole configuration of one portal process.
+type Config struct {
+	Addr        string
+	DatabaseURL string
+	DataDir     string
+
+	UpstreamURL      string
+	UpstreamUsername string
+	UpstreamPassword string
+	UpstreamEnv      string
+	UpstreamTimeout  time.Duration
+	AccountCodes     []string
+
+	Location      *time.Location
+	AdminPassword string
+	SessionKey    string
+	SessionIdle   time.Duration
+	// SecureCookies forces the Secure cookie flag; otherwise it follows the request scheme.
+	SecureCookies bool
+	// TrustProxy makes the portal believe X-Forwarded-For and X-Forwarded-Proto.
+	TrustProxy bool
+}
+
+// Sandbox reports whether the portal runs against its embedded sandbox.
+func (c Config) Sandbox() bool { return c.UpstreamURL == "" }
+
+// Error names the variable that is wrong and why.
+type Error struct {
+	Var    string
+	Reason string
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("config: %s: %s", e.Var, e.Reason) }
+
+// Load reads the configuration through getenv (os.Getenv in production, a map in tests).
+func Load(getenv func(string) string) (Config, error) {
+	get := func(key, def string) string {
+		if v := strings.TrimSpace(getenv(key)); v != "" {
+			return v
+		}
+		return def
+	}
+	var errs []error
+	c := Config{
+		Addr:             get("PORTAL_ADDR", "127.0.0.1:8080"),
+		DataDir:          get("PORTAL_DATA_DIR", "data"),
+		UpstreamURL:      get("PORTAL_UPSTREAM_URL", ""),
+		UpstreamUsername: get("PORTAL_UPSTREAM_USERNAME", ""),
+		UpstreamPassword: getenv("PORTAL_UPSTREAM_PASSWORD"),
+		UpstreamEnv:      strings.ToLower(get("PORTAL_UPSTREAM_ENV", "")),
+		AdminPassword:    getenv("PORTAL_ADMIN_PASSWORD"),
+		SessionKey:       get("PORTAL_SESSION_KEY", ""),
+	}
+	c.DatabaseURL = get("PORTAL_DATABASE_URL", "sqlite:"+strings.TrimSuffix(c.DataDir, "/")+"/portal.db")
+
+	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
+		errs = append(errs, &Error{"PORTAL_ADDR", "want host:port, e.g. 127.0.0.1:8080"})
+	}
+	if tz := get("PORTAL_TZ", "Asia/Jakarta"); tz != "" {
+		loc, err := time.LoadLocation(tz)
+		if err != nil {
+			errs = append(errs, &Error{"PORTAL_TZ", fmt.Sprintf("unknown time zone %q", tz)})
+		}
+		c.Location = loc
+	}
+	if c.UpstreamURL == "" {
+		if c.UpstreamEnv != "" && c.UpstreamEnv != EnvSandbox {
+			errs = append(errs, &Error{"PORTAL_UPSTREAM_ENV", "is set but PORTAL_UPSTREAM_URL is empty (the embedded sandbox is used when the URL is empty)"})
+		}
+		c.UpstreamEnv = EnvSandbox
+	} else {
+		u, err := url.Parse(c.UpstreamURL)
+		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+			errs = append(errs, &Error{"PORTAL_UPSTREAM_URL", "want an absolute http(s) URL"})
+		} else if u.User != nil {
+			errs = append(errs, &Error{"PORTAL_UPSTREAM_URL", "must not contain credentials; use PORTAL_UPSTREAM_USERNAME and PORTAL_UPSTREAM_PASSWORD"})
+		}
+		switch c.UpstreamEnv {
+		case EnvTest, EnvProduction:
+		case "":
+			errs = append(errs, &Error{"PORTAL_UPSTREAM_ENV", "required with PORTAL_UPSTREAM_URL: test or production"})
+		default:
+			errs = append(errs, &Error{"PORTAL_UPSTREAM_ENV", fmt.Sprintf("%q is not test or production", c.UpstreamEnv)})
+		}
+		if c.UpstreamUsername == "" {
+			errs = append(errs, &Error{"PORTAL_UPSTREAM_USERNAME", "required with PORTAL_UPSTREAM_URL"})
+		}
+		if c.UpstreamPassword == "" {
+			errs = append(errs, &Error{"PORTAL_UPSTREAM_PASSWORD", "required with PORTAL_UPSTREAM_URL"})
+		}
+	}
+
+	var err error
+	if c.UpstreamTimeout, err = duration(get("PORTAL_UPSTREAM_TIMEOUT", "15s")); err != nil {
+		errs = append(errs, &Error{"PORTAL_UPSTREAM_TIMEOUT", err.Error()})
+	}
+	if c.SessionIdle, err = duration(get("PORTAL_SESSION_IDLE", "8h")); err != nil {
+		errs = append(errs, &Error{"PORTAL_SESSION_IDLE", err.Error()})
+	}
+	for _, code := range strings.Split(get("PORTAL_ACCOUNT_CODES", "SPP,BCA,MANDIRI"), ",") {
+		if code = strings.TrimSpace(code); code != "" {
+			c.AccountCodes = append(c.AccountCodes, code)
+		}
+	}
+	if len(c.AccountCodes) == 0 {
+		errs = append(errs, &Error{"PORTAL_ACCOUNT_CODES", "needs at least one account code"})
+	}
+	if c.SessionKey != "" && len(c.SessionKey) < 32 {
+		errs = append(errs, &Error{"PORTAL_SESSION_KEY", "must be at least 32 characters"})
+	}
+	if c.SecureCookies, err = boolean(get("PORTAL_SECURE_COOKIES", "false")); err != nil {
+		errs = append(errs, &Error{"PORTAL_SECURE_COOKIES", err.Error()})
+	}
+	if c.TrustProxy, err = boolean(get("PORTAL_TRUST_PROXY", "false")); err != nil {
+		errs = append(errs, &Error{"PORTAL_TRUST_PROXY", err.Error()})
+	}
+	return c, errors.Join(errs...)
+}
+
+func duration(s string) (time.Duration, error) {
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("want a positive duration such as 15s or 8h, got %q", s)
+	}
+	return d, nil
+}
+
+func boolean(s string) (bool, error) {
+	b, err := strconv.ParseBool(s)
+	if err != nil {
+		return false, fmt.Errorf("want true or false, got %q", s)
+	}
+	return b, nil
+}

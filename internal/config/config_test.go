@@ -1,0 +1,71 @@
+package config
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func env(m map[string]string) func(string) string {
+	return func(k string) string { return m[k] }
+}
+
+func TestLoadDefaults(t *testing.T) {
+	c, err := Load(env(nil))
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	if c.Addr != "127.0.0.1:8080" || c.DatabaseURL != "sqlite:data/portal.db" || !c.Sandbox() ||
+		c.UpstreamEnv != EnvSandbox || c.Location.String() != "Asia/Jakarta" {
+		t.Fatalf("unexpected defaults: %+v", c)
+	}
+	if strings.Join(c.AccountCodes, ",") != "SPP,BCA,MANDIRI" {
+		t.Fatalf("account codes = %v", c.AccountCodes)
+	}
+}
+
+func TestLoadNamesTheBadVariable(t *testing.T) {
+	tests := []struct {
+		name string
+		env  map[string]string
+		want string
+	}{
+		{"addr", map[string]string{"PORTAL_ADDR": "8080"}, "PORTAL_ADDR"},
+		{"tz", map[string]string{"PORTAL_TZ": "Mars/Olympus"}, "PORTAL_TZ"},
+		{"env without url", map[string]string{"PORTAL_UPSTREAM_ENV": "production"}, "PORTAL_UPSTREAM_ENV"},
+		{"url without env", map[string]string{"PORTAL_UPSTREAM_URL": "https://billing.example", "PORTAL_UPSTREAM_USERNAME": "u", "PORTAL_UPSTREAM_PASSWORD": "p"}, "PORTAL_UPSTREAM_ENV"},
+		{"bad env", map[string]string{"PORTAL_UPSTREAM_URL": "https://billing.example", "PORTAL_UPSTREAM_ENV": "staging", "PORTAL_UPSTREAM_USERNAME": "u", "PORTAL_UPSTREAM_PASSWORD": "p"}, "PORTAL_UPSTREAM_ENV"},
+		{"no username", map[string]string{"PORTAL_UPSTREAM_URL": "https://billing.example", "PORTAL_UPSTREAM_ENV": "test", "PORTAL_UPSTREAM_PASSWORD": "p"}, "PORTAL_UPSTREAM_USERNAME"},
+		{"credentials in url", map[string]string{"PORTAL_UPSTREAM_URL": "https://u:p@billing.example", "PORTAL_UPSTREAM_ENV": "test", "PORTAL_UPSTREAM_USERNAME": "u", "PORTAL_UPSTREAM_PASSWORD": "p"}, "PORTAL_UPSTREAM_URL"},
+		{"relative url", map[string]string{"PORTAL_UPSTREAM_URL": "billing", "PORTAL_UPSTREAM_ENV": "test", "PORTAL_UPSTREAM_USERNAME": "u", "PORTAL_UPSTREAM_PASSWORD": "p"}, "PORTAL_UPSTREAM_URL"},
+		{"timeout", map[string]string{"PORTAL_UPSTREAM_TIMEOUT": "soon"}, "PORTAL_UPSTREAM_TIMEOUT"},
+		{"short session key", map[string]string{"PORTAL_SESSION_KEY": "abc"}, "PORTAL_SESSION_KEY"},
+		{"secure cookies", map[string]string{"PORTAL_SECURE_COOKIES": "yes please"}, "PORTAL_SECURE_COOKIES"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Load(env(tt.env))
+			var cerr *Error
+			if !errors.As(err, &cerr) || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v, want one naming %s", err, tt.want)
+			}
+			if strings.Contains(err.Error(), tt.env["PORTAL_UPSTREAM_PASSWORD"]+"@") && tt.env["PORTAL_UPSTREAM_PASSWORD"] != "" {
+				t.Fatalf("error leaks a credential: %v", err)
+			}
+		})
+	}
+}
+
+func TestLoadRealUpstream(t *testing.T) {
+	c, err := Load(env(map[string]string{
+		"PORTAL_UPSTREAM_URL": "https://billing.example/api", "PORTAL_UPSTREAM_ENV": "Production",
+		"PORTAL_UPSTREAM_USERNAME": "school", "PORTAL_UPSTREAM_PASSWORD": "issued",
+		"PORTAL_ACCOUNT_CODES": " SPP , BNI ,", "PORTAL_TZ": "Asia/Makassar",
+	}))
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	if c.Sandbox() || c.UpstreamEnv != EnvProduction || strings.Join(c.AccountCodes, ",") != "SPP,BNI" || c.Location.String() != "Asia/Makassar" {
+		t.Fatalf("unexpected: %+v", c)
+	}
+}

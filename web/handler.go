@@ -1,0 +1,60 @@
+// Package web is the portal's HTTP layer: the router, middleware, handlers and response helpers.
+// Handlers are thin: decode and validate a form, call one domain function, render a view.
+package web
+
+import (
+	"net/http"
+	"log/slog"
+	"time"
+
+	"github.com/gorilla/sessions"
+
+	"github.com/sekolah/portal/internal/auth"
+	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/config"
+	"github.com/sekolah/portal/internal/store"
+)
+
+// Deps are what the handlers need; cmd/portal builds them.
+type Deps struct {
+	Config  config.Config
+	DB      *store.DB
+	Auth    *auth.Service
+	Billing *billing.Client
+	Logger  *slog.Logger
+	// SessionKeys are the hash and block keys of the session cookie (32 bytes each).
+	SessionKeys [2][]byte
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Handler holds the dependencies of every handler method.
+type Handler struct {
+	cfg      config.Config
+	db       *store.DB
+	auth     *auth.Service
+	billing  *billing.Client
+	log      *slog.Logger
+	sessions *sessions.CookieStore
+	now      func() time.Time
+}
+
+func newHandler(d Deps) *Handler {
+	now := d.Now
+	if now == nil {
+		now = time.Now
+	}
+	log := d.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	cs := sessions.NewCookieStore(d.SessionKeys[0], d.SessionKeys[1])
+	cs.Options = &sessions.Options{Path: "/", HttpOnly: true, SameSite: http.SameSiteLaxMode}
+	// The cookie itself lives for the browser session; idle expiry is enforced on the
+	// server from the last-seen time inside it, so a stolen old cookie is worthless.
+	cs.MaxAge(0)
+	return &Handler{
+		cfg: d.Config, db: d.DB, auth: d.Auth, billing: d.Billing, log: log,
+		sessions: cs, now: now,
+	}
+}

@@ -1,0 +1,205 @@
+package web
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/go-chi/chi/v5/middleware"
+
+	"github.com/sekolah/portal/internal/auth"
+	"github.com/sekolah/portal/internal/i18n"
+	"github.com/sekolah/portal/internal/store"
+	"github.com/sekolah/portal/views/viewctx"
+)
+
+// contentSecurityPolicy allows nothing inline: scripts, styles and images come from the portal.
+const contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
+	"font-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; object-src 'none'; frame-ancestors 'none'"
+
+// securityHeaders sets the headers every response carries.
+func securityHeaders(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hd := w.Header()
+		hd.Set("Content-Security-Policy", contentSecurityPolicy)
+		hd.Set("X-Content-Type-Options", "nosniff")
+		hd.Set("Referrer-Policy", "same-origin")
+		hd.Set("X-Frame-Options", "DENY")
+		hd.Set("Cross-Origin-Opener-Policy", "same-origin")
+		hd.Set("Permissions-Policy", "camera=(), microphone=(), geolocation=()")
+		next.ServeHTTP(w, r)
+	})
+}
+
+// requestLogger logs one line per request; it never logs headers or bodies.
+func (h *Handler) requestLogger(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		ww := middleware.NewWrapResponseWriter(w, r.ProtoMajor)
+		next.ServeHTTP(ww, r)
+		h.log.Info("request", "method", r.Method, "path", r.URL.Path, "status", ww.Status(),
+			"bytes", ww.BytesWritten(), "duration", time.Since(start).Round(time.Microsecond),
+			"request_id", middleware.GetReqID(r.Context()))
+	})
+}
+
+// recoverer turns a panic into the 500 page; the stack goes to the log only.
+func (h *Handler) recoverer(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			if rec := recover(); rec != nil {
+				if rec == http.ErrAbortHandler {
+					panic(rec)
+				}
+				h.log.Error("panic", "path", r.URL.Path, "panic", fmt.Sprint(rec), "stack", string(debug.Stack()))
+				h.serverError(w, r, errors.New("panic"))
+			}
+		}()
+		next.ServeHTTP(w, r)
+	})
+}
+
+// limitBody caps request bodies; uploads get their own larger limit on their route.
+func limitBody(n int64) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Body != nil && r.ContentLength != 0 {
+				r.Body = http.MaxBytesReader(w, r.Body, n)
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+}
+
+// loadSession reads the session cookie and puts the person, the CSRF token, the language
+// and the upstream environment into the request context.
+func (h *Handler) loadSession(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s := h.session(r)
+		now := h.now()
+		dirty := false
+		token, _ := s.Values[keyCSRF].(string)
+		if token == "" {
+			token = newToken()
+			s.Values[keyCSRF] = token
+			dirty = true
+		}
+		lang := i18n.Indonesian
+		if l, ok := i18n.ParseLang(fmt.Sprint(s.Values[keyLang])); ok {
+			lang = l
+		}
+		ctx := r.Context()
+		if uid, _ := s.Values[keyUserID].(string); uid != "" {
+			seen, _ := s.Values[keySeen].(int64)
+			started, _ := s.Values[keyStarted].(int64)
+			user, err := h.db.UserByID(ctx, uid)
+			switch {
+			case err != nil && !errors.Is(err, store.ErrNotFound):
+				h.serverError(w, r, fmt.Errorf("load session user: %w", err))
+				return
+			case err != nil || user.Disabled || now.Sub(time.Unix(seen, 0)) > h.cfg.SessionIdle || now.Sub(time.Unix(started, 0)) > maxSessionAge:
+				// Signed out: gone, disabled, or idle too long. The next page asks to sign in.
+				h.renewSession(s)
+				token = s.Values[keyCSRF].(string)
+				dirty = true
+			default:
+				if l, ok := i18n.ParseLang(user.Lang); ok {
+					lang = l
+				}
+				ctx = viewctx.WithPerson(ctx, viewctx.Person{
+					ID: user.ID, Username: user.Username, DisplayName: user.DisplayName, Role: auth.Role(user.Role),
+				})
+				// Refresh the idle clock at most once a minute, not on every request.
+				if now.Sub(time.Unix(seen, 0)) > time.Minute {
+					s.Values[keySeen] = now.Unix()
+					dirty = true
+				}
+			}
+		}
+		if flashes := takeFlashes(s); len(flashes) > 0 {
+			ctx = viewctx.WithFlashes(ctx, flashes)
+			dirty = true
+		}
+		if dirty {
+			h.saveSession(w, r, s)
+		}
+		ctx = viewctx.WithCSRF(ctx, token)
+		ctx = viewctx.WithEnv(ctx, h.cfg.UpstreamEnv)
+		ctx = viewctx.WithPath(ctx, r.URL.Path)
+		ctx = i18n.WithPrinter(ctx, i18n.NewPrinter(lang, h.cfg.Location))
+		next.ServeHTTP(w, r.WithContext(ctx))
+	})
+}
+
+// csrf refuses state-changing requests without the session's token, sent either as the
+// csrf_token form field or as the X-CSRF-Token header (HTMX).
+func (h *Handler) csrf(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.Method {
+		case http.MethodGet, http.MethodHead, http.MethodOptions:
+			next.ServeHTTP(w, r)
+			return
+		}
+		want := viewctx.CSRF(r.Context())
+		got := r.Header.Get("X-CSRF-Token")
+		if got == "" {
+			got = r.PostFormValue("csrf_token")
+		}
+		if !sameToken(got, want) {
+			h.log.Warn("csrf token mismatch", "path", r.URL.Path)
+			h.renderError(w, r, http.StatusForbidden, i18n.T(r.Context(), "error.csrf"))
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// requireSignIn sends anonymous visitors to the sign-in page and back afterwards.
+func (h *Handler) requireSignIn(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, ok := viewctx.CurrentPerson(r.Context()); !ok {
+			target := "/login"
+			if r.Method == http.MethodGet && r.URL.Path != "/" {
+				target += "?next=" + url.QueryEscape(r.URL.RequestURI())
+			}
+			h.redirect(w, r, target)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// require answers 403 unless the signed-in person's role holds perm. Hidden buttons are a
+// courtesy; this is the rule.
+func (h *Handler) require(perm auth.Permission) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if !viewctx.Can(r.Context(), perm) {
+				p, _ := viewctx.CurrentPerson(r.Context())
+				h.log.Warn("forbidden", "path", r.URL.Path, "method", r.Method, "user", p.Username, "role", string(p.Role))
+				h.renderError(w, r, http.StatusForbidden, i18n.T(r.Context(), "error.forbidden"))
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+}
+
+// clientIP is the address used for sign-in throttling and the audit log.
+func (h *Handler) clientIP(r *http.Request) string {
+	addr := r.RemoteAddr
+	if h.cfg.TrustProxy {
+		if fwd := r.Header.Get("X-Forwarded-For"); fwd != "" {
+			addr = strings.TrimSpace(strings.Split(fwd, ",")[0])
+			return addr
+		}
+	}
+	if i := strings.LastIndexByte(addr, ':'); i > 0 {
+		addr = strings.Trim(addr[:i], "[]")
+	}
+	return addr
+}

@@ -1,0 +1,134 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/a-h/templ"
+	"github.com/go-chi/chi/v5/middleware"
+
+	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/i18n"
+	"github.com/sekolah/portal/views/pages"
+)
+
+// isPartial reports whether the request wants a fragment: an HTMX request that is not a
+// boosted navigation.
+func isPartial(r *http.Request) bool {
+	return r.Header.Get("HX-Request") == "true" && r.Header.Get("HX-Boosted") != "true"
+}
+
+// render writes a component with status. The component is rendered into a buffer first so a
+// template error becomes a clean 500 instead of half a page.
+func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, c templ.Component) {
+	var buf bytes.Buffer
+	if err := c.Render(r.Context(), &buf); err != nil {
+		h.log.Error("render", "path", r.URL.Path, "err", err)
+		status, buf = http.StatusInternalServerError, bytes.Buffer{}
+		_ = pages.Error(errorView(r.Context(), status, "", middleware.GetReqID(r.Context()))).Render(r.Context(), &buf)
+	}
+	hd := w.Header()
+	hd.Set("Content-Type", "text/html; charset=utf-8")
+	hd.Add("Vary", "HX-Request")
+	hd.Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_, _ = w.Write(buf.Bytes())
+}
+
+// page renders the full page, or only the partial when HTMX asks for a fragment. The full
+// page embeds the same partial, so both always agree.
+func (h *Handler) page(w http.ResponseWriter, r *http.Request, status int, full, partial templ.Component) {
+	if partial != nil && isPartial(r) {
+		h.render(w, r, status, partial)
+		return
+	}
+	h.render(w, r, status, full)
+}
+
+// redirect answers a successful POST: 303 for a plain browser, HX-Redirect for HTMX
+// (a 3xx would be followed by the XHR and swapped in as a fragment).
+func (h *Handler) redirect(w http.ResponseWriter, r *http.Request, target string) {
+	if r.Header.Get("HX-Request") == "true" {
+		w.Header().Set("HX-Redirect", target)
+		w.WriteHeader(http.StatusOK)
+		return
+	}
+	http.Redirect(w, r, target, http.StatusSeeOther)
+}
+
+func errorView(ctx context.Context, status int, message, requestID string) pages.ErrorView {
+	code := status
+	switch code {
+	case http.StatusBadRequest, http.StatusForbidden, http.StatusNotFound:
+	default:
+		if code >= 500 {
+			code = http.StatusInternalServerError
+		} else {
+			code = http.StatusBadRequest
+		}
+	}
+	v := pages.ErrorView{
+		Status: status,
+		Title:  i18n.T(ctx, fmt.Sprintf("error.%d.title", code)),
+		Body:   i18n.T(ctx, fmt.Sprintf("error.%d.body", code)),
+	}
+	if message != "" {
+		v.Body = message
+	}
+	if status >= 500 {
+		v.RequestID = requestID
+	}
+	return v
+}
+
+// renderError shows the error page in the shell, or just its message for HTMX, which
+// the layout's alert area receives.
+func (h *Handler) renderError(w http.ResponseWriter, r *http.Request, status int, message string) {
+	v := errorView(r.Context(), status, message, middleware.GetReqID(r.Context()))
+	if isPartial(r) {
+		w.Header().Set("HX-Retarget", "#alerts")
+		w.Header().Set("HX-Reswap", "innerHTML")
+		h.render(w, r, status, pages.ErrorAlert(v))
+		return
+	}
+	h.render(w, r, status, pages.Error(v))
+}
+
+// serverError logs the detail once and shows the person a plain message.
+func (h *Handler) serverError(w http.ResponseWriter, r *http.Request, err error) {
+	h.log.Error("internal error", "method", r.Method, "path", r.URL.Path, "err", err,
+		"request_id", middleware.GetReqID(r.Context()))
+	h.renderError(w, r, http.StatusInternalServerError, "")
+}
+
+// notFound shows the 404 page.
+func (h *Handler) notFound(w http.ResponseWriter, r *http.Request) {
+	h.renderError(w, r, http.StatusNotFound, "")
+}
+
+// upstreamMessage says in the person's language what went wrong with the billing service.
+// write tells whether the call could have changed something: a timeout on a write is
+// ambiguous, and the person must be told to check before trying again.
+func (h *Handler) upstreamMessage(ctx context.Context, err error, write bool) string {
+	var apiErr *billing.APIError
+	switch {
+	case errors.Is(err, billing.ErrTimeout):
+		key := "upstream.timeout"
+		if write {
+			key = "upstream.timeout_uncertain"
+		}
+		return i18n.T(ctx, key, int(h.cfg.UpstreamTimeout.Seconds()))
+	case errors.Is(err, billing.ErrUnauthorized):
+		return i18n.T(ctx, "upstream.unauthorized")
+	case errors.Is(err, billing.ErrUnavailable):
+		return i18n.T(ctx, "upstream.unavailable")
+	case errors.Is(err, billing.ErrNotFound):
+		return i18n.T(ctx, "upstream.not_found")
+	case errors.As(err, &apiErr) && errors.Is(err, billing.ErrValidation) && apiErr.StatusDesc != "":
+		return i18n.T(ctx, "upstream.validation", apiErr.StatusDesc)
+	}
+	return i18n.T(ctx, "upstream.generic")
+}

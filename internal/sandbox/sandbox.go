@@ -1,0 +1,173 @@
+// Package sandbox is an in-process implementation of the school billing service
+// (see /work/shared/upstream-contract.md): the portal uses it when no real
+// upstream is configured, and every test talks to it over real HTTP.
+package sandbox
+
+import (
+	"cmp"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Options configures a sandbox.
+type Options struct {
+	Username      string            // default "sandbox"
+	Password      string            // issued password, default "sandbox"
+	DisabledUsers map[string]string // username -> issued password; valid credentials of these get 403
+	Location      *time.Location    // service time zone, default Asia/Jakarta
+	Accounts      []string          // account codes, default SPP,BCA,MANDIRI
+	DBPath        string            // SQLite file; "" = in memory
+	Now           time.Time         // fixed clock when non-zero; zero = real time
+	Demo          bool              // load the demo school (only when the store is empty)
+	Seed          uint64            // seed of the fault-injection RNG (0 = fixed default), so tests are repeatable
+	HangLimit     time.Duration     // how long a "timeout" fault hangs at most (default 2m); the hang also ends when the client goes away
+	Logger        *slog.Logger
+}
+
+// Server is the sandbox billing service; it implements http.Handler.
+type Server struct {
+	username string
+	password string
+	disabled map[string]string
+	loc      *time.Location
+	accounts []string
+	log      *slog.Logger
+	store    *store
+	mux      *http.ServeMux
+
+	clockMu sync.RWMutex
+	fixed   time.Time // zero: real time
+
+	// remindedDay is the service date (YYYYMMDD) whose reminders have been
+	// evaluated; a request on another date evaluates them once.
+	remindedDay atomic.Int64
+	remindMu    sync.Mutex
+
+	faultMu   sync.Mutex
+	faults    Faults
+	rng       *rand.Rand
+	hangLimit time.Duration
+}
+
+// defaultSeed makes fault injection repeatable when no seed is given.
+const defaultSeed = 0x5eed_b111
+
+// New opens the store, loads the demo school when asked, and returns the handler.
+func New(opts Options) (*Server, error) {
+	s := &Server{
+		username:  cmp.Or(opts.Username, "sandbox"),
+		password:  cmp.Or(opts.Password, "sandbox"),
+		disabled:  opts.DisabledUsers,
+		loc:       opts.Location,
+		log:       opts.Logger,
+		fixed:     opts.Now,
+		hangLimit: opts.HangLimit,
+	}
+	if s.loc == nil {
+		loc, err := time.LoadLocation("Asia/Jakarta")
+		if err != nil {
+			// Systems without tzdata still get the right offset: Jakarta has no DST.
+			loc = time.FixedZone("WIB", 7*60*60)
+		}
+		s.loc = loc
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if s.hangLimit <= 0 {
+		s.hangLimit = 2 * time.Minute
+	}
+	for _, a := range opts.Accounts {
+		if a = strings.TrimSpace(a); a != "" && !slices.Contains(s.accounts, a) {
+			s.accounts = append(s.accounts, a)
+		}
+	}
+	if len(s.accounts) == 0 {
+		s.accounts = []string{"SPP", "BCA", "MANDIRI"}
+	}
+	seed := opts.Seed
+	if seed == 0 {
+		seed = defaultSeed
+	}
+	s.rng = rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+
+	st, err := openStore(opts.DBPath)
+	if err != nil {
+		return nil, err
+	}
+	s.store = st
+	if opts.Demo {
+		empty, err := st.empty(context.Background())
+		if err == nil && empty {
+			err = s.loadDemo(context.Background())
+		}
+		if err != nil {
+			st.close()
+			return nil, fmt.Errorf("sandbox: load demo school: %w", err)
+		}
+	}
+	s.mux = s.routes()
+	return s, nil
+}
+
+// Close releases the store.
+func (s *Server) Close() error { return s.store.close() }
+
+// Accounts returns the configured account codes.
+func (s *Server) Accounts() []string { return slices.Clone(s.accounts) }
+
+// Location returns the service time zone.
+func (s *Server) Location() *time.Location { return s.loc }
+
+// Now returns the service clock: the fixed time if one is set, else real time.
+func (s *Server) Now() time.Time {
+	s.clockMu.RLock()
+	t := s.fixed
+	s.clockMu.RUnlock()
+	if t.IsZero() {
+		return time.Now()
+	}
+	return t
+}
+
+// SetClock fixes the clock and evaluates reminders (same as POST /_sandbox/clock).
+// The zero time returns the clock to real time.
+func (s *Server) SetClock(t time.Time) {
+	s.clockMu.Lock()
+	s.fixed = t
+	s.clockMu.Unlock()
+	if err := s.evaluateReminders(context.Background(), true); err != nil {
+		s.log.Error("sandbox: evaluate reminders", "err", err)
+	}
+}
+
+// today is the service's current date as YYYYMMDD.
+func (s *Server) today() int {
+	return dayOf(s.Now().In(s.loc))
+}
+
+// DailyPassword is the password a client sends on the given day:
+// hex(sha256(hex(sha256(issued)) + YYYYMMDD)), the date taken in loc.
+func DailyPassword(issued string, day time.Time, loc *time.Location) string {
+	if loc == nil {
+		loc = time.UTC
+	}
+	inner := sha256.Sum256([]byte(issued))
+	outer := sha256.Sum256([]byte(hex.EncodeToString(inner[:]) + day.In(loc).Format("20060102")))
+	return hex.EncodeToString(outer[:])
+}
+
+// errNotFound marks a store lookup of an unknown student or component.
+var errNotFound = errors.New("not found")

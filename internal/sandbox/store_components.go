@@ -1,0 +1,328 @@
+package sandbox
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Component states.
+const (
+	stateProvisioned = "provisioned"
+	stateExpired     = "expired"
+	statePaid        = "paid"
+)
+
+// record is a bill component as the searches return it.
+type record struct {
+	ID          string  `json:"bill_component_id"`
+	BillID      string  `json:"bill_id"`
+	BillKey     string  `json:"bill_key"`
+	BillName    string  `json:"bill_name"`
+	AccountCode string  `json:"account_code"`
+	Name        string  `json:"bill_component_name"`
+	Amount      int64   `json:"amount"`
+	Penalty     int64   `json:"penalty_amount"`
+	ActiveDate  *string `json:"active_date"`
+	DueDate     string  `json:"due_date"`
+	ExpiryDate  string  `json:"expiry_date"`
+	State       string  `json:"state"`
+	AmountPaid  int64   `json:"amount_paid"`
+	PaidDate    *string `json:"paid_date"`
+	RefNumber   *string `json:"ref_number"`
+	Notes       string  `json:"notes"`
+	CreatedAt   string  `json:"created_at"`
+}
+
+// componentRow is one stored component as inserted; the demo school and the
+// benchmark fill the payment fields directly.
+type componentRow struct {
+	id          string
+	studentID   int64
+	accountCode string
+	name        string
+	amount      int64
+	penalty     int64
+	active      *time.Time
+	due         time.Time
+	expiry      time.Time
+	notes       string
+	createdAt   time.Time
+	paidAt      *time.Time // nil: unpaid
+	paidDay     int        // service-zone date of paidAt
+	amountPaid  int64
+	refNumber   string
+}
+
+// componentInserter inserts components with one prepared statement.
+type componentInserter struct{ stmt *sql.Stmt }
+
+func newComponentInserter(ctx context.Context, tx *sql.Tx) (*componentInserter, error) {
+	stmt, err := tx.PrepareContext(ctx, `INSERT INTO components (id, student_id, account_code, name, amount, penalty,
+		active_at, active_day, due_at, due_day, expiry_at, expiry_day, paid_at, paid_day, amount_paid, ref_number, notes, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	if err != nil {
+		return nil, fmt.Errorf("prepare: %w", err)
+	}
+	return &componentInserter{stmt: stmt}, nil
+}
+
+func (ci *componentInserter) close() { ci.stmt.Close() }
+
+func (ci *componentInserter) insert(ctx context.Context, c *componentRow) error {
+	var activeAt, activeDay, paidAt, paidDay, ref any
+	if c.active != nil {
+		activeAt, activeDay = c.active.Unix(), dayOf(c.active.UTC())
+	}
+	if c.paidAt != nil {
+		paidAt, paidDay, ref = c.paidAt.UnixNano(), c.paidDay, c.refNumber
+	}
+	_, err := ci.stmt.ExecContext(ctx, c.id, c.studentID, c.accountCode, c.name, c.amount, c.penalty,
+		activeAt, activeDay, c.due.Unix(), dayOf(c.due.UTC()), c.expiry.Unix(), dayOf(c.expiry.UTC()),
+		paidAt, paidDay, c.amountPaid, ref, c.notes, c.createdAt.UnixNano())
+	if err != nil {
+		return fmt.Errorf("insert component: %w", err)
+	}
+	return nil
+}
+
+const recordColumns = `c.id, s.bill_id, s.nis, s.name, c.account_code, c.name, c.amount, c.penalty,
+	c.active_at, c.due_at, c.expiry_at, c.expiry_day, c.paid_at, c.amount_paid, c.ref_number, c.notes, c.created_at`
+
+// scanRecords reads rows of recordColumns; today decides expired vs provisioned.
+func scanRecords(rows *sql.Rows, today int) ([]record, error) {
+	defer rows.Close()
+	out := []record{}
+	for rows.Next() {
+		var (
+			r                   record
+			activeAt, paidAt    sql.NullInt64
+			dueAt, expiryAt, cr int64
+			expiryDay           int
+			ref                 sql.NullString
+		)
+		if err := rows.Scan(&r.ID, &r.BillID, &r.BillKey, &r.BillName, &r.AccountCode, &r.Name, &r.Amount, &r.Penalty,
+			&activeAt, &dueAt, &expiryAt, &expiryDay, &paidAt, &r.AmountPaid, &ref, &r.Notes, &cr); err != nil {
+			return nil, fmt.Errorf("scan component: %w", err)
+		}
+		if activeAt.Valid {
+			v := formatUnix(activeAt.Int64)
+			r.ActiveDate = &v
+		}
+		r.DueDate, r.ExpiryDate, r.CreatedAt = formatUnix(dueAt), formatUnix(expiryAt), formatNanos(cr)
+		switch {
+		case paidAt.Valid:
+			r.State = statePaid
+			v := formatNanos(paidAt.Int64)
+			r.PaidDate = &v
+			if ref.Valid {
+				r.RefNumber = &ref.String
+			}
+		case today > expiryDay:
+			r.State = stateExpired
+		default:
+			r.State = stateProvisioned
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read components: %w", err)
+	}
+	return out, nil
+}
+
+// recordsByID loads the given components in the given order.
+func recordsByID(ctx context.Context, q querier, ids []string, today int) ([]record, error) {
+	if len(ids) == 0 {
+		return []record{}, nil
+	}
+	out := make([]record, 0, len(ids))
+	// Chunks keep the statement under SQLite's variable limit.
+	for start := 0; start < len(ids); start += 500 {
+		chunk := ids[start:min(start+500, len(ids))]
+		args := make([]any, len(chunk))
+		for i, id := range chunk {
+			args[i] = id
+		}
+		rows, err := q.QueryContext(ctx, `SELECT `+recordColumns+` FROM components c JOIN students s ON s.id = c.student_id
+			WHERE c.id IN (?`+strings.Repeat(",?", len(chunk)-1)+`)`, args...)
+		if err != nil {
+			return nil, fmt.Errorf("load components: %w", err)
+		}
+		recs, err := scanRecords(rows, today)
+		if err != nil {
+			return nil, err
+		}
+		byID := make(map[string]record, len(recs))
+		for _, r := range recs {
+			byID[r.ID] = r
+		}
+		for _, id := range chunk {
+			if r, ok := byID[id]; ok {
+				out = append(out, r)
+			}
+		}
+	}
+	return out, nil
+}
+
+// searchFilter holds the parsed search parameters; zero values mean "any".
+type searchFilter struct {
+	studentID   int64
+	state       string
+	accountCode string
+	refNumber   string
+	notes       string
+	hasNotes    bool
+	startPayDay int
+	endPayDay   int
+	startDueDay int
+	endDueDay   int
+	offset      int
+	limit       int
+}
+
+// search returns the matching components, newest first.
+func (st *store) search(ctx context.Context, f searchFilter, today int) ([]record, error) {
+	var (
+		where []string
+		args  []any
+	)
+	add := func(cond string, a ...any) {
+		where = append(where, cond)
+		args = append(args, a...)
+	}
+	if f.studentID != 0 {
+		add("c.student_id = ?", f.studentID)
+	}
+	switch f.state {
+	case statePaid:
+		add("c.paid_at IS NOT NULL")
+	case stateExpired:
+		add("c.paid_at IS NULL")
+		add("c.expiry_day < ?", today)
+	case stateProvisioned:
+		add("c.paid_at IS NULL")
+		add("c.expiry_day >= ?", today)
+	}
+	if f.accountCode != "" {
+		add("c.account_code = ?", f.accountCode)
+	}
+	if f.refNumber != "" {
+		add("c.ref_number = ?", f.refNumber)
+	}
+	if f.hasNotes {
+		add("c.notes = ?", f.notes)
+	}
+	if f.startPayDay != 0 || f.endPayDay != 0 {
+		if f.state == "" {
+			add("c.paid_at IS NOT NULL")
+		}
+		add("c.paid_day BETWEEN ? AND ?", f.startPayDay, orMax(f.endPayDay))
+	}
+	if f.startDueDay != 0 || f.endDueDay != 0 {
+		add("c.due_day BETWEEN ? AND ?", f.startDueDay, orMax(f.endDueDay))
+	}
+	q := `SELECT ` + recordColumns + ` FROM components c JOIN students s ON s.id = c.student_id`
+	if len(where) > 0 {
+		q += ` WHERE ` + strings.Join(where, " AND ")
+	}
+	q += ` ORDER BY c.created_at DESC, c.id DESC LIMIT ? OFFSET ?`
+	args = append(args, f.limit, f.offset)
+	rows, err := st.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("search components: %w", err)
+	}
+	return scanRecords(rows, today)
+}
+
+func orMax(day int) int {
+	if day == 0 {
+		return 99991231
+	}
+	return day
+}
+
+// payment is a validated pay request.
+type payment struct {
+	nis       string
+	refNumber string
+	ids       []string
+}
+
+// pay records the payment of all listed components or of none.
+func (st *store) pay(ctx context.Context, p payment, now time.Time, loc *time.Location) ([]record, error) {
+	today := dayOf(now.In(loc))
+	err := st.inTx(ctx, func(tx *sql.Tx) error {
+		stu, err := studentByNIS(ctx, tx, p.nis)
+		if errors.Is(err, errNotFound) {
+			return errorf(404, "bill_key: unknown student %q", p.nis)
+		}
+		if err != nil {
+			return err
+		}
+		get, err := tx.PrepareContext(ctx, `SELECT student_id, amount, penalty, active_day, due_day, expiry_day, paid_at IS NOT NULL
+			FROM components WHERE id = ?`)
+		if err != nil {
+			return fmt.Errorf("prepare: %w", err)
+		}
+		defer get.Close()
+		upd, err := tx.PrepareContext(ctx, `UPDATE components SET paid_at = ?, paid_day = ?, amount_paid = ?, ref_number = ? WHERE id = ?`)
+		if err != nil {
+			return fmt.Errorf("prepare: %w", err)
+		}
+		defer upd.Close()
+		var problems []problem
+		amounts := make([]int64, len(p.ids))
+		for i, id := range p.ids {
+			var (
+				studentID, amount, penalty int64
+				activeDay                  sql.NullInt64
+				dueDay, expiryDay          int
+				paid                       bool
+			)
+			err := get.QueryRowContext(ctx, id).Scan(&studentID, &amount, &penalty, &activeDay, &dueDay, &expiryDay, &paid)
+			if errors.Is(err, sql.ErrNoRows) {
+				return errorf(404, "bill_component_list[%d]: unknown component %q", i, id)
+			}
+			if err != nil {
+				return fmt.Errorf("load component: %w", err)
+			}
+			msg := ""
+			switch {
+			case studentID != stu.id:
+				msg = "component does not belong to bill_key " + p.nis
+			case paid:
+				msg = "already paid"
+			case today > expiryDay:
+				msg = "expired, cannot be paid"
+			case activeDay.Valid && int(activeDay.Int64) > today:
+				msg = "not active yet"
+			}
+			if msg != "" {
+				problems = append(problems, problem{Index: i, Field: "bill_component_list", Message: msg})
+				continue
+			}
+			amounts[i] = amount
+			if today > dueDay {
+				amounts[i] += penalty
+			}
+		}
+		if problems != nil {
+			return invalid("bill_component_list", problems)
+		}
+		for i, id := range p.ids {
+			if _, err := upd.ExecContext(ctx, now.UnixNano(), today, amounts[i], p.refNumber, id); err != nil {
+				return fmt.Errorf("mark paid: %w", err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return recordsByID(ctx, st.db, p.ids, today)
+}

@@ -1,0 +1,97 @@
+package sandbox
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/google/uuid"
+)
+
+// student is the student record as sent and returned.
+type student struct {
+	Name         string `json:"name"`
+	BillKeyValue string `json:"bill_key_value"`
+	BillKeyName  string `json:"bill_key_name"`
+	Phone        string `json:"phone"`
+	Email        string `json:"email"`
+	Description  string `json:"description"`
+}
+
+// studentRow is a stored student with its keys.
+type studentRow struct {
+	id     int64
+	billID string
+	student
+}
+
+const studentColumns = `id, bill_id, nis, name, key_name, phone, email, description`
+
+func scanStudent(row interface{ Scan(...any) error }) (studentRow, error) {
+	var r studentRow
+	err := row.Scan(&r.id, &r.billID, &r.BillKeyValue, &r.Name, &r.BillKeyName, &r.Phone, &r.Email, &r.Description)
+	if errors.Is(err, sql.ErrNoRows) {
+		return r, errNotFound
+	}
+	return r, err
+}
+
+type querier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+// studentByNIS loads one student; errNotFound when unknown.
+func studentByNIS(ctx context.Context, q querier, nis string) (studentRow, error) {
+	r, err := scanStudent(q.QueryRowContext(ctx, `SELECT `+studentColumns+` FROM students WHERE nis = ?`, nis))
+	if err != nil && !errors.Is(err, errNotFound) {
+		return r, fmt.Errorf("load student: %w", err)
+	}
+	return r, err
+}
+
+// existingNIS returns which of the given NIS are already stored.
+func existingNIS(ctx context.Context, tx *sql.Tx, nis []string) (map[string]bool, error) {
+	stmt, err := tx.PrepareContext(ctx, `SELECT 1 FROM students WHERE nis = ?`)
+	if err != nil {
+		return nil, fmt.Errorf("prepare: %w", err)
+	}
+	defer stmt.Close()
+	found := map[string]bool{}
+	for _, n := range nis {
+		var one int
+		switch err := stmt.QueryRowContext(ctx, n).Scan(&one); {
+		case err == nil:
+			found[n] = true
+		case !errors.Is(err, sql.ErrNoRows):
+			return nil, fmt.Errorf("look up student: %w", err)
+		}
+	}
+	return found, nil
+}
+
+// insertStudents stores students (already validated) and returns their ids.
+func insertStudents(ctx context.Context, tx *sql.Tx, list []student, createdAt int64) ([]studentRow, error) {
+	stmt, err := tx.PrepareContext(ctx, `INSERT INTO students (bill_id, nis, name, key_name, phone, email, description, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
+	if err != nil {
+		return nil, fmt.Errorf("prepare: %w", err)
+	}
+	defer stmt.Close()
+	rows := make([]studentRow, 0, len(list))
+	for _, st := range list {
+		billID := uuid.NewString()
+		res, err := stmt.ExecContext(ctx, billID, st.BillKeyValue, st.Name, st.BillKeyName, st.Phone, st.Email, st.Description, createdAt)
+		if err != nil {
+			return nil, fmt.Errorf("insert student: %w", err)
+		}
+		id, err := res.LastInsertId()
+		if err != nil {
+			return nil, fmt.Errorf("insert student: %w", err)
+		}
+		rows = append(rows, studentRow{id: id, billID: billID, student: st})
+	}
+	return rows, nil
+}

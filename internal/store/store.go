@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -127,7 +128,7 @@ func sqliteDSN(databaseURL string) (dsn, path string, err error) {
 	rest := databaseURL
 	if strings.HasPrefix(strings.ToLower(rest), "sqlite:") {
 		rest = rest[len("sqlite:"):]
-		if strings.HasPrefix(rest, "//") && !strings.HasPrefix(strings.ToLower(rest), "//file:") {
+		if strings.HasPrefix(rest, "//") {
 			rest = rest[2:] // sqlite:///abs/path → /abs/path, sqlite://rel → rel
 		}
 	}
@@ -164,6 +165,8 @@ func sqliteDSN(databaseURL string) (dsn, path string, err error) {
 	return rest + "?" + params, rest, nil
 }
 
+var sqliteMigrateMu sync.Mutex
+
 func (db *DB) migrate(ctx context.Context) error {
 	fsys, err := fs.Sub(migrationFiles, "migrations")
 	if err != nil {
@@ -179,6 +182,12 @@ func (db *DB) migrate(ctx context.Context) error {
 			return fmt.Errorf("store: migration lock: %w", err)
 		}
 		opts = append(opts, goose.WithSessionLocker(locker))
+	}
+	if db.dialect == DialectSQLite {
+		// SQLite has no session lock; at least stores opened in one process
+		// (tests, a command beside the server) must not race to migrate.
+		sqliteMigrateMu.Lock()
+		defer sqliteMigrateMu.Unlock()
 	}
 	p, err := goose.NewProvider(dialect, db.sql, fsys, opts...)
 	if err != nil {

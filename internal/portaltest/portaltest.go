@@ -1,0 +1,262 @@
+// Package portaltest starts the whole portal for tests: a migrated SQLite file, the real
+// sandbox over real HTTP, the billing client and the web handler on a loopback port, plus
+// a small cookie-keeping HTTP client that signs in and sends CSRF tokens like a browser.
+package portaltest
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+
+	"github.com/sekolah/portal/internal/auth"
+	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/config"
+	"github.com/sekolah/portal/internal/sandbox"
+	"github.com/sekolah/portal/internal/store"
+	"github.com/sekolah/portal/internal/store/storetest"
+	"github.com/sekolah/portal/web"
+)
+
+// Password is the password of every account the harness creates.
+const Password = "correct-horse-battery"
+
+// Options shape the portal under test.
+type Options struct {
+	// Now fixes the clock of the portal and the sandbox; zero means real time.
+	Now time.Time
+	// Demo loads the sandbox's demo school.
+	Demo bool
+	// Env is the upstream environment the banner shows (sandbox by default).
+	Env string
+	// UpstreamTimeout bounds each call to the sandbox (default 5s).
+	UpstreamTimeout time.Duration
+}
+
+// Portal is a running portal and its parts.
+type Portal struct {
+	URL     string
+	Server  *httptest.Server
+	DB      *store.DB
+	Auth    *auth.Service
+	Sandbox *sandbox.Server
+	Billing *billing.Client
+	Config  config.Config
+	clock   *clock
+}
+
+// clock is the portal's clock: fixed when set, else real time.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.t.IsZero() {
+		return time.Now()
+	}
+	return c.t
+}
+
+// SetNow moves the portal's clock (not the sandbox's: use Sandbox.SetClock for that).
+func (p *Portal) SetNow(t time.Time) {
+	p.clock.mu.Lock()
+	defer p.clock.mu.Unlock()
+	p.clock.t = t
+}
+
+// Start runs a portal for the test and stops it at cleanup. It creates three accounts:
+// admin, finance and principal (usernames equal to the role), all with Password.
+func Start(t testing.TB, opts Options) *Portal {
+	t.Helper()
+	auth.SetBcryptCostForTests(4)
+	cfg, err := config.Load(func(string) string { return "" })
+	if err != nil {
+		t.Fatalf("config: %v", err)
+	}
+	cfg.UpstreamTimeout = opts.UpstreamTimeout
+	if cfg.UpstreamTimeout == 0 {
+		cfg.UpstreamTimeout = 5 * time.Second
+	}
+	if opts.Env != "" {
+		cfg.UpstreamEnv = opts.Env
+	}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	if testing.Verbose() {
+		log = slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	}
+	clk := &clock{t: opts.Now}
+	now := clk.now
+
+	db := storetest.OpenTest(t)
+	sb, err := sandbox.New(sandbox.Options{
+		Username: "portal", Password: "issued-secret", Location: cfg.Location, Accounts: cfg.AccountCodes,
+		Now: opts.Now, Demo: opts.Demo, Logger: log, HangLimit: 30 * time.Second,
+	})
+	if err != nil {
+		t.Fatalf("sandbox: %v", err)
+	}
+	sbServer := httptest.NewServer(sb)
+	client, err := billing.New(billing.Config{
+		BaseURL: sbServer.URL, Username: "portal", Password: "issued-secret", Location: cfg.Location,
+		Timeout: cfg.UpstreamTimeout, Now: sbNow(sb), RetryBase: 10 * time.Millisecond, RetryMax: 50 * time.Millisecond,
+	})
+	if err != nil {
+		t.Fatalf("billing client: %v", err)
+	}
+	authSvc := auth.NewService(db)
+	authSvc.Now = now
+	authSvc.Logger = log
+
+	h := web.New(web.Deps{
+		Config: cfg, DB: db, Auth: authSvc, Billing: client, Logger: log, Now: now,
+		SessionKeys: [2][]byte{[]byte(strings.Repeat("k", 32)), []byte(strings.Repeat("b", 32))},
+	})
+	srv := httptest.NewServer(h)
+	p := &Portal{URL: srv.URL, Server: srv, DB: db, Auth: authSvc, Sandbox: sb, Billing: client, Config: cfg, clock: clk}
+	t.Cleanup(func() {
+		srv.Close()
+		sbServer.Close()
+		sb.Close()
+	})
+	for _, role := range auth.Roles() {
+		p.CreateUser(t, role.String(), role)
+	}
+	return p
+}
+
+// sbNow keeps the client's daily password on the sandbox's clock, fixed or not.
+func sbNow(sb *sandbox.Server) func() time.Time { return sb.Now }
+
+// CreateUser adds an account with Password.
+func (p *Portal) CreateUser(t testing.TB, username string, role auth.Role) store.User {
+	t.Helper()
+	u, err := p.Auth.CreateUser(context.Background(), auth.SystemActor, username, strings.ToUpper(username[:1])+username[1:]+" Staf", role, Password)
+	if err != nil {
+		t.Fatalf("create user %s: %v", username, err)
+	}
+	return u
+}
+
+type testWriter struct{ t testing.TB }
+
+func (w testWriter) Write(b []byte) (int, error) {
+	w.t.Log(strings.TrimRight(string(b), "\n"))
+	return len(b), nil
+}
+
+// Client is a cookie-keeping HTTP client that behaves like a browser without JavaScript.
+type Client struct {
+	t    testing.TB
+	base string
+	HTTP *http.Client
+	// CSRF is the token of the last page read; Post sends it.
+	CSRF string
+}
+
+// NewClient returns a client that does not follow redirects, so tests can see the 303s.
+func (p *Portal) NewClient(t testing.TB) *Client {
+	jar, _ := cookiejar.New(nil)
+	return &Client{t: t, base: p.URL, HTTP: &http.Client{
+		Jar:           jar,
+		Timeout:       30 * time.Second,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}}
+}
+
+// Response is a read response with its document parsed.
+type Response struct {
+	*http.Response
+	Body string
+	Doc  *goquery.Document
+}
+
+// Do sends a request and reads the whole answer; it remembers the page's CSRF token.
+func (c *Client) Do(req *http.Request) *Response {
+	c.t.Helper()
+	res, err := c.HTTP.Do(req)
+	if err != nil {
+		c.t.Fatalf("%s %s: %v", req.Method, req.URL, err)
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		c.t.Fatalf("read %s: %v", req.URL, err)
+	}
+	doc, _ := goquery.NewDocumentFromReader(strings.NewReader(string(b)))
+	if tok, ok := doc.Find(`meta[name="csrf-token"]`).Attr("content"); ok && tok != "" {
+		c.CSRF = tok
+	}
+	return &Response{Response: res, Body: string(b), Doc: doc}
+}
+
+// Get fetches a path; headers are optional "Name", "value" pairs.
+func (c *Client) Get(path string, headers ...string) *Response {
+	c.t.Helper()
+	req, err := http.NewRequest(http.MethodGet, c.base+path, nil)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	return c.Do(req)
+}
+
+// Post sends a form with the current CSRF token (unless the form sets csrf_token itself).
+func (c *Client) Post(path string, form url.Values, headers ...string) *Response {
+	c.t.Helper()
+	if form == nil {
+		form = url.Values{}
+	}
+	if _, ok := form["csrf_token"]; !ok {
+		if c.CSRF == "" {
+			c.Get("/login")
+		}
+		form.Set("csrf_token", c.CSRF)
+	}
+	req, err := http.NewRequest(http.MethodPost, c.base+path, strings.NewReader(form.Encode()))
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	return c.Do(req)
+}
+
+// Login signs in and fails the test unless the portal redirects away from the form.
+func (c *Client) Login(username string) {
+	c.t.Helper()
+	c.Get("/login")
+	res := c.Post("/login", url.Values{"username": {username}, "password": {Password}})
+	if res.StatusCode != http.StatusSeeOther {
+		c.t.Fatalf("login %s: status %d, body:\n%s", username, res.StatusCode, res.Body)
+	}
+	c.Get("/") // pick up the renewed session's CSRF token
+}
+
+// SignedIn returns a client signed in as username.
+func (p *Portal) SignedIn(t testing.TB, username string) *Client {
+	c := p.NewClient(t)
+	c.Login(username)
+	return c
+}
+
+// Path returns the absolute URL of path.
+func (p *Portal) Path(path string) string {
+	u, _ := url.JoinPath(p.URL, path)
+	return u
+}

@@ -3,8 +3,8 @@
 package web
 
 import (
-	"net/http"
 	"log/slog"
+	"net/http"
 	"time"
 
 	"github.com/gorilla/sessions"

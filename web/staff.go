@@ -201,10 +201,14 @@ func (h *Handler) setStaffDisabled(w http.ResponseWriter, r *http.Request, disab
 }
 
 // disableStaff stops an account from signing in; its history stays.
-func (h *Handler) disableStaff(w http.ResponseWriter, r *http.Request) { h.setStaffDisabled(w, r, true) }
+func (h *Handler) disableStaff(w http.ResponseWriter, r *http.Request) {
+	h.setStaffDisabled(w, r, true)
+}
 
 // enableStaff lets a disabled account sign in again.
-func (h *Handler) enableStaff(w http.ResponseWriter, r *http.Request) { h.setStaffDisabled(w, r, false) }
+func (h *Handler) enableStaff(w http.ResponseWriter, r *http.Request) {
+	h.setStaffDisabled(w, r, false)
+}
 
 // resetStaffPassword sets a new password that the admin hands over in person.
 func (h *Handler) resetStaffPassword(w http.ResponseWriter, r *http.Request) {

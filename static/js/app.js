@@ -1,1 +1,283 @@
-// placeholder
+// Portal behaviour: small progressive enhancements over pages that work without JS.
+//
+// The CSP is script-src 'self' and style-src 'self': nothing here evaluates strings or
+// writes style attributes in markup; views opt in with data-* attributes:
+//
+//   <meta name="csrf-token" content="...">  token sent as X-CSRF-Token on every htmx request
+//   data-confirm="Text?"        on a form, a submit button, a link or an hx-* element: ask first
+//   data-autosubmit             on a filter form: submit (or let htmx request) on change
+//   data-print                  on a button: window.print()
+//   data-copy="text"            on a button: copy the text (or, with data-copy-target="#id",
+//                               that element's text); data-copied="Copied" swaps the label briefly
+//   data-dismiss                on a button inside an .alert: remove the alert
+//                               (data-dismiss="#id" removes that element instead)
+//   data-network-error="Text"   on #alerts: shown when an htmx request cannot reach the server
+//
+// Classes .js-only / .js-hide (see app.css) show or hide controls depending on whether this
+// script runs, e.g. the "Apply" button of an autosubmit filter form, or a print button.
+//
+// htmx itself is configured by the layout's <meta name="htmx-config"> (allowEval false,
+// allowScriptTags false, includeIndicatorStyles false), which must stay in the layout.
+(function () {
+  "use strict";
+
+  var doc = document;
+  doc.documentElement.classList.add("js");
+
+  function csrfToken() {
+    var meta = doc.querySelector('meta[name="csrf-token"]');
+    return meta ? meta.getAttribute("content") : "";
+  }
+
+  // --- CSRF header for htmx -------------------------------------------------------------
+  doc.addEventListener("htmx:configRequest", function (e) {
+    var token = csrfToken();
+    if (token) {
+      e.detail.headers["X-CSRF-Token"] = token;
+    }
+  });
+
+  // --- data-confirm -----------------------------------------------------------------------
+  // A submit or click is asked about first (capture phase, before htmx's own listeners on
+  // the element); an element that was just confirmed is not asked again by htmx:confirm.
+  var confirmedAt = new WeakMap();
+
+  function wasJustConfirmed(el) {
+    var t = confirmedAt.get(el);
+    confirmedAt.delete(el);
+    return t !== undefined && Date.now() - t < 2000;
+  }
+
+  function ask(el, text, e) {
+    if (window.confirm(text)) {
+      confirmedAt.set(el, Date.now());
+      return true;
+    }
+    e.preventDefault();
+    e.stopImmediatePropagation();
+    return false;
+  }
+
+  doc.addEventListener("submit", function (e) {
+    var form = e.target;
+    var submitter = e.submitter;
+    var text = (submitter && submitter.getAttribute("data-confirm")) || form.getAttribute("data-confirm");
+    if (text && !ask(form, text, e)) {
+      return;
+    }
+    if (text && submitter) {
+      confirmedAt.set(submitter, Date.now());
+    }
+    guardDoubleSubmit(form, e);
+  }, true);
+
+  // Links and non-submit buttons (plain or hx-*); submit buttons are asked on submit.
+  doc.addEventListener("click", function (e) {
+    var el = e.target.closest && e.target.closest("[data-confirm]");
+    if (!el || el.tagName === "FORM" || isSubmitButton(el)) {
+      return;
+    }
+    ask(el, el.getAttribute("data-confirm"), e);
+  }, true);
+
+  function isSubmitButton(el) {
+    if (el.tagName === "INPUT") {
+      return el.type === "submit";
+    }
+    return el.tagName === "BUTTON" && el.type === "submit" && !!el.form && !isHtmx(el);
+  }
+
+  doc.addEventListener("htmx:confirm", function (e) {
+    var el = e.detail.elt;
+    if (!el || !el.getAttribute || wasJustConfirmed(el)) {
+      return;
+    }
+    var text = el.getAttribute("data-confirm");
+    if (!text) {
+      return;
+    }
+    e.preventDefault();
+    if (window.confirm(text)) {
+      e.detail.issueRequest(true);
+    }
+  });
+
+  // --- double-submit guard ---------------------------------------------------------------
+  // Recording a payment twice is the expensive mistake: a POST form's buttons are disabled
+  // once it is on its way. Disabling waits a tick so the clicked button's name/value is
+  // still part of the submission.
+  function guardDoubleSubmit(form, e) {
+    if ((form.getAttribute("method") || "get").toLowerCase() !== "post" || isHtmx(form)) {
+      return;
+    }
+    setTimeout(function () {
+      if (!e.defaultPrevented) {
+        setBusy(form, true);
+      }
+    }, 0);
+  }
+
+  function isHtmx(el) {
+    return ["hx-post", "hx-put", "hx-patch", "hx-delete", "hx-get", "data-hx-post", "data-hx-get"].some(function (a) {
+      return el.hasAttribute(a);
+    });
+  }
+
+  function setBusy(form, busy) {
+    form.querySelectorAll("button[type=submit], button:not([type]), input[type=submit]").forEach(function (b) {
+      if (busy && !b.disabled) {
+        b.disabled = true;
+        b.setAttribute("data-busy-disabled", "");
+      } else if (!busy && b.hasAttribute("data-busy-disabled")) {
+        b.disabled = false;
+        b.removeAttribute("data-busy-disabled");
+      }
+    });
+    if (busy) {
+      form.setAttribute("aria-busy", "true");
+    } else {
+      form.removeAttribute("aria-busy");
+    }
+  }
+
+  doc.addEventListener("htmx:beforeRequest", function (e) {
+    var el = e.detail.elt;
+    if (el && el.tagName === "FORM" && (e.detail.requestConfig || {}).verb !== "get") {
+      setBusy(el, true);
+    }
+  });
+  doc.addEventListener("htmx:afterRequest", function (e) {
+    var el = e.detail.elt;
+    if (el && el.tagName === "FORM") {
+      setBusy(el, false);
+    }
+  });
+  // Coming back through the browser's history shows the page as it was left: buttons disabled.
+  window.addEventListener("pageshow", function (e) {
+    if (e.persisted) {
+      doc.querySelectorAll("form[aria-busy]").forEach(function (f) { setBusy(f, false); });
+    }
+  });
+
+  // --- data-autosubmit -------------------------------------------------------------------
+  function submitForm(form) {
+    if (typeof form.requestSubmit === "function") {
+      form.requestSubmit();
+      return;
+    }
+    var ev = new Event("submit", { bubbles: true, cancelable: true });
+    if (form.dispatchEvent(ev)) {
+      form.submit();
+    }
+  }
+
+  doc.addEventListener("change", function (e) {
+    var form = e.target.form || (e.target.closest && e.target.closest("form"));
+    if (form && form.hasAttribute("data-autosubmit") && !e.target.hasAttribute("data-no-autosubmit")) {
+      submitForm(form);
+    }
+  });
+
+  // Search boxes submit after typing stops, not only on blur.
+  var searchTimer = 0;
+  doc.addEventListener("input", function (e) {
+    var el = e.target;
+    if (el.type !== "search" || !el.form || !el.form.hasAttribute("data-autosubmit")) {
+      return;
+    }
+    clearTimeout(searchTimer);
+    searchTimer = setTimeout(function () { submitForm(el.form); }, 500);
+  });
+
+  // --- data-print, data-copy, data-dismiss --------------------------------------------------
+  doc.addEventListener("click", function (e) {
+    var el = e.target.closest && e.target.closest("[data-print], [data-copy], [data-copy-target], [data-dismiss]");
+    if (!el) {
+      return;
+    }
+    if (el.hasAttribute("data-print")) {
+      e.preventDefault();
+      window.print();
+    } else if (el.hasAttribute("data-copy") || el.hasAttribute("data-copy-target")) {
+      e.preventDefault();
+      copy(el);
+    } else if (el.hasAttribute("data-dismiss")) {
+      e.preventDefault();
+      var sel = el.getAttribute("data-dismiss");
+      var target = sel ? doc.querySelector(sel) : el.closest(".alert, [data-dismissible]");
+      if (target) {
+        target.remove();
+      }
+    }
+  });
+
+  function copy(btn) {
+    var text = btn.getAttribute("data-copy");
+    var sel = btn.getAttribute("data-copy-target");
+    if (sel) {
+      var src = doc.querySelector(sel);
+      text = src ? (src.value !== undefined && src.tagName !== "BUTTON" ? src.value : src.textContent) : "";
+    }
+    text = (text || "").trim();
+    if (!text) {
+      return;
+    }
+    var done = function () { copied(btn); };
+    if (navigator.clipboard && window.isSecureContext) {
+      navigator.clipboard.writeText(text).then(done, function () { legacyCopy(text) && done(); });
+    } else if (legacyCopy(text)) {
+      done();
+    }
+  }
+
+  // Plain-HTTP intranets have no navigator.clipboard; execCommand still works there.
+  function legacyCopy(text) {
+    var ta = doc.createElement("textarea");
+    ta.value = text;
+    ta.setAttribute("readonly", "");
+    ta.className = "visually-hidden";
+    doc.body.appendChild(ta);
+    ta.select();
+    var ok = false;
+    try {
+      ok = doc.execCommand("copy");
+    } catch (err) {
+      ok = false;
+    }
+    ta.remove();
+    return ok;
+  }
+
+  function copied(btn) {
+    var label = btn.getAttribute("data-copied");
+    btn.classList.add("is-copied");
+    if (label && !btn.hasAttribute("data-label")) {
+      btn.setAttribute("data-label", btn.textContent);
+      btn.textContent = label;
+    }
+    setTimeout(function () {
+      btn.classList.remove("is-copied");
+      if (btn.hasAttribute("data-label")) {
+        btn.textContent = btn.getAttribute("data-label");
+        btn.removeAttribute("data-label");
+      }
+    }, 1500);
+  }
+
+  // --- network errors during htmx requests ----------------------------------------------
+  // Without this a dead connection looks like a button that does nothing.
+  function networkError() {
+    var box = doc.getElementById("alerts");
+    var text = box && box.getAttribute("data-network-error");
+    if (!text) {
+      return;
+    }
+    var div = doc.createElement("div");
+    div.className = "alert alert--error";
+    div.setAttribute("role", "alert");
+    div.textContent = text;
+    box.replaceChildren(div);
+  }
+  doc.addEventListener("htmx:sendError", networkError);
+  doc.addEventListener("htmx:timeout", networkError);
+})();

@@ -173,23 +173,44 @@ func (s *Service) failed(ctx context.Context, audit store.AuditEntry, name, addr
 }
 
 // lockFor returns the lock in force for username or addr at now, or nil.
+//
+// A lock starts at the failure that brings the count within FailureWindow to
+// the limit and lasts LockDuration from it. Attempts made while locked are not
+// recorded as failures, so the newest failure of a locked name or address is
+// the one that locked it: the lock holds when that failure is younger than
+// LockDuration and the window ending at it holds enough failures. (Counting
+// the window ending now instead would end a lock early as its first failures
+// age out.)
 func (s *Service) lockFor(ctx context.Context, name, addr string, now time.Time) (*LockedError, error) {
 	window := orDefault(s.FailureWindow, DefaultFailureWindow)
 	lockFor := orDefault(s.LockDuration, DefaultLockDuration)
-	byUser, byAddr, lastUser, lastAddr, err := s.Store.FailuresSince(ctx, name, addr, now.Add(-window))
+	_, _, lastUser, lastAddr, err := s.Store.FailuresSince(ctx, name, addr, now.Add(-lockFor))
 	if err != nil {
 		return nil, fmt.Errorf("auth: sign-in throttle: %w", err)
 	}
+
 	var lock *LockedError
-	if byUser >= orDefault(s.MaxUserFailures, DefaultMaxUserFailures) {
-		if until := lastUser.Add(lockFor); until.After(now) {
-			lock = &LockedError{Until: until}
+	if !lastUser.IsZero() {
+		byUser, _, _, _, err := s.Store.FailuresSince(ctx, name, "", lastUser.Add(-window))
+		if err != nil {
+			return nil, fmt.Errorf("auth: sign-in throttle: %w", err)
+		}
+		if byUser >= orDefault(s.MaxUserFailures, DefaultMaxUserFailures) {
+			lock = &LockedError{Until: lastUser.Add(lockFor)}
 		}
 	}
-	if addr != "" && byAddr >= orDefault(s.MaxAddrFailures, DefaultMaxAddrFailures) {
-		if until := lastAddr.Add(lockFor); until.After(now) && (lock == nil || until.After(lock.Until)) {
+	if addr != "" && !lastAddr.IsZero() {
+		_, byAddr, _, _, err := s.Store.FailuresSince(ctx, "", addr, lastAddr.Add(-window))
+		if err != nil {
+			return nil, fmt.Errorf("auth: sign-in throttle: %w", err)
+		}
+		until := lastAddr.Add(lockFor)
+		if byAddr >= orDefault(s.MaxAddrFailures, DefaultMaxAddrFailures) && (lock == nil || until.After(lock.Until)) {
 			lock = &LockedError{Until: until, ByAddress: true}
 		}
+	}
+	if lock != nil && !lock.Until.After(now) {
+		return nil, nil
 	}
 	return lock, nil
 }

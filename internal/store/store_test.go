@@ -36,6 +36,21 @@ func eachDB(t *testing.T, fn func(t *testing.T, db *store.DB)) {
 // openPostgres opens the store in a schema of its own, dropped after the test.
 func openPostgres(t *testing.T) *store.DB {
 	t.Helper()
+	db, err := store.Open(t.Context(), postgresSchemaURL(t))
+	if err != nil {
+		t.Fatalf("open postgres: %v", err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if db.Dialect() != store.DialectPostgres {
+		t.Fatalf("Dialect() = %q", db.Dialect())
+	}
+	return db
+}
+
+// postgresSchemaURL creates an empty schema, dropped after the test, and
+// returns a URL whose connections use it.
+func postgresSchemaURL(t *testing.T) string {
+	t.Helper()
 	base := os.Getenv("PORTAL_TEST_POSTGRES_URL")
 	if base == "" {
 		t.Skip("PORTAL_TEST_POSTGRES_URL not set")
@@ -65,15 +80,7 @@ func openPostgres(t *testing.T) *store.DB {
 	q := u.Query()
 	q.Set("search_path", schema)
 	u.RawQuery = q.Encode()
-	db, err := store.Open(t.Context(), u.String())
-	if err != nil {
-		t.Fatalf("open postgres: %v", err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if db.Dialect() != store.DialectPostgres {
-		t.Fatalf("Dialect() = %q", db.Dialect())
-	}
-	return db
+	return u.String()
 }
 
 func TestOpenSQLiteURLForms(t *testing.T) {
@@ -480,18 +487,27 @@ func TestNewIDTimeOrdered(t *testing.T) {
 	}
 }
 
+// Several instances starting at once all migrate one database without error.
 func TestOpenConcurrently(t *testing.T) {
-	url := "sqlite:" + filepath.Join(t.TempDir(), "portal.db")
-	var wg sync.WaitGroup
-	for range 4 {
-		wg.Go(func() {
-			db, err := store.Open(t.Context(), url)
-			if err != nil {
-				t.Errorf("Open: %v", err)
-				return
+	urls := map[string]func(t *testing.T) string{
+		"sqlite":   func(t *testing.T) string { return "sqlite:" + filepath.Join(t.TempDir(), "portal.db") },
+		"postgres": postgresSchemaURL,
+	}
+	for name, makeURL := range urls {
+		t.Run(name, func(t *testing.T) {
+			url := makeURL(t)
+			var wg sync.WaitGroup
+			for range 4 {
+				wg.Go(func() {
+					db, err := store.Open(t.Context(), url)
+					if err != nil {
+						t.Errorf("Open: %v", err)
+						return
+					}
+					db.Close()
+				})
 			}
-			db.Close()
+			wg.Wait()
 		})
 	}
-	wg.Wait()
 }

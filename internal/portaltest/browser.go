@@ -1,0 +1,191 @@
+package portaltest
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// Browser drives Debian's Chromium, headless, against a running portal.
+type Browser struct {
+	t    testing.TB
+	p    *Portal
+	Ctx  context.Context
+	stop func()
+}
+
+// chromiumPath finds the browser; CI installs Debian's chromium package.
+func chromiumPath() string {
+	for _, name := range []string{os.Getenv("PORTAL_CHROMIUM"), "chromium", "chromium-browser", "google-chrome"} {
+		if name == "" {
+			continue
+		}
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+// NewBrowser starts a fresh headless Chromium (new profile) for the test. Without a
+// browser on the machine the test is skipped, unless PORTAL_REQUIRE_BROWSER=1 (CI), where
+// a missing browser is a failure.
+func (p *Portal) NewBrowser(t testing.TB) *Browser {
+	t.Helper()
+	path := chromiumPath()
+	if path == "" {
+		if os.Getenv("PORTAL_REQUIRE_BROWSER") == "1" {
+			t.Fatal("chromium not found but PORTAL_REQUIRE_BROWSER=1")
+		}
+		t.Skip("chromium not installed (apt-get install chromium); browser test skipped")
+	}
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(path),
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1280, 900),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-extensions", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.Flag("lang", "id-ID"),
+	}
+	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelB := chromedp.NewContext(actx)
+	// The first call starts the browser; it must not carry a timeout (that would end the
+	// browser with it). Later actions get their own deadlines.
+	if err := chromedp.Do(ctx); err != nil {
+		cancelB()
+		cancelA()
+		t.Fatalf("start chromium: %v", err)
+	}
+	b := &Browser{t: t, p: p, Ctx: ctx, stop: func() { cancelB(); cancelA() }}
+	t.Cleanup(b.stop)
+	return b
+}
+
+// actionTimeout bounds one step so a missing element fails the test instead of hanging it.
+const actionTimeout = 20 * time.Second
+
+// Do performs the steps and fails the test (saving a screenshot when asked) on error.
+func (b *Browser) Do(steps ...chromedp.Action[chromedp.Void]) {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.Ctx, actionTimeout)
+	defer cancel()
+	if err := chromedp.Do(ctx, steps...); err != nil {
+		b.Screenshot("failure-" + sanitize(b.t.Name()))
+		b.t.Fatalf("browser: %v (at %s)", err, b.Location())
+	}
+}
+
+// Get runs one action that returns a value.
+func Get[T any](b *Browser, a chromedp.Action[T]) T {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.Ctx, actionTimeout)
+	defer cancel()
+	v, err := chromedp.Run(ctx, a)
+	if err != nil {
+		b.Screenshot("failure-" + sanitize(b.t.Name()))
+		b.t.Fatalf("browser: %v", err)
+	}
+	return v
+}
+
+// Visit opens a path of the portal and waits for the body.
+func (b *Browser) Visit(path string) {
+	b.t.Helper()
+	b.Do(chromedp.Navigate(b.p.URL+path), chromedp.WaitReady(chromedp.CSS("body")))
+}
+
+// Click clicks the first element matching the CSS selector, once it is visible.
+func (b *Browser) Click(sel string) {
+	b.t.Helper()
+	b.Do(chromedp.WaitVisible(chromedp.CSS(sel)), chromedp.Click(chromedp.CSS(sel)))
+}
+
+// Type replaces the value of an input by typing text into it.
+func (b *Browser) Type(sel, text string) {
+	b.t.Helper()
+	b.Do(chromedp.WaitVisible(chromedp.CSS(sel)), chromedp.Clear(chromedp.CSS(sel)), chromedp.SendKeys(chromedp.CSS(sel), text))
+}
+
+// WaitVisible waits until an element matching sel is visible.
+func (b *Browser) WaitVisible(sel string) {
+	b.t.Helper()
+	b.Do(chromedp.WaitVisible(chromedp.CSS(sel)))
+}
+
+// Login signs in through the form like a person.
+func (b *Browser) Login(username, password string) {
+	b.t.Helper()
+	b.Visit("/login")
+	b.Type(`#f-username`, username)
+	b.Type(`#f-password`, password)
+	b.Click(`[data-testid="sign-in"]`)
+	b.Do(chromedp.WaitReady(chromedp.CSS(`[data-testid="user-name"], [data-testid="login-error"]`)))
+}
+
+// Text returns the visible text of the first element matching sel, waiting for it.
+func (b *Browser) Text(sel string) string {
+	b.t.Helper()
+	b.WaitVisible(sel)
+	return strings.TrimSpace(Get(b, chromedp.Text(chromedp.CSS(sel))))
+}
+
+// Count returns how many elements match sel right now.
+func (b *Browser) Count(sel string) int {
+	b.t.Helper()
+	return Get(b, chromedp.Evaluate[int](`document.querySelectorAll(` + jsString(sel) + `).length`))
+}
+
+// Location returns the current path and query.
+func (b *Browser) Location() string {
+	ctx, cancel := context.WithTimeout(b.Ctx, 5*time.Second)
+	defer cancel()
+	s, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`location.pathname + location.search`))
+	return s
+}
+
+// Screenshot saves a full-page PNG under PORTAL_SCREENSHOTS (when set), for reviews and
+// for failures.
+func (b *Browser) Screenshot(name string) {
+	dir := os.Getenv("PORTAL_SCREENSHOTS")
+	if dir == "" {
+		return
+	}
+	ctx, cancel := context.WithTimeout(b.Ctx, 10*time.Second)
+	defer cancel()
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		b.t.Logf("screenshot %s: %v", name, err)
+		return
+	}
+	_ = os.MkdirAll(dir, 0o755)
+	_ = os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644)
+}
+
+func sanitize(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '/' || r == ' ' {
+			return '_'
+		}
+		return r
+	}, s)
+}
+
+func jsString(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, "`", "\\`", "$", `\$`)
+	return "`" + r.Replace(s) + "`"
+}

@@ -76,16 +76,19 @@ func CheckPassword(hash, pw string) bool {
 // username answers as slowly as a wrong password.
 func burnCheck(pw string) {
 	cost := currentCost()
-	costMu.Lock()
+	costMu.RLock()
 	h, ok := dummyHash[cost]
+	costMu.RUnlock()
 	if !ok {
+		// Made once per cost, outside the lock: a duplicate on a race is harmless.
 		var err error
-		h, err = bcrypt.GenerateFromPassword([]byte("not a real password"), cost)
-		if err == nil {
-			dummyHash[cost] = h
+		if h, err = bcrypt.GenerateFromPassword([]byte("not a real password"), cost); err != nil {
+			return
 		}
+		costMu.Lock()
+		dummyHash[cost] = h
+		costMu.Unlock()
 	}
-	costMu.Unlock()
 	_ = bcrypt.CompareHashAndPassword(h, []byte(pw))
 }
 

@@ -5,6 +5,7 @@ package auth
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -35,11 +36,8 @@ func ParseRole(s string) (Role, error) {
 	return "", fmt.Errorf("auth: role %q: %w", s, ErrUnknownRole)
 }
 
-// Valid reports whether r is one of Roles().
-func (r Role) Valid() bool {
-	_, err := ParseRole(string(r))
-	return err == nil && string(r) == strings.ToLower(string(r))
-}
+// Valid reports whether r is exactly one of Roles().
+func (r Role) Valid() bool { return slices.Contains(Roles(), r) }
 
 // String returns the role's stored value.
 func (r Role) String() string { return string(r) }

@@ -25,6 +25,7 @@ type LockedError struct {
 	ByAddress bool // the address, not the account, is locked
 }
 
+// Error says what is locked and until when (UTC); pages show their own text.
 func (e *LockedError) Error() string {
 	what := "account"
 	if e.ByAddress {
@@ -213,6 +214,17 @@ func (s *Service) lockFor(ctx context.Context, name, addr string, now time.Time)
 		return nil, nil
 	}
 	return lock, nil
+}
+
+// PruneSignIns deletes sign-in attempts too old to affect any lock; call it
+// now and then (say hourly). It returns how many were deleted.
+func (s *Service) PruneSignIns(ctx context.Context) (int64, error) {
+	horizon := orDefault(s.FailureWindow, DefaultFailureWindow) + orDefault(s.LockDuration, DefaultLockDuration)
+	n, err := s.Store.PruneSignIns(ctx, s.now().Add(-horizon))
+	if err != nil {
+		return 0, fmt.Errorf("auth: %w", err)
+	}
+	return n, nil
 }
 
 func lockDetail(l *LockedError) string {

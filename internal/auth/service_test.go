@@ -457,3 +457,23 @@ func TestEnsureBootstrapAdmin(t *testing.T) {
 		}
 	})
 }
+
+func TestPruneSignInsKeepsLocks(t *testing.T) {
+	f := newFixture(t)
+	ctx := t.Context()
+	for range 5 {
+		f.advance(time.Minute)
+		f.svc.SignIn(ctx, "siti", "wrong-password", "10.0.0.1")
+	}
+	f.advance(14 * time.Minute)
+	if n, err := f.svc.PruneSignIns(ctx); err != nil || n != 0 {
+		t.Errorf("PruneSignIns during the lock = %d, %v; want 0", n, err)
+	}
+	if _, err := f.svc.SignIn(ctx, "siti", "wrong-password", "10.0.0.1"); !errors.As(err, new(*auth.LockedError)) {
+		t.Errorf("after pruning during the lock: err = %v, want still locked", err)
+	}
+	f.advance(time.Hour)
+	if n, err := f.svc.PruneSignIns(ctx); err != nil || n != 5 {
+		t.Errorf("PruneSignIns after the lock = %d, %v; want 5", n, err)
+	}
+}

@@ -147,7 +147,7 @@ func (b *Browser) Text(sel string) string {
 // Count returns how many elements match sel right now.
 func (b *Browser) Count(sel string) int {
 	b.t.Helper()
-	return Get(b, chromedp.Evaluate[int](`document.querySelectorAll(` + jsString(sel) + `).length`))
+	return Get(b, chromedp.Evaluate[int](`document.querySelectorAll(`+jsString(sel)+`).length`))
 }
 
 // Location returns the current path and query.

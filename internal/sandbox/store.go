@@ -54,14 +54,20 @@ CREATE TABLE IF NOT EXISTS components (
 	notes        TEXT NOT NULL DEFAULT '',
 	created_at   INTEGER NOT NULL
 );
-CREATE INDEX IF NOT EXISTS components_created ON components(created_at, id);
+-- paid_day is NULL exactly when the component is unpaid, so every state test
+-- reads it. The two *_created indexes return pages newest first and carry the
+-- filter columns, so a page is found without touching the table.
+CREATE INDEX IF NOT EXISTS components_created
+	ON components(created_at, id, paid_day, due_day, expiry_day);
+CREATE INDEX IF NOT EXISTS components_account_created
+	ON components(account_code, created_at, id, paid_day, due_day, expiry_day);
 CREATE INDEX IF NOT EXISTS components_student ON components(student_id, created_at, id);
-CREATE INDEX IF NOT EXISTS components_unpaid_account_due
-	ON components(account_code, due_day, expiry_day, created_at, id) WHERE paid_at IS NULL;
 CREATE INDEX IF NOT EXISTS components_unpaid_due
-	ON components(due_day, expiry_day, created_at, id) WHERE paid_at IS NULL;
+	ON components(due_day, expiry_day, created_at, id) WHERE paid_day IS NULL;
+CREATE INDEX IF NOT EXISTS components_unpaid_account_due
+	ON components(account_code, due_day, expiry_day, created_at, id) WHERE paid_day IS NULL;
 CREATE INDEX IF NOT EXISTS components_paid_day
-	ON components(paid_day, created_at, id) WHERE paid_at IS NOT NULL;
+	ON components(paid_day, created_at, id) WHERE paid_day IS NOT NULL;
 CREATE INDEX IF NOT EXISTS components_ref ON components(ref_number) WHERE ref_number IS NOT NULL;
 CREATE TABLE IF NOT EXISTS reminders (
 	id           INTEGER PRIMARY KEY,

@@ -185,31 +185,33 @@ type searchFilter struct {
 	limit       int
 }
 
-// search returns the matching components, newest first.
-func (st *store) search(ctx context.Context, f searchFilter, today int) ([]record, error) {
-	var (
-		where []string
-		args  []any
-	)
-	add := func(cond string, a ...any) {
-		where = append(where, cond)
+// conditions renders the filter as SQL terms on the columns of c.
+func (f searchFilter) conditions(today int) (terms []string, args []any) {
+	add := func(term string, a ...any) {
+		terms = append(terms, term)
 		args = append(args, a...)
 	}
 	if f.studentID != 0 {
 		add("c.student_id = ?", f.studentID)
 	}
-	switch f.state {
-	case statePaid:
-		add("c.paid_at IS NOT NULL")
-	case stateExpired:
-		add("c.paid_at IS NULL")
-		add("c.expiry_day < ?", today)
-	case stateProvisioned:
-		add("c.paid_at IS NULL")
-		add("c.expiry_day >= ?", today)
-	}
 	if f.accountCode != "" {
 		add("c.account_code = ?", f.accountCode)
+	}
+	switch f.state {
+	case statePaid:
+		add("c.paid_day IS NOT NULL")
+	case stateExpired:
+		add("c.paid_day IS NULL")
+		add("c.expiry_day < ?", today)
+	case stateProvisioned:
+		add("c.paid_day IS NULL")
+		add("c.expiry_day >= ?", today)
+	}
+	if f.startPayDay != 0 || f.endPayDay != 0 {
+		add("c.paid_day BETWEEN ? AND ?", f.startPayDay, orMax(f.endPayDay))
+	}
+	if f.startDueDay != 0 || f.endDueDay != 0 {
+		add("c.due_day BETWEEN ? AND ?", f.startDueDay, orMax(f.endDueDay))
 	}
 	if f.refNumber != "" {
 		add("c.ref_number = ?", f.refNumber)
@@ -217,26 +219,7 @@ func (st *store) search(ctx context.Context, f searchFilter, today int) ([]recor
 	if f.hasNotes {
 		add("c.notes = ?", f.notes)
 	}
-	if f.startPayDay != 0 || f.endPayDay != 0 {
-		if f.state == "" {
-			add("c.paid_at IS NOT NULL")
-		}
-		add("c.paid_day BETWEEN ? AND ?", f.startPayDay, orMax(f.endPayDay))
-	}
-	if f.startDueDay != 0 || f.endDueDay != 0 {
-		add("c.due_day BETWEEN ? AND ?", f.startDueDay, orMax(f.endDueDay))
-	}
-	q := `SELECT ` + recordColumns + ` FROM components c JOIN students s ON s.id = c.student_id`
-	if len(where) > 0 {
-		q += ` WHERE ` + strings.Join(where, " AND ")
-	}
-	q += ` ORDER BY c.created_at DESC, c.id DESC LIMIT ? OFFSET ?`
-	args = append(args, f.limit, f.offset)
-	rows, err := st.db.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, fmt.Errorf("search components: %w", err)
-	}
-	return scanRecords(rows, today)
+	return terms, args
 }
 
 func orMax(day int) int {
@@ -244,6 +227,85 @@ func orMax(day int) int {
 		return 99991231
 	}
 	return day
+}
+
+// probeWindow is how many of the newest components a probe looks at.
+const probeWindow = 4000
+
+// search returns the matching components, newest first.
+//
+// Most searches (state, account and date ranges) match many components spread
+// over time, so the page is usually among the newest few thousand: a probe
+// walks a created_at index that carries the filter columns and stops after
+// probeWindow entries. Only when the probe cannot fill the page does the
+// general query run, letting SQLite pick a range index and sort the matches.
+func (st *store) search(ctx context.Context, f searchFilter, today int) ([]record, error) {
+	terms, args := f.conditions(today)
+	where := ""
+	if len(terms) > 0 {
+		where = " WHERE " + strings.Join(terms, " AND ")
+	}
+	want := f.offset + f.limit
+	var seqs []int64
+	if f.studentID == 0 && f.refNumber == "" && !f.hasNotes && want <= probeWindow/4 {
+		index, prefix, prefixArgs := "components_created", "", []any(nil)
+		if f.accountCode != "" {
+			index, prefix, prefixArgs = "components_account_created", " WHERE account_code = ?", []any{f.accountCode}
+		}
+		q := `SELECT c.seq FROM (SELECT seq, created_at, id, account_code, paid_day, due_day, expiry_day
+			FROM components INDEXED BY ` + index + prefix + `
+			ORDER BY created_at DESC, id DESC LIMIT ` + itoa(probeWindow) + `) c` + where + ` LIMIT ?`
+		var err error
+		seqs, err = querySeqs(ctx, st.db, q, append(append(prefixArgs, args...), want)...)
+		if err != nil {
+			return nil, err
+		}
+		if len(seqs) < want {
+			seqs = nil
+		} else {
+			seqs = seqs[f.offset:]
+		}
+	}
+	if seqs == nil {
+		q := `SELECT c.seq FROM components c` + where + ` ORDER BY c.created_at DESC, c.id DESC LIMIT ? OFFSET ?`
+		var err error
+		if seqs, err = querySeqs(ctx, st.db, q, append(args, f.limit, f.offset)...); err != nil {
+			return nil, err
+		}
+	}
+	if len(seqs) == 0 {
+		return []record{}, nil
+	}
+	in := make([]any, len(seqs))
+	for i, v := range seqs {
+		in[i] = v
+	}
+	rows, err := st.db.QueryContext(ctx, `SELECT `+recordColumns+` FROM components c JOIN students s ON s.id = c.student_id
+		WHERE c.seq IN (?`+strings.Repeat(",?", len(seqs)-1)+`) ORDER BY c.created_at DESC, c.id DESC`, in...)
+	if err != nil {
+		return nil, fmt.Errorf("search components: %w", err)
+	}
+	return scanRecords(rows, today)
+}
+
+func querySeqs(ctx context.Context, q querier, query string, args ...any) ([]int64, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("search components: %w", err)
+	}
+	defer rows.Close()
+	var out []int64
+	for rows.Next() {
+		var v int64
+		if err := rows.Scan(&v); err != nil {
+			return nil, fmt.Errorf("search components: %w", err)
+		}
+		out = append(out, v)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("search components: %w", err)
+	}
+	return out, nil
 }
 
 // payment is a validated pay request.
@@ -264,7 +326,7 @@ func (st *store) pay(ctx context.Context, p payment, now time.Time, loc *time.Lo
 		if err != nil {
 			return err
 		}
-		get, err := tx.PrepareContext(ctx, `SELECT student_id, amount, penalty, active_day, due_day, expiry_day, paid_at IS NOT NULL
+		get, err := tx.PrepareContext(ctx, `SELECT student_id, amount, penalty, active_day, due_day, expiry_day, paid_day IS NOT NULL
 			FROM components WHERE id = ?`)
 		if err != nil {
 			return fmt.Errorf("prepare: %w", err)

@@ -118,7 +118,7 @@ func (s *Server) studentDelete(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 		var paid int
-		if err := tx.QueryRowContext(r.Context(), `SELECT count(*) FROM components WHERE student_id = ? AND paid_at IS NOT NULL`, st.id).Scan(&paid); err != nil {
+		if err := tx.QueryRowContext(r.Context(), `SELECT count(*) FROM components WHERE student_id = ? AND paid_day IS NOT NULL`, st.id).Scan(&paid); err != nil {
 			return fmt.Errorf("count paid components: %w", err)
 		}
 		if paid > 0 {

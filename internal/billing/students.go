@@ -52,8 +52,8 @@ func (c *Client) Student(ctx context.Context, nis string) (Student, error) {
 	return out.student(), nil
 }
 
-// UpdateStudent replaces the record of s.NIS (PUT /bill). Empty optional
-// fields are not sent, so they keep whatever the service holds.
+// UpdateStudent replaces the record of s.NIS (PUT /bill) as a whole: send
+// the fields to keep too (an empty Phone leaves the student without one).
 func (c *Client) UpdateStudent(ctx context.Context, s Student) (Student, error) {
 	var out readStudent
 	if err := c.call(ctx, http.MethodPut, "/bill", nil, s.wire(), &out); err != nil {

@@ -3,7 +3,6 @@ package sandbox
 import (
 	"net/http"
 	"testing"
-	"time"
 )
 
 func TestComponentUploadSearchPay(t *testing.T) {
@@ -49,5 +48,3 @@ func ids(recs []record) []string {
 	}
 	return out
 }
-
-var _ = time.Now

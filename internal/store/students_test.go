@@ -47,7 +47,7 @@ func TestRoster(t *testing.T) {
 		{store.StudentFilter{Class: "Kelas 8A"}, 10, 10, "25001"},
 		{store.StudentFilter{Query: "ahmad fauzi"}, 1, 1, "99_1"},
 		{store.StudentFilter{Query: "FAUZI"}, 1, 1, "99_1"},
-		{store.StudentFilter{Query: "2501"}, 10, 10, "25010"},
+		{store.StudentFilter{Query: "2501"}, 10, 10, "25012"},
 		{store.StudentFilter{Query: "99_"}, 1, 1, "99_1"},
 		{store.StudentFilter{Query: "9%"}, 0, 0, ""},
 		{store.StudentFilter{Query: "putri", Class: "Kelas 9A", Offset: 8, Limit: 5}, 10, 2, "25026"},

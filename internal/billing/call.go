@@ -152,7 +152,11 @@ func (c *Client) transportFailure(ctx, actx context.Context, method, path string
 	var ne net.Error
 	if errors.Is(actx.Err(), context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded) ||
 		errors.As(err, &ne) && ne.Timeout() {
-		return &transportError{method: method, path: path, timeout: c.timeout, err: err}
+		limit := c.timeout
+		if t := c.http.Timeout; t > 0 && t < limit {
+			limit = t // a custom HTTPClient cut it first
+		}
+		return &transportError{method: method, path: path, timeout: limit, err: err}
 	}
 	return &transportError{method: method, path: path, err: err}
 }
@@ -188,13 +192,15 @@ func (c *Client) decode(method, path string, status int, raw []byte, out any) er
 		}
 		return e
 	}
-	if out == nil {
+	if out == nil || len(trimmed) == 0 {
+		// The provider documents only the status of some answers: an empty
+		// body is a success without data, not a failure.
 		return nil
 	}
 	data := json.RawMessage(trimmed)
 	if isEnvelope {
 		data = env.Data
-	} else if len(trimmed) == 0 || trimmed[0] != '[' {
+	} else if trimmed[0] != '[' {
 		return fmt.Errorf("billing: %s %s: reading response: %d answer is not a JSON envelope", method, path, status)
 	}
 	if len(data) == 0 || string(data) == "null" {

@@ -313,3 +313,31 @@ func TestUnreachableKeepsCredentialsOut(t *testing.T) {
 		t.Errorf("%d log lines, want one per attempt (2):\n%s", n, logs.String())
 	}
 }
+
+func TestSuccessWithoutData(t *testing.T) {
+	// The provider documents only the status of the write calls' answers.
+	bodies := []struct{ name, body string }{
+		{"empty body", ""},
+		{"envelope without data", `{"status":"Created","status_code":201,"status_desc":""}`},
+		{"data null", `{"status":"Created","status_code":201,"status_desc":"","data":null}`},
+	}
+	for _, b := range bodies {
+		t.Run(b.name, func(t *testing.T) {
+			c := fakeClient(t, func(w http.ResponseWriter, r *http.Request) { reply(w, 201, b.body) })
+			ctx := context.Background()
+			sent := Student{NIS: "1001", Name: "Ani", Phone: "0812"}
+			created, err := c.CreateStudents(ctx, []Student{sent})
+			want := sent
+			want.KeyName = "NIS"
+			if err != nil || len(created) != 1 || created[0] != want {
+				t.Errorf("CreateStudents = %+v, %v; want the students as sent", created, err)
+			}
+			if got, err := c.UpdateStudent(ctx, sent); err != nil || got != want {
+				t.Errorf("UpdateStudent = %+v, %v; want the student as sent", got, err)
+			}
+			if bs, err := c.CreateComponents(ctx, []ComponentInput{{NIS: "1001"}}); err != nil || len(bs) != 0 {
+				t.Errorf("CreateComponents = %v, %v; want no records and no error", bs, err)
+			}
+		})
+	}
+}

@@ -33,6 +33,13 @@ func (c *Client) CreateStudents(ctx context.Context, students []Student) ([]Stud
 	if err := c.call(ctx, http.MethodPost, "/bill/batch", nil, in, &out); err != nil {
 		return nil, err
 	}
+	if len(out) == 0 {
+		// Created, but the service sent no data back: they are as sent.
+		out = make([]readStudent, len(list))
+		for i, w := range list {
+			out[i] = w.read()
+		}
+	}
 	created := make([]Student, len(out))
 	for i, r := range out {
 		created[i] = r.student()
@@ -55,9 +62,13 @@ func (c *Client) Student(ctx context.Context, nis string) (Student, error) {
 // UpdateStudent replaces the record of s.NIS (PUT /bill) as a whole: send
 // the fields to keep too (an empty Phone leaves the student without one).
 func (c *Client) UpdateStudent(ctx context.Context, s Student) (Student, error) {
+	in := s.wire()
 	var out readStudent
-	if err := c.call(ctx, http.MethodPut, "/bill", nil, s.wire(), &out); err != nil {
+	if err := c.call(ctx, http.MethodPut, "/bill", nil, in, &out); err != nil {
 		return Student{}, err
+	}
+	if out.NIS == "" {
+		out = in.read() // updated, but no data came back
 	}
 	return out.student(), nil
 }

@@ -175,6 +175,11 @@ func (s Student) wire() wireStudent {
 	return wireStudent{Name: s.Name, NIS: s.NIS, KeyName: key, Phone: s.Phone, Email: s.Email, Description: s.Description}
 }
 
+func (w wireStudent) read() readStudent {
+	return readStudent{Name: text(w.Name), NIS: text(w.NIS), KeyName: text(w.KeyName),
+		Phone: text(w.Phone), Email: text(w.Email), Description: text(w.Description)}
+}
+
 func (r readStudent) student() Student {
 	return Student{NIS: string(r.NIS), Name: string(r.Name), KeyName: string(r.KeyName),
 		Phone: string(r.Phone), Email: string(r.Email), Description: string(r.Description)}

@@ -59,6 +59,14 @@ func Open(ctx context.Context, databaseURL string) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
+	if db.dialect == DialectSQLite {
+		// SQLite has no session lock, and a new file's first connection
+		// switching it to WAL fails with SQLITE_BUSY beside another; at least
+		// stores opened in one process (tests, a command beside the server)
+		// take turns.
+		sqliteOpenMu.Lock()
+		defer sqliteOpenMu.Unlock()
+	}
 	if err := db.Ping(ctx); err != nil {
 		db.Close()
 		return nil, err
@@ -69,6 +77,8 @@ func Open(ctx context.Context, databaseURL string) (*DB, error) {
 	}
 	return db, nil
 }
+
+var sqliteOpenMu sync.Mutex
 
 func open(databaseURL string) (*DB, error) {
 	if databaseURL == "" {
@@ -165,8 +175,6 @@ func sqliteDSN(databaseURL string) (dsn, path string, err error) {
 	return rest + "?" + params, rest, nil
 }
 
-var sqliteMigrateMu sync.Mutex
-
 func (db *DB) migrate(ctx context.Context) error {
 	fsys, err := fs.Sub(migrationFiles, "migrations")
 	if err != nil {
@@ -182,12 +190,6 @@ func (db *DB) migrate(ctx context.Context) error {
 			return fmt.Errorf("store: migration lock: %w", err)
 		}
 		opts = append(opts, goose.WithSessionLocker(locker))
-	}
-	if db.dialect == DialectSQLite {
-		// SQLite has no session lock; at least stores opened in one process
-		// (tests, a command beside the server) must not race to migrate.
-		sqliteMigrateMu.Lock()
-		defer sqliteMigrateMu.Unlock()
 	}
 	p, err := goose.NewProvider(dialect, db.sql, fsys, opts...)
 	if err != nil {

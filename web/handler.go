@@ -13,6 +13,7 @@ import (
 	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/config"
 	"github.com/sekolah/portal/internal/store"
+	"github.com/sekolah/portal/internal/upstream"
 )
 
 // Deps are what the handlers need; cmd/portal builds them.
@@ -34,6 +35,7 @@ type Handler struct {
 	db       *store.DB
 	auth     *auth.Service
 	billing  *billing.Client
+	writer   *upstream.Writer
 	log      *slog.Logger
 	sessions *sessions.CookieStore
 	now      func() time.Time
@@ -55,6 +57,8 @@ func newHandler(d Deps) *Handler {
 	cs.MaxAge(0)
 	return &Handler{
 		cfg: d.Config, db: d.DB, auth: d.Auth, billing: d.Billing, log: log,
+		// Every upstream write goes through the writer, which audits it.
+		writer:   &upstream.Writer{Client: d.Billing, DB: d.DB, Log: log, Now: now},
 		sessions: cs, now: now,
 	}
 }

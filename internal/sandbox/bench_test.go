@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/google/uuid"
 )
 
 var (
@@ -50,7 +52,7 @@ func fillBench(s *Server, students, perStudent int) error {
 		for i := range list {
 			list[i] = student{Name: fmt.Sprintf("Siswa %d", i), BillKeyValue: fmt.Sprintf("B%06d", i), BillKeyName: "NIS", Phone: "0812"}
 		}
-		rows, err := insertStudents(ctx, tx, list, testNow.UnixNano())
+		rows, err := insertStudents(ctx, tx, list, testNow.UnixNano(), uuid.NewString)
 		if err != nil {
 			return err
 		}

@@ -152,7 +152,7 @@ func (s *Server) studentCheckout(w http.ResponseWriter, r *http.Request) error {
 		if len(ps) > 0 {
 			return invalid("bill_upload_list", ps)
 		}
-		rows, err := insertStudents(r.Context(), tx, []student{st}, now.UnixNano())
+		rows, err := insertStudents(r.Context(), tx, []student{st}, now.UnixNano(), uuid.NewString)
 		if err != nil {
 			return err
 		}

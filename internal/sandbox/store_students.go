@@ -5,8 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-
-	"github.com/google/uuid"
 )
 
 // student is the student record as sent and returned.
@@ -72,8 +70,9 @@ func existingNIS(ctx context.Context, tx *sql.Tx, nis []string) (map[string]bool
 	return found, nil
 }
 
-// insertStudents stores students (already validated) and returns their ids.
-func insertStudents(ctx context.Context, tx *sql.Tx, list []student, createdAt int64) ([]studentRow, error) {
+// insertStudents stores students (already validated) created at createdAt
+// (unix nanoseconds); newID makes each bill id.
+func insertStudents(ctx context.Context, tx *sql.Tx, list []student, createdAt int64, newID func() string) ([]studentRow, error) {
 	stmt, err := tx.PrepareContext(ctx, `INSERT INTO students (bill_id, nis, name, key_name, phone, email, description, created_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
@@ -82,7 +81,7 @@ func insertStudents(ctx context.Context, tx *sql.Tx, list []student, createdAt i
 	defer stmt.Close()
 	rows := make([]studentRow, 0, len(list))
 	for _, st := range list {
-		billID := uuid.NewString()
+		billID := newID()
 		res, err := stmt.ExecContext(ctx, billID, st.BillKeyValue, st.Name, st.BillKeyName, st.Phone, st.Email, st.Description, createdAt)
 		if err != nil {
 			return nil, fmt.Errorf("insert student: %w", err)

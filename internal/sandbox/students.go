@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+
+	"github.com/google/uuid"
 )
 
 // studentBatch creates all students of bill_list, or none.
@@ -57,7 +59,7 @@ func (s *Server) studentBatch(w http.ResponseWriter, r *http.Request) error {
 			slices.SortStableFunc(ps, func(a, b problem) int { return cmp.Compare(a.Index, b.Index) })
 			return invalid("bill_list", ps)
 		}
-		_, err = insertStudents(r.Context(), tx, list, now.UnixNano())
+		_, err = insertStudents(r.Context(), tx, list, now.UnixNano(), uuid.NewString)
 		return err
 	})
 	if err != nil {

@@ -5,13 +5,16 @@
 //
 //   <meta name="csrf-token" content="...">  token sent as X-CSRF-Token on every htmx request
 //   data-confirm="Text?"        on a form, a submit button, a link or an hx-* element: ask first
-//   data-autosubmit             on a filter form: submit (or let htmx request) on change
+//   data-autosubmit             on a filter form: submit (or let htmx request) on change;
+//                               search inputs also after typing pauses. Not with hx-trigger=change.
 //   data-print                  on a button: window.print()
 //   data-copy="text"            on a button: copy the text (or, with data-copy-target="#id",
 //                               that element's text); data-copied="Copied" swaps the label briefly
 //   data-dismiss                on a button inside an .alert: remove the alert
 //                               (data-dismiss="#id" removes that element instead)
 //   data-network-error="Text"   on #alerts: shown when an htmx request cannot reach the server
+//   data-no-busy                on a POST form that answers with a download: keep its buttons
+//                               enabled (others are disabled while the submission is on its way)
 //
 // Classes .js-only / .js-hide (see app.css) show or hide controls depending on whether this
 // script runs, e.g. the "Apply" button of an autosubmit filter form, or a print button.
@@ -107,7 +110,7 @@
   // once it is on its way. Disabling waits a tick so the clicked button's name/value is
   // still part of the submission.
   function guardDoubleSubmit(form, e) {
-    if ((form.getAttribute("method") || "get").toLowerCase() !== "post" || isHtmx(form)) {
+    if ((form.getAttribute("method") || "get").toLowerCase() !== "post" || isHtmx(form) || form.hasAttribute("data-no-busy")) {
       return;
     }
     setTimeout(function () {
@@ -173,16 +176,22 @@
 
   doc.addEventListener("change", function (e) {
     var form = e.target.form || (e.target.closest && e.target.closest("form"));
-    if (form && form.hasAttribute("data-autosubmit") && !e.target.hasAttribute("data-no-autosubmit")) {
+    if (form && form.hasAttribute("data-autosubmit") && !e.target.hasAttribute("data-no-autosubmit") && !triggersOnChange(form)) {
       submitForm(form);
     }
   });
+
+  // A form that already asks htmx to fire on change would otherwise send twice.
+  function triggersOnChange(form) {
+    var trig = form.getAttribute("hx-trigger") || form.getAttribute("data-hx-trigger") || "";
+    return /\b(change|input|keyup)\b/.test(trig);
+  }
 
   // Search boxes submit after typing stops, not only on blur.
   var searchTimer = 0;
   doc.addEventListener("input", function (e) {
     var el = e.target;
-    if (el.type !== "search" || !el.form || !el.form.hasAttribute("data-autosubmit")) {
+    if (el.type !== "search" || !el.form || !el.form.hasAttribute("data-autosubmit") || triggersOnChange(el.form)) {
       return;
     }
     clearTimeout(searchTimer);

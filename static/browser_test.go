@@ -1,0 +1,223 @@
+package static
+
+import (
+	"context"
+	"fmt"
+	"html"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+)
+
+// testPage exercises every data-* behaviour of app.js with htmx loaded, under the
+// portal's CSP.
+const testPage = `<!DOCTYPE html>
+<html lang="id"><head>
+<meta charset="utf-8">
+<meta name="csrf-token" content="tok-123">
+<meta name="htmx-config" content='{"includeIndicatorStyles":false,"allowEval":false,"allowScriptTags":false}'>
+<link rel="stylesheet" href="%s">
+<script src="%s" defer></script>
+<script src="%s" defer></script>
+</head><body>
+<div class="alert alert--info" id="note"><span>Hi</span><button type="button" data-dismiss>x</button></div>
+<button type="button" id="hx-delete" hx-post="/echo?from=hx-delete" hx-target="#out" data-confirm="Hapus?">Hapus</button>
+<form id="filters" method="get" action="/echo" hx-get="/echo" hx-target="#out" data-autosubmit>
+  <select id="state" name="state"><option value="a">a</option><option value="b">b</option></select>
+  <button class="js-hide" id="apply">Apply</button>
+</form>
+<button type="button" id="print" data-print>Cetak</button>
+<div id="out"></div>
+<form id="pay" method="post" action="/echo?from=pay" data-confirm="Bayar?">
+  <input type="hidden" name="csrf_token" value="tok-123">
+  <button id="pay-btn" name="go" value="yes">Bayar</button>
+</form>
+</body></html>`
+
+type seen struct {
+	method, from, csrf, hx, query, form string
+}
+
+func chromium(t *testing.T) string {
+	for _, name := range []string{os.Getenv("PORTAL_CHROMIUM"), "chromium", "chromium-browser", "google-chrome"} {
+		if name == "" {
+			continue
+		}
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("PORTAL_REQUIRE_BROWSER") == "1" {
+		t.Fatal("chromium not found but PORTAL_REQUIRE_BROWSER=1")
+	}
+	t.Skip("chromium not installed (apt-get install chromium); browser test skipped")
+	return ""
+}
+
+func TestAppJSInBrowser(t *testing.T) {
+	path := chromium(t)
+
+	var mu sync.Mutex
+	var requests []seen
+	paid := make(chan struct{}, 1)
+	mux := http.NewServeMux()
+	mux.Handle(Prefix, Handler())
+	mux.HandleFunc("/page", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:")
+		fmt.Fprintf(w, testPage, Path(AppCSS), Path(HTMX), Path(AppJS))
+	})
+	mux.HandleFunc("/echo", func(w http.ResponseWriter, r *http.Request) {
+		_ = r.ParseForm()
+		s := seen{r.Method, r.URL.Query().Get("from"), r.Header.Get("X-CSRF-Token"), r.Header.Get("HX-Request"), r.URL.Query().Get("state"), r.PostForm.Get("go")}
+		mu.Lock()
+		requests = append(requests, s)
+		mu.Unlock()
+		if s.from == "pay" {
+			select {
+			case paid <- struct{}{}:
+			default: // a second submission; the count below reports it
+			}
+		}
+		w.Header().Set("Content-Security-Policy", "default-src 'self'")
+		fmt.Fprintf(w, `<p id="echoed">%s</p>`, html.EscapeString(fmt.Sprintf("%+v", s)))
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(path), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
+		chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck, chromedp.UserDataDir(t.TempDir()),
+		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true), chromedp.Flag("disable-dev-shm-usage", true),
+	}
+	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancelA()
+	bctx, cancelB := chromedp.NewContext(actx)
+	defer cancelB()
+	// The first call starts the browser and must carry no timeout.
+	if err := chromedp.Do(bctx); err != nil {
+		t.Fatalf("start chromium: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(bctx, 60*time.Second)
+	defer cancel()
+
+	do := func(step string, actions ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		if err := chromedp.Do(ctx, actions...); err != nil {
+			t.Fatalf("%s: %v", step, err)
+		}
+	}
+	eval := func(step, expr string) any {
+		t.Helper()
+		v, err := chromedp.Run(ctx, chromedp.Evaluate[any](expr))
+		if err != nil {
+			t.Fatalf("%s: %v", step, err)
+		}
+		return v
+	}
+	wait := func(step, expr string) {
+		t.Helper()
+		if _, err := chromedp.Run(ctx, chromedp.Poll[bool](expr, chromedp.WithPollingTimeout(15*time.Second))); err != nil {
+			t.Fatalf("%s: waiting for %s: %v", step, expr, err)
+		}
+	}
+	click := func(sel string) chromedp.Action[chromedp.Void] { return chromedp.Click(chromedp.CSS(sel)) }
+
+	// Injected by the browser itself, so the page's CSP does not apply: it records any
+	// CSP violation and answers confirm() from a queue.
+	const probe = `window.__csp = []; window.__asked = []; window.__answers = []; window.__printed = 0;
+document.addEventListener("securitypolicyviolation", e => window.__csp.push(e.violatedDirective + " " + e.blockedURI));
+window.confirm = m => { window.__asked.push(m); return window.__answers.shift() === true; };
+window.print = () => { window.__printed++; };`
+	do("load",
+		chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
+			_, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: probe})
+			return err
+		}),
+		chromedp.Navigate(srv.URL+"/page"),
+	)
+	wait("load", `document.documentElement.classList.contains("js") && !!window.htmx`)
+
+	// data-dismiss removes the alert.
+	do("dismiss", click("#note button"))
+	wait("dismiss", `document.getElementById("note") === null`)
+
+	// data-confirm on an hx-post button: "no" sends nothing, "yes" sends once with the
+	// CSRF header, and each click asks exactly once.
+	eval("answers", `window.__answers = [false, true]; true`)
+	do("hx confirm", click("#hx-delete"), click("#hx-delete"))
+	wait("hx confirm", `!!document.querySelector("#out #echoed")`)
+	if got := eval("asked", `window.__asked.join("|")`); got != "Hapus?|Hapus?" {
+		t.Errorf("confirm asked %q, want \"Hapus?\" twice", got)
+	}
+
+	// data-autosubmit: changing the select makes htmx fetch the filtered list.
+	// SetValue fires input and change as a person's choice does.
+	do("autosubmit", chromedp.SetValue(chromedp.CSS("#state"), "b"))
+	wait("autosubmit", `(document.querySelector("#out #echoed") || {textContent: ""}).textContent.includes("query:b")`)
+
+	// data-print calls window.print; .js-hide hides the filter's Apply button.
+	do("print", click("#print"))
+	if got := eval("printed", `window.__printed`); got != float64(1) {
+		t.Errorf("window.print called %v times, want 1", got)
+	}
+	if got := eval("js-hide", `getComputedStyle(document.getElementById("apply")).display`); got != "none" {
+		t.Errorf(".js-hide button has display %v with JavaScript on", got)
+	}
+
+	if got := eval("csp", `window.__csp.join("; ")`); got != "" {
+		t.Errorf("CSP violations: %v", got)
+	}
+
+	// data-confirm on a plain POST form: "no" stays, "yes" submits once with the button's value.
+	eval("answers", `window.__asked = []; window.__answers = [false, true]; true`)
+	do("form cancel", click("#pay-btn"))
+	if got := eval("asked", `window.__asked.join("|")`); got != "Bayar?" {
+		t.Errorf("form confirm asked %q, want \"Bayar?\" once", got)
+	}
+	do("form submit", click("#pay-btn"))
+	select {
+	case <-paid:
+	case <-ctx.Done():
+		t.Fatal("confirmed form was not submitted")
+	}
+
+	mu.Lock()
+	defer mu.Unlock()
+	var hxPosts, pays, filters int
+	for _, s := range requests {
+		switch {
+		case s.from == "hx-delete":
+			hxPosts++
+			if s.method != "POST" || s.csrf != "tok-123" || s.hx != "true" {
+				t.Errorf("htmx request %+v: want POST with X-CSRF-Token tok-123 and HX-Request", s)
+			}
+		case s.from == "pay":
+			pays++
+			if s.method != "POST" || s.form != "yes" || s.hx != "" {
+				t.Errorf("form submit %+v: want a plain POST carrying the button's value", s)
+			}
+		case s.query == "b":
+			filters++
+			if s.csrf != "tok-123" || s.hx != "true" {
+				t.Errorf("autosubmit request %+v: want htmx GET with the CSRF header", s)
+			}
+		}
+	}
+	if hxPosts != 1 {
+		t.Errorf("hx-post sent %d times, want 1 (cancelled once, confirmed once)", hxPosts)
+	}
+	if pays != 1 {
+		t.Errorf("form posted %d times, want 1", pays)
+	}
+	if filters != 1 {
+		t.Errorf("filter form sent %d times, want 1", filters)
+	}
+}

@@ -146,6 +146,13 @@ func TestRegisterDuplicatePanics(t *testing.T) {
 	Register(map[string]Message{"app.name": {ID: "x", EN: "x"}})
 }
 
+func init() {
+	Register(map[string]Message{
+		"test.percent":      {ID: "%[1]d%% lunas", EN: "%[1]d%% paid"},
+		"test.percent_only": {ID: "100%% lunas", EN: "100%% paid"},
+	})
+}
+
 func TestT(t *testing.T) {
 	id := NewPrinter(Indonesian, nil)
 	en := NewPrinter(English, nil)
@@ -160,6 +167,9 @@ func TestT(t *testing.T) {
 		{"id args", id.T("page.of", 2, 9), "Halaman 2 dari 9"},
 		{"en args", en.T("page.showing", 51, 100, 230), "Showing 51–100 of 230"},
 		{"unknown key", en.T("no.such.key"), "no.such.key"},
+		{"unknown key with args", en.T("no.such.key", 3), "no.such.key"},
+		{"percent sign", id.T("test.percent", 78), "78% lunas"},
+		{"percent sign without args", id.T("test.percent_only"), "100% lunas"},
 		{"ctx default is Indonesian", T(context.Background(), "app.name"), "Portal Tagihan Sekolah"},
 		{"ctx English", T(ctxEN, "app.name"), "School Billing Portal"},
 		{"upstream timeout", id.T("upstream.timeout", 15), "Layanan pembayaran tidak menjawab dalam 15 detik. Tidak ada yang tercatat; coba lagi."},

@@ -173,7 +173,7 @@ func (p Printer) T(key string, args ...any) string {
 	if p.Lang == English {
 		format = m.EN
 	}
-	if len(args) == 0 {
+	if len(args) == 0 && !strings.Contains(format, "%%") {
 		return format
 	}
 	return fmt.Sprintf(format, args...)

@@ -1,0 +1,432 @@
+package uploads
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+)
+
+// StudentChecker tells which student numbers the billing service knows.
+type StudentChecker interface {
+	// KnownStudents returns the subset of nis the service knows. An error means some
+	// could not be checked (the service did not answer); nothing is guessed.
+	KnownStudents(ctx context.Context, nis []string) (map[string]bool, error)
+}
+
+// ComponentFinder tells which components already exist at the billing service.
+type ComponentFinder interface {
+	// FindComponents reports, for each key, whether the service has a component of
+	// that student with that name (case and spacing aside) due that day.
+	FindComponents(ctx context.Context, keys []Key) ([]bool, error)
+}
+
+// Key identifies a component for duplicate checks: the same student, name and due day
+// is the same bill, whatever its amount.
+type Key struct {
+	NIS  string
+	Name string
+	Due  time.Time
+}
+
+// Options say how to read and check a sheet.
+type Options struct {
+	Kind     Kind
+	Accounts []string
+	Limits   Limits
+	// Students checks that NIS exist (components) or finds those that already do
+	// (students sheets).
+	Students StudentChecker
+	// Existing finds components already uploaded; nil skips that check.
+	Existing ComponentFinder
+}
+
+// Summary is what a sheet holds, by row.
+type Summary struct {
+	// Rows counts the non-empty data rows.
+	Rows int
+	// New rows are valid and not at the service yet; Already rows are valid and already
+	// there; Errors rows have at least one issue.
+	New, Already, Errors int
+	// Issues counts the cell problems.
+	Issues int
+	// Totals are the new rows' rupiah per account code (components only).
+	Totals []Total
+}
+
+// Total is the sum of one account code's new components.
+type Total struct {
+	AccountCode string
+	Rows        int
+	Amount      int64
+}
+
+// Row states inside the analysis.
+const (
+	rowNew uint8 = iota
+	rowBad
+	rowAlready
+)
+
+// compRow is what the analysis keeps of one components row: small, because a sheet may
+// have 200,000 of them.
+type compRow struct {
+	amount int64
+	row    int32
+	nis    int32 // index into the distinct NIS, -1 when the cell is invalid
+	name   int32 // index into the distinct folded names, -1 when invalid
+	due    int32 // days since 1970-01-01, -1 when invalid
+	acct   int16 // index into the account codes, -1 when invalid
+	state  uint8
+}
+
+type compKey struct{ nis, name, due int32 }
+
+// interner hands out small indexes for repeated strings (NIS, names).
+type interner struct {
+	index map[string]int32
+	list  []string
+}
+
+func newInterner() *interner { return &interner{index: map[string]int32{}} }
+
+func (in *interner) id(s string) int32 {
+	if i, ok := in.index[s]; ok {
+		return i
+	}
+	i := int32(len(in.list))
+	in.index[s] = i
+	in.list = append(in.list, s)
+	return i
+}
+
+func epochDay(t time.Time) int32 { return int32(t.Unix() / 86400) }
+
+func dayOfEpoch(d int32) time.Time { return time.Unix(int64(d)*86400, 0).UTC() }
+
+// Analyse reads the sheet at path row by row and checks every cell, reporting each problem
+// to sink as it is found (in row order, except unknown NIS, which are known only once the
+// whole sheet has been read). It never holds the sheet: only a few numbers per row.
+// A problem with the file itself is a *FileError.
+func Analyse(ctx context.Context, path string, o Options, sink func(Issue) error) (Summary, error) {
+	s, err := openSheet(path, o.Kind, o.Limits)
+	if err != nil {
+		return Summary{}, err
+	}
+	defer s.close()
+	l, err := s.header(o.Kind)
+	if err != nil {
+		return Summary{}, err
+	}
+	v := newValidator(l, o.Accounts, s.date1904)
+	switch o.Kind {
+	case Components:
+		return analyseComponents(ctx, s, v, o, sink)
+	case Students:
+		return analyseStudents(ctx, s, v, o, sink)
+	}
+	return Summary{}, fmt.Errorf("uploads: unknown kind %q", o.Kind)
+}
+
+// issueSink counts problems and remembers whether the current row had one.
+type issueSink struct {
+	sink   func(Issue) error
+	err    error
+	bad    bool
+	issues int
+}
+
+func (is *issueSink) emit(i Issue) {
+	is.bad = true
+	is.issues++
+	if is.err == nil {
+		is.err = is.sink(i)
+	}
+}
+
+func analyseComponents(ctx context.Context, s *sheet, v *validator, o Options, sink func(Issue) error) (Summary, error) {
+	var (
+		sum   Summary
+		rows  []compRow
+		nis   = newInterner()
+		names = newInterner()
+		// folded caches each name as typed → its folded index, so the folding (which
+		// allocates) runs once per distinct spelling, not once per row.
+		folded = map[string]int32{}
+		seen   = map[compKey]int32{}
+		acct   = map[string]int16{}
+		c      Component
+		out    = &issueSink{sink: sink}
+	)
+	for i, a := range o.Accounts {
+		acct[a] = int16(i)
+	}
+	for {
+		cells, ok, err := s.next()
+		if err != nil {
+			return sum, err
+		}
+		if !ok {
+			break
+		}
+		if blankRow(cells) {
+			continue
+		}
+		if sum.Rows++; o.Limits.MaxRows > 0 && sum.Rows > o.Limits.MaxRows {
+			return sum, &FileError{Code: "too_many_rows", Args: []string{strconv.Itoa(o.Limits.MaxRows)}}
+		}
+		if sum.Rows%4096 == 0 && ctx.Err() != nil {
+			return sum, ctx.Err()
+		}
+		out.bad = false
+		v.component(s.row, cells, &c, out.emit)
+		r := compRow{row: int32(s.row), nis: -1, name: -1, due: -1, acct: -1, amount: c.Amount}
+		if c.NIS != "" {
+			r.nis = nis.id(c.NIS)
+		}
+		if c.Name != "" {
+			id, ok := folded[c.Name]
+			if !ok {
+				id = names.id(nameKey(c.Name))
+				folded[c.Name] = id
+			}
+			r.name = id
+		}
+		if !c.Due.IsZero() {
+			r.due = epochDay(c.Due)
+		}
+		if c.AccountCode != "" {
+			r.acct = acct[c.AccountCode]
+		}
+		if r.nis >= 0 && r.name >= 0 && r.due >= 0 {
+			k := compKey{r.nis, r.name, r.due}
+			if first, dup := seen[k]; dup {
+				out.emit(Issue{Row: s.row, Col: v.l.Col[FieldName], Code: "duplicate_row", Args: []string{strconv.Itoa(int(first))}})
+			} else {
+				seen[k] = r.row
+			}
+		}
+		if out.err != nil {
+			return sum, out.err
+		}
+		if out.bad {
+			r.state = rowBad
+		}
+		rows = append(rows, r)
+	}
+	seen = nil
+
+	// Every NIS must be a student the service knows: asked once per distinct NIS.
+	known, err := o.Students.KnownStudents(ctx, nis.list)
+	if err != nil {
+		return sum, err
+	}
+	nisCol := v.l.Col[FieldNIS]
+	for i := range rows {
+		r := &rows[i]
+		if r.nis >= 0 && !known[nis.list[r.nis]] {
+			out.emit(Issue{Row: int(r.row), Col: nisCol, Code: "nis_unknown", Args: []string{nis.list[r.nis]}})
+			r.state = rowBad
+		}
+	}
+	if out.err != nil {
+		return sum, out.err
+	}
+
+	// Rows already at the service (the same sheet uploaded before, in full or in part).
+	if o.Existing != nil {
+		var keys []Key
+		var idx []int
+		for i, r := range rows {
+			if r.state == rowNew {
+				keys = append(keys, Key{NIS: nis.list[r.nis], Name: names.list[r.name], Due: dayOfEpoch(r.due)})
+				idx = append(idx, i)
+			}
+		}
+		if len(keys) > 0 {
+			found, err := o.Existing.FindComponents(ctx, keys)
+			if err != nil {
+				return sum, err
+			}
+			for j, f := range found {
+				if f {
+					rows[idx[j]].state = rowAlready
+				}
+			}
+		}
+	}
+
+	totals := make([]Total, len(o.Accounts))
+	for i, a := range o.Accounts {
+		totals[i].AccountCode = a
+	}
+	for _, r := range rows {
+		switch r.state {
+		case rowNew:
+			sum.New++
+			totals[r.acct].Rows++
+			totals[r.acct].Amount += r.amount
+		case rowAlready:
+			sum.Already++
+		default:
+			sum.Errors++
+		}
+	}
+	for _, t := range totals {
+		if t.Rows > 0 {
+			sum.Totals = append(sum.Totals, t)
+		}
+	}
+	sum.Issues = out.issues
+	return sum, nil
+}
+
+type studentRow struct {
+	row   int32
+	nis   int32
+	state uint8
+}
+
+func analyseStudents(ctx context.Context, s *sheet, v *validator, o Options, sink func(Issue) error) (Summary, error) {
+	var (
+		sum  Summary
+		rows []studentRow
+		nis  = newInterner()
+		seen = map[int32]int32{}
+		st   Student
+		out  = &issueSink{sink: sink}
+	)
+	for {
+		cells, ok, err := s.next()
+		if err != nil {
+			return sum, err
+		}
+		if !ok {
+			break
+		}
+		if blankRow(cells) {
+			continue
+		}
+		if sum.Rows++; o.Limits.MaxRows > 0 && sum.Rows > o.Limits.MaxRows {
+			return sum, &FileError{Code: "too_many_rows", Args: []string{strconv.Itoa(o.Limits.MaxRows)}}
+		}
+		out.bad = false
+		v.student(s.row, cells, &st, out.emit)
+		r := studentRow{row: int32(s.row), nis: -1}
+		if st.NIS != "" {
+			r.nis = nis.id(st.NIS)
+			if first, dup := seen[r.nis]; dup {
+				out.emit(Issue{Row: s.row, Col: v.l.Col[FieldNIS], Code: "duplicate_nis", Args: []string{st.NIS, strconv.Itoa(int(first))}})
+			} else {
+				seen[r.nis] = r.row
+			}
+		}
+		if out.err != nil {
+			return sum, out.err
+		}
+		if out.bad {
+			r.state = rowBad
+		}
+		rows = append(rows, r)
+	}
+	// A student the service already has is skipped, not an error: the sheet may be the
+	// whole class list with a few newcomers.
+	var candidates []string
+	for _, r := range rows {
+		if r.state == rowNew {
+			candidates = append(candidates, nis.list[r.nis])
+		}
+	}
+	known, err := o.Students.KnownStudents(ctx, candidates)
+	if err != nil {
+		return sum, err
+	}
+	for _, r := range rows {
+		switch {
+		case r.state == rowBad:
+			sum.Errors++
+		case known[nis.list[r.nis]]:
+			sum.Already++
+		default:
+			sum.New++
+		}
+	}
+	sum.Issues = out.issues
+	return sum, nil
+}
+
+// ReadComponents calls fn for every valid components row whose row number skip does not
+// name; a row that does not validate is passed over. It is the commit's second reading
+// of the file, after Analyse found the problems.
+func ReadComponents(ctx context.Context, path string, o Options, skip func(row int) bool, fn func(Component) error) error {
+	return readRows(ctx, path, o, Components, func(v *validator, row int, cells []string) error {
+		if skip(row) {
+			return nil
+		}
+		var c Component
+		if !v.component(row, cells, &c, func(Issue) {}) {
+			return nil
+		}
+		return fn(c)
+	})
+}
+
+// ReadStudents is ReadComponents for students sheets.
+func ReadStudents(ctx context.Context, path string, o Options, skip func(row int) bool, fn func(Student) error) error {
+	return readRows(ctx, path, o, Students, func(v *validator, row int, cells []string) error {
+		if skip(row) {
+			return nil
+		}
+		var s Student
+		if !v.student(row, cells, &s, func(Issue) {}) {
+			return nil
+		}
+		return fn(s)
+	})
+}
+
+func readRows(ctx context.Context, path string, o Options, kind Kind, fn func(v *validator, row int, cells []string) error) error {
+	s, err := openSheet(path, kind, o.Limits)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	l, err := s.header(kind)
+	if err != nil {
+		return err
+	}
+	v := newValidator(l, o.Accounts, s.date1904)
+	for n := 0; ; n++ {
+		cells, ok, err := s.next()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return nil
+		}
+		if n%4096 == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if blankRow(cells) {
+			continue
+		}
+		if err := fn(v, s.row, cells); err != nil {
+			return err
+		}
+	}
+}
+
+// errStop ends a read early without being an error.
+var errStop = errors.New("stop")
+
+// SortIssues orders issues as the preview shows them: by row, then column.
+func SortIssues(list []Issue) {
+	slices.SortFunc(list, func(a, b Issue) int {
+		if a.Row != b.Row {
+			return a.Row - b.Row
+		}
+		return a.Col - b.Col
+	})
+}

@@ -1,0 +1,127 @@
+package uploads_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/sekolah/portal/internal/auth"
+	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/sandbox"
+	"github.com/sekolah/portal/internal/store"
+	"github.com/sekolah/portal/internal/store/storetest"
+	"github.com/sekolah/portal/internal/upstream"
+	"github.com/sekolah/portal/internal/uploads"
+	"github.com/sekolah/portal/internal/uploads/sheettest"
+)
+
+var accounts = []string{"SPP", "BCA", "MANDIRI"}
+
+var financeActor = auth.Actor{ID: "user-finance", Username: "finance", Role: auth.Finance, IP: "127.0.0.1"}
+
+// env is a real database, the sandbox over real HTTP and the client and writer on it.
+type env struct {
+	db     *store.DB
+	sb     *sandbox.Server
+	client *billing.Client
+	writer *upstream.Writer
+	dir    string
+	log    *slog.Logger
+}
+
+func newEnv(t testing.TB, timeout time.Duration) *env {
+	t.Helper()
+	db := storetest.OpenTest(t)
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	if testing.Verbose() && os.Getenv("UPLOADS_LOG") != "" {
+		log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	sb, err := sandbox.New(sandbox.Options{Username: "portal", Password: "issued", Accounts: accounts,
+		Now: time.Date(2026, 7, 1, 3, 0, 0, 0, time.UTC), HangLimit: 10 * time.Second, Seed: 7, Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(sb)
+	t.Cleanup(func() { srv.Close(); sb.Close() })
+	client, err := billing.New(billing.Config{BaseURL: srv.URL, Username: "portal", Password: "issued", Now: sb.Now,
+		Timeout: timeout, RetryBase: 5 * time.Millisecond, RetryMax: 20 * time.Millisecond, Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &env{db: db, sb: sb, client: client, dir: t.TempDir(), log: log,
+		writer: &upstream.Writer{Client: client, DB: db, Log: log}}
+}
+
+// config is a runner configuration that retries fast.
+func (e *env) config() uploads.Config {
+	return uploads.Config{Dir: filepath.Join(e.dir, "uploads"), ChunkSize: 200, Concurrency: 3, Accounts: accounts,
+		RetryBase: 5 * time.Millisecond, RetryMax: 50 * time.Millisecond, Settle: 50 * time.Millisecond, MaxAttempts: 40}
+}
+
+// enrol creates the sheet's students at the service and in the roster.
+func (e *env) enrol(t testing.TB, sh sheettest.Sheet) {
+	t.Helper()
+	for start := 0; start < len(sh.NIS); start += 500 {
+		var list []billing.Student
+		for i := start; i < min(start+500, len(sh.NIS)); i++ {
+			list = append(list, billing.Student{NIS: sh.NIS[i], Name: sh.Names[i], Description: "Kelas 7A"})
+		}
+		if _, err := e.writer.CreateStudents(context.Background(), auth.SystemActor, list, store.SourcePortal); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// upstreamKeys lists every component at the service as NIS|name|due, with duplicates.
+func (e *env) upstreamKeys(t testing.TB) map[string]int {
+	t.Helper()
+	keys := map[string]int{}
+	for b, err := range e.client.All(context.Background(), billing.Query{}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys[b.NIS+"|"+b.Name+"|"+b.Due.Format(time.DateOnly)]++
+	}
+	return keys
+}
+
+func (e *env) start(t testing.TB, cfg uploads.Config) *uploads.Runner {
+	t.Helper()
+	r := uploads.NewRunner(cfg, e.db, e.client, e.writer, e.log)
+	if err := r.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = r.Stop(context.Background()) })
+	return r
+}
+
+// receive uploads the file at path and waits for its analysis.
+func receive(t testing.TB, r *uploads.Runner, kind uploads.Kind, path string) store.UploadJob {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rec, err := r.Receive(context.Background(), financeActor, kind, filepath.Base(path), f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return wait(t, r, rec.Job.ID)
+}
+
+func wait(t testing.TB, r *uploads.Runner, id string) store.UploadJob {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Second)
+	defer cancel()
+	j, err := r.Wait(ctx, id)
+	if err != nil {
+		t.Fatalf("wait for job %s: %v (state %s)", id, err, j.State)
+	}
+	return j
+}

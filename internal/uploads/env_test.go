@@ -15,9 +15,9 @@ import (
 	"github.com/sekolah/portal/internal/sandbox"
 	"github.com/sekolah/portal/internal/store"
 	"github.com/sekolah/portal/internal/store/storetest"
-	"github.com/sekolah/portal/internal/upstream"
 	"github.com/sekolah/portal/internal/uploads"
 	"github.com/sekolah/portal/internal/uploads/sheettest"
+	"github.com/sekolah/portal/internal/upstream"
 )
 
 var accounts = []string{"SPP", "BCA", "MANDIRI"}

@@ -3,6 +3,7 @@
 package web
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/config"
 	"github.com/sekolah/portal/internal/store"
+	"github.com/sekolah/portal/internal/uploads"
 	"github.com/sekolah/portal/internal/upstream"
 )
 
@@ -27,6 +29,10 @@ type Deps struct {
 	SessionKeys [2][]byte
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Uploads runs the bulk upload jobs. cmd/portal starts it on serve and stops it on
+	// shutdown; nil makes New build and start one that is never stopped (fine for tools
+	// and tests that do not restart the portal).
+	Uploads *uploads.Runner
 }
 
 // Handler holds the dependencies of every handler method.
@@ -39,6 +45,7 @@ type Handler struct {
 	log      *slog.Logger
 	sessions *sessions.CookieStore
 	now      func() time.Time
+	uploads  *uploads.Runner
 }
 
 func newHandler(d Deps) *Handler {
@@ -55,10 +62,17 @@ func newHandler(d Deps) *Handler {
 	// The cookie itself lives for the browser session; idle expiry is enforced on the
 	// server from the last-seen time inside it, so a stolen old cookie is worthless.
 	cs.MaxAge(0)
-	return &Handler{
+	h := &Handler{
 		cfg: d.Config, db: d.DB, auth: d.Auth, billing: d.Billing, log: log,
 		// Every upstream write goes through the writer, which audits it.
 		writer:   &upstream.Writer{Client: d.Billing, DB: d.DB, Log: log, Now: now},
-		sessions: cs, now: now,
+		sessions: cs, now: now, uploads: d.Uploads,
 	}
+	if h.uploads == nil {
+		h.uploads = uploads.NewRunner(uploads.ConfigFrom(d.Config), d.DB, d.Billing, h.writer, log.With("component", "uploads"))
+		if err := h.uploads.Start(context.Background()); err != nil {
+			log.Error("start upload runner", "err", err)
+		}
+	}
+	return h
 }

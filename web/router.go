@@ -34,6 +34,14 @@ func New(d Deps) http.Handler {
 	r.Get("/healthz", h.healthz)
 	r.Handle("/static/*", static.Handler())
 
+	// The upload form's POST: the body limit is the upload limit, and the multipart form is
+	// read (a large file to a temporary file) before the CSRF check looks for its token.
+	r.Group(func(r chi.Router) {
+		r.Use(limitBody(h.cfg.UploadMaxBytes+uploadFormOverhead), h.loadSession, h.parseUpload, h.csrf,
+			http.NewCrossOriginProtection().Handler, h.requireSignIn, h.require(auth.WriteBilling))
+		r.Post("/uploads", h.receiveUpload)
+	})
+
 	r.Group(func(r chi.Router) {
 		// Session → CSRF, for everything a person sees.
 		r.Use(limitBody(maxFormBytes), h.loadSession, h.csrf, http.NewCrossOriginProtection().Handler)
@@ -52,6 +60,25 @@ func New(d Deps) http.Handler {
 
 			// Audit log.
 			r.With(h.require(auth.ReadAudit)).Get("/audit", h.listAudit)
+
+			// Bulk uploads of components and students (finance and admin).
+			r.Group(func(r chi.Router) {
+				r.Use(h.require(auth.WriteBilling))
+				r.Get("/uploads", h.showUploadForm)
+				r.Get("/uploads/history", h.listUploads)
+				r.Get("/uploads/templates/{kind}.xlsx", h.downloadTemplate)
+				r.Route("/uploads/{id}", func(r chi.Router) {
+					r.Use(h.uploadCtx)
+					r.Get("/", h.showUpload)
+					r.Get("/status", h.uploadStatus)
+					r.Get("/issues", h.uploadIssues)
+					r.Get("/errors.xlsx", h.downloadErrorWorkbook)
+					r.Post("/analyse", h.analyseUpload)
+					r.Post("/commit", h.commitUpload)
+					r.Post("/retry", h.retryUpload)
+					r.Post("/discard", h.discardUpload)
+				})
+			})
 
 			// Staff accounts (admins only).
 			r.Route("/staff", func(r chi.Router) {

@@ -29,6 +29,8 @@ import (
 	"github.com/sekolah/portal/internal/config"
 	"github.com/sekolah/portal/internal/sandbox"
 	"github.com/sekolah/portal/internal/store"
+	"github.com/sekolah/portal/internal/uploads"
+	"github.com/sekolah/portal/internal/upstream"
 	"github.com/sekolah/portal/web"
 )
 
@@ -78,7 +80,7 @@ func serve(ctx context.Context, cfg config.Config, db *store.DB, authSvc *auth.S
 		return err
 	}
 
-	upstream := billing.Config{
+	billingCfg := billing.Config{
 		BaseURL: cfg.UpstreamURL, Username: cfg.UpstreamUsername, Password: cfg.UpstreamPassword,
 		Location: cfg.Location, Timeout: cfg.UpstreamTimeout, Logger: log,
 	}
@@ -88,14 +90,29 @@ func serve(ctx context.Context, cfg config.Config, db *store.DB, authSvc *auth.S
 			return err
 		}
 		defer closeSandbox()
-		upstream.BaseURL, upstream.Username, upstream.Password = url, "portal", sandboxPassword
+		billingCfg.BaseURL, billingCfg.Username, billingCfg.Password = url, "portal", sandboxPassword
 	}
-	client, err := billing.New(upstream)
+	client, err := billing.New(billingCfg)
 	if err != nil {
 		return fmt.Errorf("billing client: %w", err)
 	}
 
-	handler := web.New(web.Deps{Config: cfg, DB: db, Auth: authSvc, Billing: client, Logger: log, SessionKeys: keys})
+	// Upload jobs run in this process: they resume on start (a job cut off by a restart
+	// reconciles what it had sent) and stop with the server.
+	writer := &upstream.Writer{Client: client, DB: db, Log: log}
+	jobs := uploads.NewRunner(uploads.ConfigFrom(cfg), db, client, writer, log.With("component", "uploads"))
+	if err := jobs.Start(ctx); err != nil {
+		return fmt.Errorf("start upload jobs (PORTAL_DATA_DIR): %w", err)
+	}
+	defer func() {
+		stopCtx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+		defer cancel()
+		if err := jobs.Stop(stopCtx); err != nil {
+			log.Warn("upload jobs cut off while calling the billing service; they resume at the next start", "err", err)
+		}
+	}()
+
+	handler := web.New(web.Deps{Config: cfg, DB: db, Auth: authSvc, Billing: client, Logger: log, SessionKeys: keys, Uploads: jobs})
 	srv := &http.Server{
 		Addr:              cfg.Addr,
 		Handler:           handler,

@@ -40,6 +40,13 @@ type Config struct {
 	SecureCookies bool
 	// TrustProxy makes the portal believe X-Forwarded-For and X-Forwarded-Proto.
 	TrustProxy bool
+
+	// UploadMaxBytes is the largest spreadsheet accepted (PORTAL_UPLOAD_MAX_BYTES, default 20 MB).
+	UploadMaxBytes int64
+	// UploadChunkSize is the rows sent per batch call of an upload job (PORTAL_UPLOAD_CHUNK_SIZE, default 200).
+	UploadChunkSize int
+	// UploadConcurrency is the batch calls an upload job has in flight at once (PORTAL_UPLOAD_CONCURRENCY, default 3).
+	UploadConcurrency int
 }
 
 // Sandbox reports whether the portal runs against its embedded sandbox.
@@ -135,7 +142,44 @@ func Load(getenv func(string) string) (Config, error) {
 	if c.TrustProxy, err = boolean(get("PORTAL_TRUST_PROXY", "false")); err != nil {
 		errs = append(errs, &Error{"PORTAL_TRUST_PROXY", err.Error()})
 	}
+	errs = append(errs, c.loadUploads(get)...)
 	return c, errors.Join(errs...)
+}
+
+// loadUploads reads the upload settings.
+func (c *Config) loadUploads(get func(key, def string) string) []error {
+	var errs []error
+	var err error
+	if c.UploadMaxBytes, err = byteSize(get("PORTAL_UPLOAD_MAX_BYTES", "20MB")); err != nil || c.UploadMaxBytes < 1<<10 || c.UploadMaxBytes > 512<<20 {
+		errs = append(errs, &Error{"PORTAL_UPLOAD_MAX_BYTES", "want a size from 1KB to 512MB, such as 20MB or 20971520"})
+	}
+	if c.UploadChunkSize, err = strconv.Atoi(get("PORTAL_UPLOAD_CHUNK_SIZE", "200")); err != nil || c.UploadChunkSize < 1 || c.UploadChunkSize > 1000 {
+		errs = append(errs, &Error{"PORTAL_UPLOAD_CHUNK_SIZE", "want a whole number from 1 to 1000 (the billing service takes at most 1000 per batch)"})
+	}
+	if c.UploadConcurrency, err = strconv.Atoi(get("PORTAL_UPLOAD_CONCURRENCY", "3")); err != nil || c.UploadConcurrency < 1 || c.UploadConcurrency > 16 {
+		errs = append(errs, &Error{"PORTAL_UPLOAD_CONCURRENCY", "want a whole number from 1 to 16"})
+	}
+	return errs
+}
+
+// byteSize reads a size in bytes, optionally with a KB, MB or GB suffix (powers of 1024).
+func byteSize(s string) (int64, error) {
+	s = strings.ToUpper(strings.TrimSpace(s))
+	mult := int64(1)
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{{"KB", 1 << 10}, {"MB", 1 << 20}, {"GB", 1 << 30}, {"K", 1 << 10}, {"M", 1 << 20}, {"G", 1 << 30}, {"B", 1}} {
+		if strings.HasSuffix(s, u.suffix) {
+			s, mult = strings.TrimSpace(strings.TrimSuffix(s, u.suffix)), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n <= 0 || n > (1<<40)/mult {
+		return 0, fmt.Errorf("not a size: %q", s)
+	}
+	return n * mult, nil
 }
 
 func duration(s string) (time.Duration, error) {

@@ -69,3 +69,37 @@ func TestLoadRealUpstream(t *testing.T) {
 		t.Fatalf("unexpected: %+v", c)
 	}
 }
+
+func TestLoadUploads(t *testing.T) {
+	c, err := Load(env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.UploadMaxBytes != 20<<20 || c.UploadChunkSize != 200 || c.UploadConcurrency != 3 {
+		t.Fatalf("upload defaults: %d bytes, chunk %d, concurrency %d", c.UploadMaxBytes, c.UploadChunkSize, c.UploadConcurrency)
+	}
+	for in, want := range map[string]int64{"5MB": 5 << 20, "512k": 512 << 10, "1048576": 1 << 20, "2 mb": 2 << 20} {
+		c, err := Load(env(map[string]string{"PORTAL_UPLOAD_MAX_BYTES": in}))
+		if err != nil || c.UploadMaxBytes != want {
+			t.Errorf("PORTAL_UPLOAD_MAX_BYTES=%q: %d, %v; want %d", in, c.UploadMaxBytes, err, want)
+		}
+	}
+	c, err = Load(env(map[string]string{"PORTAL_UPLOAD_CHUNK_SIZE": "1000", "PORTAL_UPLOAD_CONCURRENCY": "8"}))
+	if err != nil || c.UploadChunkSize != 1000 || c.UploadConcurrency != 8 {
+		t.Fatalf("chunk %d, concurrency %d, %v", c.UploadChunkSize, c.UploadConcurrency, err)
+	}
+	for name, bad := range map[string]map[string]string{
+		"PORTAL_UPLOAD_MAX_BYTES":   {"PORTAL_UPLOAD_MAX_BYTES": "lots"},
+		"PORTAL_UPLOAD_CHUNK_SIZE":  {"PORTAL_UPLOAD_CHUNK_SIZE": "5000"},
+		"PORTAL_UPLOAD_CONCURRENCY": {"PORTAL_UPLOAD_CONCURRENCY": "0"},
+	} {
+		_, err := Load(env(bad))
+		var cerr *Error
+		if !errors.As(err, &cerr) || !strings.Contains(err.Error(), name) {
+			t.Errorf("%v: err = %v, want one naming %s", bad, err, name)
+		}
+	}
+	if _, err := Load(env(map[string]string{"PORTAL_UPLOAD_MAX_BYTES": "1GB"})); err == nil {
+		t.Error("1GB upload limit accepted")
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -24,6 +25,8 @@ import (
 	"github.com/sekolah/portal/internal/sandbox"
 	"github.com/sekolah/portal/internal/store"
 	"github.com/sekolah/portal/internal/store/storetest"
+	"github.com/sekolah/portal/internal/uploads"
+	"github.com/sekolah/portal/internal/upstream"
 	"github.com/sekolah/portal/web"
 )
 
@@ -40,6 +43,9 @@ type Options struct {
 	Env string
 	// UpstreamTimeout bounds each call to the sandbox (default 5s).
 	UpstreamTimeout time.Duration
+	// Uploads adjusts the upload runner's configuration (files, chunk size, retries)
+	// before it starts.
+	Uploads func(*uploads.Config)
 }
 
 // Portal is a running portal and its parts.
@@ -51,6 +57,8 @@ type Portal struct {
 	Sandbox *sandbox.Server
 	Billing *billing.Client
 	Config  config.Config
+	// Uploads is the upload job runner, started with the portal.
+	Uploads *uploads.Runner
 	clock   *clock
 }
 
@@ -85,6 +93,7 @@ func Start(t testing.TB, opts Options) *Portal {
 	if err != nil {
 		t.Fatalf("config: %v", err)
 	}
+	cfg.DataDir = t.TempDir()
 	cfg.UpstreamTimeout = opts.UpstreamTimeout
 	if cfg.UpstreamTimeout == 0 {
 		cfg.UpstreamTimeout = 5 * time.Second
@@ -119,14 +128,26 @@ func Start(t testing.TB, opts Options) *Portal {
 	authSvc.Now = now
 	authSvc.Logger = log
 
+	ucfg := uploads.ConfigFrom(cfg)
+	ucfg.Dir = filepath.Join(cfg.DataDir, "uploads")
+	ucfg.RetryBase, ucfg.RetryMax = 5*time.Millisecond, 50*time.Millisecond
+	if opts.Uploads != nil {
+		opts.Uploads(&ucfg)
+	}
+	jobs := uploads.NewRunner(ucfg, db, client, &upstream.Writer{Client: client, DB: db, Log: log, Now: now}, log)
+	if err := jobs.Start(context.Background()); err != nil {
+		t.Fatalf("upload runner: %v", err)
+	}
+
 	h := web.New(web.Deps{
-		Config: cfg, DB: db, Auth: authSvc, Billing: client, Logger: log, Now: now,
+		Config: cfg, DB: db, Auth: authSvc, Billing: client, Logger: log, Now: now, Uploads: jobs,
 		SessionKeys: [2][]byte{[]byte(strings.Repeat("k", 32)), []byte(strings.Repeat("b", 32))},
 	})
 	srv := httptest.NewServer(h)
-	p := &Portal{URL: srv.URL, Server: srv, DB: db, Auth: authSvc, Sandbox: sb, Billing: client, Config: cfg, clock: clk}
+	p := &Portal{URL: srv.URL, Server: srv, DB: db, Auth: authSvc, Sandbox: sb, Billing: client, Config: cfg, Uploads: jobs, clock: clk}
 	t.Cleanup(func() {
 		srv.Close()
+		_ = jobs.Stop(context.Background())
 		sbServer.Close()
 		sb.Close()
 	})

@@ -269,11 +269,28 @@ func ParseDate(s string, date1904 bool) (time.Time, error) {
 			s = trimSpace(s[:j])
 		}
 	}
+	if j := strings.LastIndexByte(s, ' '); j > 0 && isClock(s[j+1:]) {
+		s = trimSpace(s[:j]) // "10 Des 2026 08.00"
+	}
 	y, m, d, ok := splitDate(s)
 	if !ok {
 		return time.Time{}, ErrNotDate
 	}
 	return makeDay(y, m, d)
+}
+
+// isClock reports a time of day written with dots: 8.00, 08.00.00.
+func isClock(s string) bool {
+	parts := strings.Split(s, ".")
+	if len(parts) < 2 || len(parts) > 3 {
+		return false
+	}
+	for i, p := range parts {
+		if _, ok := smallInt(p, 2); !ok || (i > 0 && len(p) != 2) {
+			return false
+		}
+	}
+	return true
 }
 
 func hasDigit(s string) bool { return strings.ContainsAny(s, "0123456789") }
@@ -324,17 +341,7 @@ func serialDate(s string, date1904 bool) (time.Time, error) {
 // splitDate reads year, month and day from the text forms.
 func splitDate(s string) (y, m, d int, ok bool) {
 	parts, n := fields(s)
-	if n > len(parts) {
-		return 0, 0, 0, false
-	}
-	if n > 3 {
-		// "10 Des 2026 08.00": what follows the date must be a time of day.
-		for _, p := range parts[3:n] {
-			if _, ok := smallInt(p, 2); !ok {
-				return 0, 0, 0, false
-			}
-		}
-	} else if n != 3 {
+	if n != 3 {
 		return 0, 0, 0, false
 	}
 	a, b, c := parts[0], parts[1], parts[2]
@@ -365,9 +372,9 @@ func splitDate(s string) (y, m, d int, ok bool) {
 }
 
 // fields splits on the date separators (space, /, -, ., comma) without allocating; more
-// than six parts is reported as seven.
-func fields(s string) ([6]string, int) {
-	var out [6]string
+// than three parts is reported as four.
+func fields(s string) ([3]string, int) {
+	var out [3]string
 	n := 0
 	start := -1
 	for i := 0; i <= len(s); i++ {

@@ -1,0 +1,217 @@
+package uploads_test
+
+import (
+	"errors"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/xuri/excelize/v2"
+
+	"github.com/sekolah/portal/internal/uploads"
+)
+
+func TestParseAmount(t *testing.T) {
+	tests := []struct {
+		in   string
+		want int64
+		err  error
+	}{
+		// Numbers as Excel stores them.
+		{"1250000", 1250000, nil},
+		{"0", 0, nil},
+		{"1.25E+6", 1250000, nil},
+		{"1250000.0000000002", 1250000, nil},
+		{"1249999.9999999998", 1250000, nil},
+		{"1250000.5", 0, uploads.ErrFraction},
+		// Text as people type it.
+		{"1.250.000", 1250000, nil},
+		{"Rp 1.250.000", 1250000, nil},
+		{"Rp1.250.000", 1250000, nil},
+		{"rp. 1.250.000", 1250000, nil},
+		{"RP 1.250.000,-", 1250000, nil},
+		{"Rp 1.250.000,00", 1250000, nil},
+		{"IDR 1,250,000", 1250000, nil},
+		{"1,250,000.00", 1250000, nil},
+		{"1 250 000", 1250000, nil},
+		{"1\u00a0250\u00a0000", 1250000, nil},
+		{"  350000  ", 350000, nil},
+		{"1.250", 1250, nil},
+		{"25.000", 25000, nil},
+		{"1250000 IDR", 1250000, nil},
+		{"-5.000", -5000, nil},
+		{"-Rp 5.000", -5000, nil},
+		{"Rp -5.000", -5000, nil},
+		{"(5.000)", -5000, nil},
+		{"−5000", -5000, nil},
+		// Not whole rupiah.
+		{"1,5", 0, uploads.ErrFraction},
+		{"12.50", 0, uploads.ErrFraction},
+		{"1.250.000,50", 0, uploads.ErrFraction},
+		// Not numbers at all.
+		{"", 0, uploads.ErrNotNumber},
+		{"Rp", 0, uploads.ErrNotNumber},
+		{"dua ratus ribu", 0, uploads.ErrNotNumber},
+		{"1.2.3", 0, uploads.ErrNotNumber},
+		{"1.25.000", 0, uploads.ErrNotNumber},
+		{"12,34,567", 0, uploads.ErrNotNumber},
+		{"1.250,000.00", 0, uploads.ErrNotNumber},
+		{"1e400", 0, uploads.ErrNotNumber},
+		{"NaN", 0, uploads.ErrNotNumber},
+		{"0x10", 0, uploads.ErrNotNumber},
+		{"12a", 0, uploads.ErrNotNumber},
+		// Too large for a bill.
+		{"1.000.000.000.000", 0, uploads.ErrTooLarge},
+		{"99999999999999999999", 0, uploads.ErrNotNumber},
+		{"1E+13", 0, uploads.ErrTooLarge},
+	}
+	for _, tt := range tests {
+		got, err := uploads.ParseAmount(tt.in)
+		if !errors.Is(err, tt.err) || (err == nil && got != tt.want) {
+			t.Errorf("ParseAmount(%q) = %d, %v; want %d, %v", tt.in, got, err, tt.want, tt.err)
+		}
+	}
+}
+
+func TestParseDate(t *testing.T) {
+	day := func(y int, m time.Month, d int) time.Time { return time.Date(y, m, d, 0, 0, 0, 0, time.UTC) }
+	serial := formatSerial
+	tests := []struct {
+		in   string
+		want time.Time
+		err  error
+	}{
+		// Excel date cells arrive as serial numbers; a time of day is a fraction.
+		{"46366", day(2026, 12, 10), nil},
+		{"46366.75", day(2026, 12, 10), nil},
+		{serial(day(2000, 1, 1)), day(2000, 1, 1), nil},
+		{serial(day(2028, 2, 29)), day(2028, 2, 29), nil},
+		{"2026", time.Time{}, uploads.ErrDateRange}, // a year typed in a date cell is 1905
+		// Text dates.
+		{"2026-12-10", day(2026, 12, 10), nil},
+		{"2026/12/10", day(2026, 12, 10), nil},
+		{"2026-12-10T08:30:00Z", day(2026, 12, 10), nil},
+		{"2026-12-10 23:59:59", day(2026, 12, 10), nil},
+		{"10/12/2026", day(2026, 12, 10), nil},
+		{"10-12-2026", day(2026, 12, 10), nil},
+		{"10.12.2026", day(2026, 12, 10), nil},
+		{"1/2/2026", day(2026, 2, 1), nil},
+		{"10/12/26", day(2026, 12, 10), nil},
+		{"10/12/2026 08:00", day(2026, 12, 10), nil},
+		{"10 Des 2026", day(2026, 12, 10), nil},
+		{"10 des 2026", day(2026, 12, 10), nil},
+		{"10 Desember 2026", day(2026, 12, 10), nil},
+		{"10-Dec-2026", day(2026, 12, 10), nil},
+		{"10 Agu 2026", day(2026, 8, 10), nil},
+		{"10 Agustus 2026 08.00", day(2026, 8, 10), nil},
+		{"Dec 10, 2026", day(2026, 12, 10), nil},
+		{"Kamis, 10 Des 2026", day(2026, 12, 10), nil},
+		{" 10 Mei 2026 ", day(2026, 5, 10), nil},
+		// Not dates.
+		{"", time.Time{}, uploads.ErrNotDate},
+		{"besok", time.Time{}, uploads.ErrNotDate},
+		{"31/11/2026", time.Time{}, uploads.ErrNotDate},
+		{"29/02/2027", time.Time{}, uploads.ErrNotDate},
+		{"12/31/2026", time.Time{}, uploads.ErrNotDate}, // month first is not how Indonesia writes
+		{"10 Foo 2026", time.Time{}, uploads.ErrNotDate},
+		{"2026-13-01", time.Time{}, uploads.ErrNotDate},
+		{"10/12", time.Time{}, uploads.ErrNotDate},
+		{"10/12/2026/1", time.Time{}, uploads.ErrNotDate},
+		{"1.2.3.4.5.6.7", time.Time{}, uploads.ErrNotDate},
+		// Real dates in years no bill has.
+		{"10/12/1999", time.Time{}, uploads.ErrDateRange},
+		{"10/12/2101", time.Time{}, uploads.ErrDateRange},
+	}
+	for _, tt := range tests {
+		got, err := uploads.ParseDate(tt.in, false)
+		if !errors.Is(err, tt.err) || !got.Equal(tt.want) {
+			t.Errorf("ParseDate(%q) = %v, %v; want %v, %v", tt.in, got, err, tt.want, tt.err)
+		}
+		if err == nil && (got.Location() != time.UTC || got.Hour() != 0) {
+			t.Errorf("ParseDate(%q) = %v, want UTC midnight", tt.in, got)
+		}
+	}
+}
+
+// formatSerial is the serial Excel stores for a day, computed with excelize's own
+// conversion so the test does not share our arithmetic.
+func formatSerial(t time.Time) string {
+	f := excelize.NewFile()
+	defer f.Close()
+	_ = f.SetCellValue("Sheet1", "A1", t)
+	v, _ := f.GetCellValue("Sheet1", "A1", excelize.Options{RawCellValue: true})
+	return v
+}
+
+func TestParseDateMatchesExcel(t *testing.T) {
+	for d := time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC); d.Year() < 2031; d = d.AddDate(0, 0, 37) {
+		s := formatSerial(d)
+		got, err := uploads.ParseDate(s, false)
+		if err != nil || !got.Equal(d) {
+			t.Fatalf("serial %s of %s read as %v, %v", s, d.Format(time.DateOnly), got, err)
+		}
+	}
+	// The 1904 system, from old Mac workbooks, counts from another day.
+	got, err := uploads.ParseDate("44904", true)
+	if want := time.Date(2026, 12, 10, 0, 0, 0, 0, time.UTC); err != nil || !got.Equal(want) {
+		t.Fatalf("1904 serial = %v, %v; want %v", got, err, want)
+	}
+}
+
+func FuzzParseAmount(f *testing.F) {
+	for _, s := range []string{"1250000", "1.250.000", "Rp 1.250.000", "Rp1.250.000,-", "1,250,000.00", "1 250 000",
+		"1.25E+6", "1250000.0000000002", "-5.000", "(5.000)", "1,5", "abc", "", "Rp", "1.2.3", "99999999999999999999"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		v, err := uploads.ParseAmount(s)
+		if err != nil {
+			if v != 0 {
+				t.Fatalf("ParseAmount(%q) = %d with error %v", s, v, err)
+			}
+			return
+		}
+		if v > uploads.MaxAmount || v < -uploads.MaxAmount {
+			t.Fatalf("ParseAmount(%q) = %d, beyond MaxAmount", s, v)
+		}
+		// A read amount reads the same once written the plain way.
+		plain := strconv.FormatInt(abs(v), 10)
+		back, err := uploads.ParseAmount(plain)
+		if err != nil || back != abs(v) {
+			t.Fatalf("ParseAmount(%q) = %d, but %q reads as %d, %v", s, v, plain, back, err)
+		}
+	})
+}
+
+func FuzzParseDate(f *testing.F) {
+	for _, s := range []string{"46366", "46366.75", "2026-12-10", "10/12/2026", "10-12-26", "10 Des 2026",
+		"Dec 10, 2026", "Kamis, 10 Des 2026", "2026-12-10T08:00:00Z", "31/11/2026", "besok", "", "1.2.3.4.5.6.7"} {
+		f.Add(s, false)
+	}
+	f.Fuzz(func(t *testing.T, s string, date1904 bool) {
+		d, err := uploads.ParseDate(s, date1904)
+		if err != nil {
+			if !d.IsZero() {
+				t.Fatalf("ParseDate(%q) = %v with error %v", s, d, err)
+			}
+			return
+		}
+		if d.Location() != time.UTC || d.Hour() != 0 || d.Minute() != 0 || d.Second() != 0 || d.Nanosecond() != 0 {
+			t.Fatalf("ParseDate(%q) = %v, not UTC midnight", s, d)
+		}
+		if d.Year() < uploads.MinYear || d.Year() > uploads.MaxYear {
+			t.Fatalf("ParseDate(%q) = %v, outside the allowed years", s, d)
+		}
+		back, err := uploads.ParseDate(d.Format(time.DateOnly), false)
+		if err != nil || !back.Equal(d) {
+			t.Fatalf("ParseDate(%q) = %v, but its ISO form reads as %v, %v", s, d, back, err)
+		}
+	})
+}
+
+func abs(v int64) int64 {
+	if v < 0 {
+		return -v
+	}
+	return v
+}

@@ -1,0 +1,156 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/sekolah/portal/internal/i18n"
+	"github.com/sekolah/portal/internal/store"
+	"github.com/sekolah/portal/internal/uploads"
+	"github.com/sekolah/portal/views/components"
+	"github.com/sekolah/portal/views/pages"
+)
+
+// uploadIssuesPage is how many problems the preview lists per page.
+const uploadIssuesPage = 50
+
+type uploadKey struct{}
+
+// uploadCtx loads the {id} upload once and answers 404 early.
+func (h *Handler) uploadCtx(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		j, err := h.db.UploadJobByID(r.Context(), chi.URLParam(r, "id"))
+		if errors.Is(err, store.ErrNotFound) {
+			h.notFound(w, r)
+			return
+		} else if err != nil {
+			h.serverError(w, r, err)
+			return
+		}
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), uploadKey{}, j)))
+	})
+}
+
+func uploadFrom(r *http.Request) store.UploadJob {
+	j, _ := r.Context().Value(uploadKey{}).(store.UploadJob)
+	return j
+}
+
+func uploadKindOptions(ctx context.Context) []components.Option {
+	var opts []components.Option
+	for _, k := range uploads.Kinds() {
+		opts = append(opts, components.Option{Value: string(k), Label: i18n.T(ctx, "uploads.kind."+string(k))})
+	}
+	return opts
+}
+
+// uploadDuration is how long a committed job ran (or has been running).
+func uploadDuration(ctx context.Context, j store.UploadJob, now time.Time) string {
+	if j.CommittedAt.IsZero() {
+		return ""
+	}
+	end := j.FinishedAt
+	if end.IsZero() {
+		end = now
+	}
+	d := end.Sub(j.CommittedAt).Round(time.Second)
+	switch {
+	case d < time.Minute:
+		return i18n.T(ctx, "uploads.duration.seconds", int(d.Seconds()))
+	case d < time.Hour:
+		return i18n.T(ctx, "uploads.duration.minutes", int(d.Minutes()), int(d.Seconds())%60)
+	default:
+		return i18n.T(ctx, "uploads.duration.hours", int(d.Hours()), int(d.Minutes())%60)
+	}
+}
+
+func (h *Handler) uploadListRow(ctx context.Context, j store.UploadJob) pages.UploadListRow {
+	return pages.UploadListRow{
+		ID: j.ID, FileName: j.FileName, SHA256: j.FileSHA256, Kind: j.Kind, State: j.State, UploadedBy: j.UploadedBy,
+		CreatedAt: j.CreatedAt, RowsTotal: j.RowsTotal, RowsNew: j.RowsNew, RowsAlready: j.RowsAlready, RowsError: j.RowsError,
+		Created: j.Created, Failed: j.Failed, Duration: uploadDuration(ctx, j, h.now()), Finished: uploads.Finished(j.State),
+	}
+}
+
+// uploadView shapes one upload for its page: the preview with a page of problems starting
+// at offset, or the job's progress once committed.
+func (h *Handler) uploadView(ctx context.Context, j store.UploadJob, offset int) (pages.UploadView, error) {
+	p := i18n.From(ctx)
+	v := pages.UploadView{
+		ID: j.ID, FileName: j.FileName, SHA256: j.FileSHA256, Kind: j.Kind, State: j.State,
+		SizeKB: i18n.Number((j.FileSize + 1023) / 1024), UploadedBy: j.UploadedBy, UploadedAt: j.CreatedAt,
+		FileKept: j.FileKept, Rows: j.RowsTotal, New: j.RowsNew, Already: j.RowsAlready, Errors: j.RowsError, IssueCount: j.Issues,
+	}
+	if j.Problem != "" {
+		v.Problem = uploads.FileMessage(p, j.Problem, j.ProblemArgs)
+		v.CanRetryAnalysis = j.FileKept && (j.Problem == "upstream" || j.Problem == "internal")
+	}
+	if j.State == uploads.StateHeld {
+		earlier, err := h.db.UploadJobsWithHash(ctx, j.FileSHA256, j.ID, uploads.StateDiscarded)
+		if err != nil {
+			return v, err
+		}
+		for _, e := range earlier {
+			v.Earlier = append(v.Earlier, pages.UploadEarlier{ID: e.ID, By: e.UploadedBy, State: e.State, At: e.CreatedAt})
+		}
+	}
+	for _, t := range j.Totals {
+		v.Totals = append(v.Totals, pages.UploadTotalRow{Code: t.AccountCode, Rows: t.Rows, Amount: t.Amount})
+	}
+	if j.Issues > 0 {
+		offset = min(max(offset, 0), j.Issues-1)
+		list, err := h.db.UploadIssues(ctx, j.ID, offset, uploadIssuesPage)
+		if err != nil {
+			return v, err
+		}
+		for _, is := range list {
+			v.Issues = append(v.Issues, pages.UploadIssueRow{Row: is.Row, Cell: uploads.CellName(is.Col, is.Row),
+				Message: uploads.IssueMessage(p, is.Row, is.Col, is.Code, is.Args)})
+		}
+		v.IssuePager = components.Pager{Offset: offset, Limit: uploadIssuesPage, Shown: len(v.Issues), Total: j.Issues,
+			Target: "#upload-issues", URL: func(off int) string {
+				return "/uploads/" + url.PathEscape(j.ID) + "/issues?offset=" + strconv.Itoa(off)
+			}}
+	}
+	if !j.CommittedAt.IsZero() {
+		o, err := h.uploads.Outcome(ctx, j.ID)
+		if err != nil {
+			return v, err
+		}
+		pr := o.Progress
+		total := j.ToSend
+		if j.State == uploads.StateQueued || j.State == uploads.StateChecking {
+			total = j.RowsNew // not cut into chunks yet: the preview's count
+		}
+		v.Progress = pages.UploadProgressView{
+			Total: total, Processed: pr.Done() + pr.FailedRows, Created: pr.Done(), Skipped: j.RowsAlready + j.Skipped,
+			Errors: j.RowsError, Failed: pr.FailedRows, Recognised: pr.Recognised, MoreFailures: o.MoreFailures,
+			UnsentReason: o.UnsentReason,
+		}
+		if j.State == uploads.StateQueued || j.State == uploads.StateChecking {
+			v.Progress.Processed = 0
+		}
+		if uploads.Finished(j.State) {
+			v.Progress.Unsent = pr.Pending
+			v.Progress.Duration = uploadDuration(ctx, j, h.now())
+		} else {
+			v.Progress.Wait = pr.Unknown
+		}
+		switch {
+		case v.Progress.Total > 0:
+			v.Progress.Percent = v.Progress.Processed * 100 / v.Progress.Total
+		case uploads.Finished(j.State):
+			v.Progress.Percent = 100
+		}
+		for _, f := range o.Failures {
+			v.Progress.Failures = append(v.Progress.Failures, uploads.FailureMessage(p, f))
+		}
+	}
+	return v, nil
+}

@@ -22,6 +22,7 @@ import (
 	"github.com/sekolah/portal/internal/store"
 	"github.com/sekolah/portal/internal/uploads"
 	"github.com/sekolah/portal/internal/uploads/sheettest"
+	"github.com/sekolah/portal/internal/upstream"
 )
 
 var uploadNow = time.Date(2026, 7, 1, 3, 0, 0, 0, time.UTC)
@@ -232,7 +233,8 @@ func TestUploadComponentsPreviewCommitAndHistory(t *testing.T) {
 	res = c.Get("/uploads/history")
 	row := res.Doc.Find(`[data-testid="upload-` + id + `"]`)
 	if row.Length() != 1 || !strings.Contains(row.Text(), "tagihan-juli.xlsx") || !strings.Contains(row.Text(), "finance") ||
-		!strings.Contains(row.Text(), "Selesai") || !strings.Contains(row.Text(), "27 / 0 / 3") {
+		!strings.Contains(row.Text(), "Selesai") || !strings.Contains(row.Find(`[data-testid="upload-rows"]`).Text(), "27 baru · 0 sudah ada · 3 bermasalah") ||
+		!strings.Contains(row.Find(`[data-testid="upload-result"]`).Text(), "27 tercatat · 0 ditolak") {
 		t.Fatalf("history row: %q", row.Text())
 	}
 	if sha, _ := row.Find(`[data-testid="upload-sha"]`).Attr("title"); sha != j.FileSHA256 || len(sha) != 64 {
@@ -277,7 +279,7 @@ func TestUploadComponentsPreviewCommitAndHistory(t *testing.T) {
 	for _, e := range entries {
 		seen[e.Action] = true
 	}
-	for _, a := range []string{"upload.receive", "upload.commit", "upload.analyse", "upload.discard", "upstream.components.create"} {
+	for _, a := range []string{"upload.receive", "upload.commit", "upload.analyse", "upload.discard", upstream.ActionComponentsCreate} {
 		if !seen[a] {
 			t.Errorf("audit log lacks %s", a)
 		}

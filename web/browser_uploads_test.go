@@ -1,0 +1,135 @@
+package web_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/chromedp"
+
+	"github.com/sekolah/portal/internal/portaltest"
+	"github.com/sekolah/portal/internal/uploads"
+	"github.com/sekolah/portal/internal/uploads/sheettest"
+)
+
+// download clicks the link sel and returns the file the browser saved.
+func download(t *testing.T, b *portaltest.Browser, sel string) []byte {
+	t.Helper()
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(b.Ctx, 20*time.Second)
+	defer cancel()
+	progress := chromedp.Events(ctx, browser.DownloadProgress)
+	b.Do(
+		chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
+			_, err := chromedp.Call(ctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
+				Behavior: browser.SetDownloadBehaviorBehaviorAllowAndName, DownloadPath: dir, EventsEnabled: ptrTo(true),
+			})
+			return err
+		}),
+		chromedp.WaitVisible(chromedp.CSS(sel)),
+		chromedp.Click(chromedp.CSS(sel)),
+	)
+	for ev, err := range progress {
+		if err != nil {
+			t.Fatalf("download %s: %v", sel, err)
+		}
+		switch ev.State {
+		case browser.DownloadProgressStateCompleted:
+			data, err := os.ReadFile(filepath.Join(dir, ev.GUID))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return data
+		case browser.DownloadProgressStateCanceled:
+			t.Fatalf("download %s cancelled", sel)
+		}
+	}
+	t.Fatalf("download %s did not finish", sel)
+	return nil
+}
+
+func ptrTo[T any](v T) *T { return &v }
+
+// TestBrowserUploadComponents is the finance officer's term-start upload: the template,
+// a sheet with three mistakes, their cells named on the preview, the error workbook, and
+// the rest sent with the progress bar running to 100%.
+func TestBrowserUploadComponents(t *testing.T) {
+	p := portaltest.Start(t, portaltest.Options{Now: uploadNow, Uploads: func(c *uploads.Config) { c.ChunkSize = 20 }})
+	b := p.NewBrowser(t)
+	sh, err := sheettest.Components(filepath.Join(t.TempDir(), "tagihan-semester-1.xlsx"),
+		sheettest.Options{Rows: 150, Students: 25, Bad: []int{3, 70, 148}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	enrol(t, p, sh, true)
+
+	b.Login("finance", portaltest.Password)
+	b.Click(`[data-testid="nav-uploads"]`)
+	b.WaitVisible(`[data-testid="upload-form"]`)
+	b.Screenshot("upload-form")
+
+	tpl := download(t, b, `[data-testid="template-components"]`)
+	if rows := readWorkbook(t, tpl, "Tagihan"); len(rows) != 1 || rows[0][0] != "NIS" {
+		t.Fatalf("template rows: %q", rows)
+	}
+
+	b.Do(chromedp.SetUploadFiles(chromedp.CSS(`#f-file`), []string{sh.Path}))
+	b.Click(`[data-testid="upload-submit"]`)
+	// The check runs in the background; the page polls until the preview is there.
+	b.WaitVisible(`[data-testid="upload-counts"]`)
+	if got := b.Text(`[data-testid="count-error"]`); got != "3" {
+		t.Fatalf("rows with problems = %q", got)
+	}
+	if got := b.Text(`[data-testid="count-new"]`); got != "147" {
+		t.Fatalf("new rows = %q", got)
+	}
+	for _, bad := range sh.Bad {
+		msg := b.Text(`[data-testid="issue-` + bad.Cell + `"] [data-testid="issue-message"]`)
+		if !strings.HasPrefix(msg, "Sel "+bad.Cell+":") {
+			t.Errorf("problem of %s reads %q", bad.Cell, msg)
+		}
+	}
+	b.Screenshot("upload-preview")
+
+	book := download(t, b, `[data-testid="upload-errbook"]`)
+	rows := readWorkbook(t, book, "Tagihan")
+	if len(rows) != 4 {
+		t.Fatalf("error workbook has %d rows, want the header and 3", len(rows))
+	}
+	for i, bad := range sh.Bad {
+		if !strings.Contains(rows[i+1][len(rows[i+1])-1], bad.Cell) {
+			t.Errorf("error workbook row %d = %q, want %s named", i+1, rows[i+1], bad.Cell)
+		}
+	}
+
+	b.Do(chromedp.Evaluate[chromedp.Void](`window.confirm = () => true`))
+	b.Click(`[data-testid="upload-commit"]`)
+	b.WaitVisible(`[data-testid="upload-progress"]`)
+	b.Do(chromedp.WaitVisible(chromedp.CSS(`[data-testid="upload-status"][data-state="done"]`)))
+	if got := b.Text(`[data-testid="progress-percent"]`); got != "100%" {
+		t.Fatalf("progress = %q", got)
+	}
+	full := portaltest.Get(b, chromedp.Evaluate[bool](`(() => { const p = document.querySelector('[data-testid="progress-bar"]'); return p.value === p.max && p.max === 147; })()`))
+	if !full {
+		t.Fatal("the progress bar is not full")
+	}
+	if got := b.Text(`[data-testid="summary-created"]`); got != "147" {
+		t.Fatalf("created = %q", got)
+	}
+	b.Screenshot("upload-done")
+	if n := countComponents(t, p); n != 147 {
+		t.Fatalf("the service has %d components, want 147", n)
+	}
+
+	// The history shows it, with its hash.
+	b.Click(`[data-testid="nav-uploads"]`)
+	b.Click(`[data-testid="uploads-history-link"]`)
+	if row := b.Text(`[data-testid="uploads-table"] tbody tr`); !strings.Contains(row, "tagihan-semester-1.xlsx") || !strings.Contains(row, "Selesai") {
+		t.Fatalf("history row = %q", row)
+	}
+	b.Screenshot("upload-history")
+}

@@ -24,7 +24,8 @@ type ComponentFinder interface {
 }
 
 // Key identifies a component for duplicate checks: the same student, name and due day
-// is the same bill, whatever its amount.
+// is the same bill, whatever its amount. Names are compared with case and runs of spaces
+// folded (the analysis passes them folded already).
 type Key struct {
 	NIS  string
 	Name string

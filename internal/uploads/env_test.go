@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -35,6 +36,12 @@ type env struct {
 }
 
 func newEnv(t testing.TB, timeout time.Duration) *env {
+	return newEnvWith(t, timeout, nil)
+}
+
+// newEnvWith is newEnv with the client's calls going through wrap(http.DefaultTransport),
+// so a test can lose an answer on its way back.
+func newEnvWith(t testing.TB, timeout time.Duration, wrap func(http.RoundTripper) http.RoundTripper) *env {
 	t.Helper()
 	db := storetest.OpenTest(t)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -48,8 +55,12 @@ func newEnv(t testing.TB, timeout time.Duration) *env {
 	}
 	srv := httptest.NewServer(sb)
 	t.Cleanup(func() { srv.Close(); sb.Close() })
+	var hc *http.Client
+	if wrap != nil {
+		hc = &http.Client{Transport: wrap(http.DefaultTransport)}
+	}
 	client, err := billing.New(billing.Config{BaseURL: srv.URL, Username: "portal", Password: "issued", Now: sb.Now,
-		Timeout: timeout, RetryBase: 5 * time.Millisecond, RetryMax: 20 * time.Millisecond, Logger: log})
+		Timeout: timeout, RetryBase: 5 * time.Millisecond, RetryMax: 20 * time.Millisecond, Logger: log, HTTPClient: hc})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package uploads_test
+
+const raceEnabled = false

@@ -1,0 +1,320 @@
+package uploads_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/store"
+	"github.com/sekolah/portal/internal/uploads"
+	"github.com/sekolah/portal/internal/uploads/sheettest"
+)
+
+// faulty forwards every call to the sandbox, but for the batch calls that match it may
+// lose a successful answer (the call was applied; the portal hears nothing) or answer 503
+// itself without forwarding (nothing applied).
+type faulty struct {
+	next  http.RoundTripper
+	path  string
+	mu    sync.Mutex
+	lose  int // answers still to lose
+	fail  int // calls still to refuse with 503
+	calls atomic.Int64
+}
+
+func (f *faulty) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Method != http.MethodPost || req.URL.Path != f.path {
+		return f.next.RoundTrip(req)
+	}
+	f.calls.Add(1)
+	f.mu.Lock()
+	fail := f.lose == 0 && f.fail > 0
+	if fail {
+		f.fail--
+	}
+	f.mu.Unlock()
+	if fail {
+		return &http.Response{StatusCode: 503, Header: http.Header{"Content-Type": {"application/json"}}, Request: req,
+			Body: io.NopCloser(strings.NewReader(`{"status":"Service Unavailable","status_code":503,"status_desc":"","data":null}`))}, nil
+	}
+	res, err := f.next.RoundTrip(req)
+	if err != nil || res.StatusCode >= 300 {
+		return res, err
+	}
+	f.mu.Lock()
+	lose := f.lose > 0
+	if lose {
+		f.lose--
+	}
+	f.mu.Unlock()
+	if lose {
+		// Applied at the service; the answer never arrives.
+		_, _ = io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		return nil, errors.New("connection reset by peer")
+	}
+	return res, nil
+}
+
+func faultyEnv(t *testing.T, path string) (*env, *faulty) {
+	f := &faulty{path: path}
+	e := newEnvWith(t, 2*time.Second, func(next http.RoundTripper) http.RoundTripper { f.next = next; return f })
+	return e, f
+}
+
+// TestLostAnswerIsReconciled: the service applied a batch but its answer was lost. The
+// chunk is not sent again blindly: its rows are found at the service and the chunk is
+// confirmed, with nothing created twice.
+func TestLostAnswerIsReconciled(t *testing.T) {
+	e, f := faultyEnv(t, "/bill_component/batch")
+	sh, err := sheettest.Components(filepath.Join(e.dir, "a.xlsx"), sheettest.Options{Rows: 90, Students: 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.enrol(t, sh)
+	cfg := e.config()
+	cfg.ChunkSize, cfg.Concurrency = 50, 1
+	r := e.start(t, cfg)
+	j := receive(t, r, uploads.Components, sh.Path)
+	f.mu.Lock()
+	f.lose = 1
+	f.mu.Unlock()
+	if err := r.Commit(context.Background(), j.ID, financeActor); err != nil {
+		t.Fatal(err)
+	}
+	j = wait(t, r, j.ID)
+	if j.State != uploads.StateDone || j.Created != 90 {
+		t.Fatalf("job %s, created %d", j.State, j.Created)
+	}
+	chunks, _ := e.db.UploadChunks(context.Background(), j.ID)
+	if len(chunks) != 2 || chunks[0].Recognised != 50 || chunks[0].Attempts != 1 || chunks[1].Recognised != 0 {
+		t.Fatalf("chunks: %+v", chunks)
+	}
+	if n := f.calls.Load(); n != 2 {
+		t.Errorf("%d batch calls, want 2 (the lost one was not sent again)", n)
+	}
+	if keys := e.upstreamKeys(t); len(keys) != 90 {
+		t.Errorf("%d components at the service, want 90", len(keys))
+	}
+	// The audit log says the call's outcome was unknown.
+	entries, _, _ := e.db.ListAudit(context.Background(), store.AuditFilter{Outcome: "unknown", Limit: 10})
+	if len(entries) != 1 || !strings.Contains(entries[0].Detail, "upload "+j.ID+" chunk 1") {
+		t.Errorf("audit of the lost call: %+v", entries)
+	}
+}
+
+// TestRefusedRowsAndRetry: rows the service refuses are reported with its reason and the
+// rest of their batch is sent; a service that keeps failing leaves rows unsent, and Retry
+// sends them later.
+func TestRefusedRowsAndRetry(t *testing.T) {
+	e, f := faultyEnv(t, "/bill_component/batch")
+	// The portal knows an account code the service does not: those rows are refused there.
+	sh, err := sheettest.Components(filepath.Join(e.dir, "a.xlsx"), sheettest.Options{Rows: 60, Students: 20,
+		Accounts: []string{"SPP", "BCA", "KOPERASI"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.enrol(t, sh)
+	cfg := e.config()
+	cfg.Accounts = []string{"SPP", "BCA", "KOPERASI"}
+	cfg.ChunkSize, cfg.Concurrency, cfg.MaxAttempts = 30, 1, 3
+	r := e.start(t, cfg)
+	j := receive(t, r, uploads.Components, sh.Path)
+	if j.RowsNew != 60 {
+		t.Fatalf("new rows %d", j.RowsNew)
+	}
+	f.mu.Lock()
+	f.fail = 100 // every batch call fails until further notice
+	f.mu.Unlock()
+	if err := r.Commit(context.Background(), j.ID, financeActor); err != nil {
+		t.Fatal(err)
+	}
+	j = wait(t, r, j.ID)
+	o, err := r.Outcome(context.Background(), j.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j.State != uploads.StateFailed || j.Created != 0 || o.Progress.Pending != 60 || o.UnsentReason != uploads.FailUnavailable {
+		t.Fatalf("while the service fails: %s, created %d, outcome %+v", j.State, j.Created, o)
+	}
+
+	f.mu.Lock()
+	f.fail = 0
+	f.mu.Unlock()
+	if err := r.Retry(context.Background(), j.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Retry(context.Background(), j.ID); !errors.Is(err, uploads.ErrState) {
+		t.Errorf("second retry: %v, want ErrState", err)
+	}
+	j = wait(t, r, j.ID)
+	o, _ = r.Outcome(context.Background(), j.ID)
+	if j.State != uploads.StatePartial || j.Created != 40 || j.Failed != 20 || len(o.Failures) != 20 || o.Progress.Pending != 0 {
+		t.Fatalf("after retry: %s, created %d, failed %d, outcome %+v", j.State, j.Created, j.Failed, o)
+	}
+	for _, fl := range o.Failures {
+		if fl.Code != uploads.FailRejected || !strings.Contains(fl.Arg, "account_code") {
+			t.Errorf("failure %+v", fl)
+		}
+	}
+	if keys := e.upstreamKeys(t); len(keys) != 40 {
+		t.Errorf("%d components at the service, want 40", len(keys))
+	}
+}
+
+// TestStudentsJobReconciles: a students batch whose answer is lost is found at the service
+// and the roster gets the students anyway.
+func TestStudentsJobReconciles(t *testing.T) {
+	e, f := faultyEnv(t, "/bill/batch")
+	sh, err := sheettest.Students(filepath.Join(e.dir, "s.xlsx"), sheettest.Options{Rows: 25})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := e.config()
+	cfg.ChunkSize = 10
+	r := e.start(t, cfg)
+	j := receive(t, r, uploads.Students, sh.Path)
+	if j.RowsNew != 25 {
+		t.Fatalf("new %d", j.RowsNew)
+	}
+	f.mu.Lock()
+	f.lose = 1
+	f.mu.Unlock()
+	if err := r.Commit(context.Background(), j.ID, financeActor); err != nil {
+		t.Fatal(err)
+	}
+	j = wait(t, r, j.ID)
+	if j.State != uploads.StateDone || j.Created != 25 {
+		t.Fatalf("job %s, created %d", j.State, j.Created)
+	}
+	roster, err := e.db.StudentsByNIS(context.Background(), sh.NIS)
+	if err != nil || len(roster) != 25 {
+		t.Fatalf("roster has %d of 25: %v", len(roster), err)
+	}
+	for _, s := range roster {
+		if s.Source != store.SourceUpload {
+			t.Errorf("roster %s source %s", s.NIS, s.Source)
+		}
+	}
+	if n := f.calls.Load(); n != 3 {
+		t.Errorf("%d batch calls, want 3", n)
+	}
+}
+
+// TestCommitChecksAgain: rows that reached the service between the preview and the
+// commit (another upload of the same rows) are skipped, not created twice.
+func TestCommitChecksAgain(t *testing.T) {
+	e := newEnv(t, 2*time.Second)
+	sh, err := sheettest.Components(filepath.Join(e.dir, "a.xlsx"), sheettest.Options{Rows: 40, Students: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.enrol(t, sh)
+	r := e.start(t, e.config())
+	first := receive(t, r, uploads.Components, sh.Path)
+	second, err := r.Receive(context.Background(), financeActor, uploads.Components, "again.xlsx", mustOpen(t, sh.Path))
+	if err != nil || second.Job.State != uploads.StateHeld || len(second.Earlier) != 1 {
+		t.Fatalf("second upload: %+v %v", second.Job, err)
+	}
+	if err := r.Analyse(context.Background(), second.Job.ID); err != nil {
+		t.Fatal(err)
+	}
+	if j := wait(t, r, second.Job.ID); j.RowsNew != 40 {
+		t.Fatalf("second preview: new %d", j.RowsNew)
+	}
+	// Both previews say 40 new rows; both are committed.
+	for _, id := range []string{first.ID, second.Job.ID} {
+		if err := r.Commit(context.Background(), id, financeActor); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, b := wait(t, r, first.ID), wait(t, r, second.Job.ID)
+	if a.Created+b.Created != 40 || a.Skipped+b.Skipped != 40 {
+		t.Fatalf("created %d+%d, skipped %d+%d", a.Created, b.Created, a.Skipped, b.Skipped)
+	}
+	if keys := e.upstreamKeys(t); len(keys) != 40 {
+		t.Fatalf("%d components at the service", len(keys))
+	}
+	if err := r.Commit(context.Background(), first.ID, financeActor); !errors.Is(err, uploads.ErrState) {
+		t.Errorf("committing a finished job: %v", err)
+	}
+	if err := r.Discard(context.Background(), first.ID); !errors.Is(err, uploads.ErrState) {
+		t.Errorf("discarding a finished job: %v", err)
+	}
+}
+
+func TestFinderBothWays(t *testing.T) {
+	e := newEnv(t, 2*time.Second)
+	ctx := context.Background()
+	var students []billing.Student
+	for i := range 30 {
+		students = append(students, billing.Student{NIS: sheettest.NIS("F", i), Name: sheettest.StudentName(i)})
+	}
+	if _, err := e.client.CreateStudents(ctx, students); err != nil {
+		t.Fatal(err)
+	}
+	due := time.Date(2026, 8, 10, 0, 0, 0, 0, time.UTC)
+	var comps []billing.ComponentInput
+	for i, s := range students {
+		comps = append(comps, billing.ComponentInput{NIS: s.NIS, AccountCode: "SPP", Name: "SPP Agustus 2026", Due: due, Expiry: due.AddDate(0, 1, 0), Amount: 100})
+		if i < 2 {
+			for m := 1; m <= 5; m++ {
+				d := due.AddDate(0, m, 0)
+				comps = append(comps, billing.ComponentInput{NIS: s.NIS, AccountCode: "SPP", Name: "Les " + d.Month().String(), Due: d, Expiry: d.AddDate(0, 1, 0), Amount: 100})
+			}
+		}
+	}
+	if _, err := e.client.CreateComponents(ctx, comps); err != nil {
+		t.Fatal(err)
+	}
+	f := &uploads.Finder{Client: e.client, Concurrency: 4}
+	// Many students, one day: searched per day.
+	var keys []uploads.Key
+	for _, s := range students {
+		keys = append(keys, uploads.Key{NIS: s.NIS, Name: "spp  AGUSTUS 2026", Due: due})
+	}
+	keys = append(keys, uploads.Key{NIS: students[0].NIS, Name: "SPP Agustus 2026", Due: due.AddDate(0, 0, 1)})
+	found, err := f.FindComponents(ctx, keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, ok := range found {
+		if ok != (i < 30) {
+			t.Errorf("key %d %+v found %v", i, keys[i], ok)
+		}
+	}
+	// One student, many days: searched per student (and an unknown NIS is simply absent).
+	keys = nil
+	for m := 1; m <= 6; m++ {
+		d := due.AddDate(0, m, 0)
+		keys = append(keys, uploads.Key{NIS: students[1].NIS, Name: "Les " + d.Month().String(), Due: d})
+	}
+	keys = append(keys, uploads.Key{NIS: "NOBODY", Name: "Les", Due: due})
+	found, err = f.FindComponents(ctx, keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, ok := range found {
+		if ok != (i < 5) {
+			t.Errorf("key %d %+v found %v", i, keys[i], ok)
+		}
+	}
+}
+
+func mustOpen(t *testing.T, path string) io.Reader {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.NewReader(string(data))
+}

@@ -3,8 +3,8 @@ package uploads_test
 import (
 	"archive/zip"
 	"bytes"
-	"context"
 	"compress/flate"
+	"context"
 	"errors"
 	"hash/crc32"
 	"io"
@@ -121,27 +121,27 @@ func TestAnalyseComponentsEveryProblem(t *testing.T) {
 	rows := [][]any{header,
 		row("", "A1", "SPP Juli", "SPP", "Rp 1.250.000", "25.000", "10/12/2026", "2026-12-31", "1 Des 2026"), // 2 valid, typed text
 		row("", "A2", "SPP Juli", "BCA", int64(350000), nil, d(2026, 7, 10), d(2026, 7, 31), nil),            // 3 valid, cells
-		row("", "", "SPP Juli", "SPP", 1000, nil, d(2026, 7, 10), d(2026, 7, 31), nil),                      // 4 NIS missing
-		row("", "A 1", "SPP Juli", "SPP", 1000, nil, d(2026, 7, 10), d(2026, 7, 31), nil),                   // 5 NIS format
-		row("", "A1", "", "SPP", 1000, nil, d(2026, 7, 10), d(2026, 7, 31), nil),                            // 6 name missing
-		row("", "A1", "SPP Agustus", "XYZ", 1000, nil, d(2026, 8, 10), d(2026, 8, 31), nil),                 // 7 account
-		row("", "A1", "SPP September", "mandiri", "1.000", nil, d(2026, 9, 10), d(2026, 9, 30), nil),        // 8 valid, code any case
-		row("", "A1", "X1", "SPP", "abc", nil, d(2026, 7, 10), d(2026, 7, 31), nil),                         // 9 amount
-		row("", "A1", "X2", "SPP", "1.250,50", nil, d(2026, 7, 10), d(2026, 7, 31), nil),                    // 10 fraction
-		row("", "A1", "X3", "SPP", 0, nil, d(2026, 7, 10), d(2026, 7, 31), nil),                             // 11 zero
-		row("", "A1", "X4", "SPP", "-5000", nil, d(2026, 7, 10), d(2026, 7, 31), nil),                       // 12 negative
-		row("", "A1", "X5", "SPP", 1000, "-1", d(2026, 7, 10), d(2026, 7, 31), nil),                         // 13 penalty
-		row("", "A1", "X6", "SPP", 1000, nil, "31/02/2026", d(2026, 7, 31), nil),                            // 14 no such day
-		row("", "A1", "X7", "SPP", 1000, nil, "10/12/1999", d(2026, 7, 31), nil),                            // 15 year
-		row("", "A1", "X8", "SPP", 1000, nil, d(2026, 8, 10), d(2026, 7, 31), nil),                          // 16 due > expiry
-		row("", "A1", "X9", "SPP", 1000, nil, d(2026, 7, 10), d(2026, 7, 31), d(2026, 7, 11)),               // 17 active > due
-		row(long, "A1", "X10", "SPP", 1000, nil, d(2026, 7, 10), d(2026, 7, 31), nil),                       // 18 notes long
-		row("", "B9", "X11", "SPP", 1000, nil, d(2026, 7, 10), d(2026, 7, 31), nil),                         // 19 unknown NIS
-		row("", "A1", "spp   JULI", "SPP", 1000, nil, d(2026, 12, 10), d(2026, 12, 31), nil),                // 20 same as row 2
-		{nil, nil, nil},                                                                                     // 21 blank
-		row("", "A1", "X12", "SPP", "1E+13", nil, d(2026, 7, 10), d(2026, 7, 31), nil),                      // 22 too large
-		row("", "A1", "X13", "SPP", 1000, nil, d(2026, 7, 10), nil, nil),                                    // 23 expiry missing
-		row("", "", "", "", "x", "y", "z", "w", "v"),                                                        // 24 everything
+		row("", "", "SPP Juli", "SPP", 1000, nil, d(2026, 7, 10), d(2026, 7, 31), nil),                       // 4 NIS missing
+		row("", "A 1", "SPP Juli", "SPP", 1000, nil, d(2026, 7, 10), d(2026, 7, 31), nil),                    // 5 NIS format
+		row("", "A1", "", "SPP", 1000, nil, d(2026, 7, 10), d(2026, 7, 31), nil),                             // 6 name missing
+		row("", "A1", "SPP Agustus", "XYZ", 1000, nil, d(2026, 8, 10), d(2026, 8, 31), nil),                  // 7 account
+		row("", "A1", "SPP September", "mandiri", "1.000", nil, d(2026, 9, 10), d(2026, 9, 30), nil),         // 8 valid, code any case
+		row("", "A1", "X1", "SPP", "abc", nil, d(2026, 7, 10), d(2026, 7, 31), nil),                          // 9 amount
+		row("", "A1", "X2", "SPP", "1.250,50", nil, d(2026, 7, 10), d(2026, 7, 31), nil),                     // 10 fraction
+		row("", "A1", "X3", "SPP", 0, nil, d(2026, 7, 10), d(2026, 7, 31), nil),                              // 11 zero
+		row("", "A1", "X4", "SPP", "-5000", nil, d(2026, 7, 10), d(2026, 7, 31), nil),                        // 12 negative
+		row("", "A1", "X5", "SPP", 1000, "-1", d(2026, 7, 10), d(2026, 7, 31), nil),                          // 13 penalty
+		row("", "A1", "X6", "SPP", 1000, nil, "31/02/2026", d(2026, 7, 31), nil),                             // 14 no such day
+		row("", "A1", "X7", "SPP", 1000, nil, "10/12/1999", d(2026, 7, 31), nil),                             // 15 year
+		row("", "A1", "X8", "SPP", 1000, nil, d(2026, 8, 10), d(2026, 7, 31), nil),                           // 16 due > expiry
+		row("", "A1", "X9", "SPP", 1000, nil, d(2026, 7, 10), d(2026, 7, 31), d(2026, 7, 11)),                // 17 active > due
+		row(long, "A1", "X10", "SPP", 1000, nil, d(2026, 7, 10), d(2026, 7, 31), nil),                        // 18 notes long
+		row("", "B9", "X11", "SPP", 1000, nil, d(2026, 7, 10), d(2026, 7, 31), nil),                          // 19 unknown NIS
+		row("", "A1", "spp   JULI", "SPP", 1000, nil, d(2026, 12, 10), d(2026, 12, 31), nil),                 // 20 same as row 2
+		{nil, nil, nil}, // 21 blank
+		row("", "A1", "X12", "SPP", "1E+13", nil, d(2026, 7, 10), d(2026, 7, 31), nil), // 22 too large
+		row("", "A1", "X13", "SPP", 1000, nil, d(2026, 7, 10), nil, nil),               // 23 expiry missing
+		row("", "", "", "", "x", "y", "z", "w", "v"),                                   // 24 everything
 	}
 	path := writeSheet(t, "Tagihan", rows)
 	sum, issues, err := analyse(t, path, uploads.Options{Kind: uploads.Components, Students: knownNIS{"A1": true, "A2": true}})

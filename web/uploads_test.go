@@ -346,11 +346,21 @@ func TestUploadRefusesBadFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	good, _ := os.ReadFile(small.Path)
-	big, err := sheettest.Components(filepath.Join(t.TempDir(), "big.xlsx"), sheettest.Options{Rows: 6000})
+	// Over the 64 KB limit, but inside the request limit (64 KB and some form overhead):
+	// refused when stored. Far over: refused while the request is read.
+	big, err := sheettest.Components(filepath.Join(t.TempDir(), "big.xlsx"), sheettest.Options{Rows: 2000})
 	if err != nil {
 		t.Fatal(err)
 	}
 	bigData, _ := os.ReadFile(big.Path)
+	huge, err := sheettest.Components(filepath.Join(t.TempDir(), "huge.xlsx"), sheettest.Options{Rows: 6000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hugeData, _ := os.ReadFile(huge.Path)
+	if len(bigData) <= 64<<10 || len(bigData) >= 120<<10 || len(hugeData) <= 200<<10 {
+		t.Fatalf("test files of %d and %d bytes do not straddle the limits", len(bigData), len(hugeData))
+	}
 	tests := []struct {
 		name, kind, file string
 		data             []byte
@@ -362,6 +372,7 @@ func TestUploadRefusesBadFiles(t *testing.T) {
 		{"renamed text", "components", "tagihan.xlsx", []byte("NIS;Nominal\n1;2\n"), "error-file", ""},
 		{"old excel", "components", "tagihan.xls", []byte{0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1}, "error-file", "Excel lama (.xls)"},
 		{"too big", "components", "big.xlsx", bigData, "error-file", "lebih besar dari"},
+		{"far too big", "components", "huge.xlsx", hugeData, "error-file", "lebih besar dari"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -379,8 +390,12 @@ func TestUploadRefusesBadFiles(t *testing.T) {
 				}
 				return
 			}
-			if res.StatusCode != http.StatusUnprocessableEntity {
-				t.Fatalf("status %d, want 422", res.StatusCode)
+			want := http.StatusUnprocessableEntity
+			if tt.name == "far too big" {
+				want = http.StatusRequestEntityTooLarge
+			}
+			if res.StatusCode != want {
+				t.Fatalf("status %d, want %d", res.StatusCode, want)
 			}
 			if msg := res.Doc.Find(`[data-testid="` + tt.field + `"]`).Text(); !strings.Contains(msg, tt.want) {
 				t.Fatalf("%s = %q, want %q", tt.field, msg, tt.want)

@@ -133,6 +133,7 @@ func Start(t testing.TB, opts Options) *Portal {
 	ucfg.RetryBase, ucfg.RetryMax = 5*time.Millisecond, 50*time.Millisecond
 	if opts.Uploads != nil {
 		opts.Uploads(&ucfg)
+		cfg.UploadMaxBytes = ucfg.MaxBytes // the form's body limit follows
 	}
 	jobs := uploads.NewRunner(ucfg, db, client, &upstream.Writer{Client: client, DB: db, Log: log, Now: now}, log)
 	if err := jobs.Start(context.Background()); err != nil {

@@ -459,3 +459,5 @@ func TestMessagesExist(t *testing.T) {
 }
 
 func zipDeflater(w io.Writer) (io.WriteCloser, error) { return flate.NewWriter(w, flate.BestSpeed) }
+
+func i18nPrinter() i18n.Printer { return i18n.NewPrinter(i18n.Indonesian, nil) }

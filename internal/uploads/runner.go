@@ -159,6 +159,8 @@ type Runner struct {
 	wake     chan struct{}
 	wg       sync.WaitGroup
 	analyses map[string]bool
+	// slots bounds the analyses running at once: each reads a whole file at full speed.
+	slots chan struct{}
 }
 
 // NewRunner makes a runner; Start sets it going.
@@ -168,7 +170,7 @@ func NewRunner(cfg Config, db *store.DB, client *billing.Client, writer *upstrea
 		log = slog.Default()
 	}
 	return &Runner{cfg: cfg, db: db, client: client, writer: writer, log: log, now: time.Now,
-		quit: make(chan struct{}), wake: make(chan struct{}, 1), analyses: map[string]bool{}}
+		quit: make(chan struct{}), wake: make(chan struct{}, 1), analyses: map[string]bool{}, slots: make(chan struct{}, 2)}
 }
 
 // Config returns the runner's settings after defaults.
@@ -477,6 +479,12 @@ func (r *Runner) startAnalysis(id string) {
 			case <-ctx.Done():
 			}
 		}()
+		select {
+		case r.slots <- struct{}{}:
+			defer func() { <-r.slots }()
+		case <-ctx.Done():
+			return
+		}
 		if err := r.analyse(ctx, id); err != nil && ctx.Err() == nil {
 			r.log.Error("upload analysis", "job", id, "err", err)
 		}

@@ -28,6 +28,7 @@ type faulty struct {
 	mu    sync.Mutex
 	lose  int // answers still to lose
 	fail  int // calls still to refuse with 503
+	hang  int // applied calls still to leave hanging until the caller gives up
 	calls atomic.Int64
 }
 
@@ -51,11 +52,19 @@ func (f *faulty) RoundTrip(req *http.Request) (*http.Response, error) {
 		return res, err
 	}
 	f.mu.Lock()
-	lose := f.lose > 0
+	lose, hang := f.lose > 0, f.lose == 0 && f.hang > 0
 	if lose {
 		f.lose--
+	} else if hang {
+		f.hang--
 	}
 	f.mu.Unlock()
+	if hang {
+		_, _ = io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		<-req.Context().Done()
+		return nil, req.Context().Err()
+	}
 	if lose {
 		// Applied at the service; the answer never arrives.
 		_, _ = io.Copy(io.Discard, res.Body)
@@ -317,4 +326,116 @@ func mustOpen(t *testing.T, path string) io.Reader {
 		t.Fatal(err)
 	}
 	return strings.NewReader(string(data))
+}
+
+// TestCrashWhileSending: the portal dies while a batch is on its way (the service applies
+// it). The chunk is left marked sent; the next start treats it as unknown, finds its rows
+// at the service and sends the rest of the job only.
+func TestCrashWhileSending(t *testing.T) {
+	e, f := faultyEnv(t, "/bill_component/batch")
+	sh, err := sheettest.Components(filepath.Join(e.dir, "a.xlsx"), sheettest.Options{Rows: 100, Students: 25})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.enrol(t, sh)
+	cfg := e.config()
+	cfg.ChunkSize, cfg.Concurrency = 40, 1
+	r1 := uploads.NewRunner(cfg, e.db, e.client, e.writer, e.log)
+	if err := r1.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	j := receive(t, r1, uploads.Components, sh.Path)
+	f.mu.Lock()
+	f.hang = 1
+	f.mu.Unlock()
+	if err := r1.Commit(context.Background(), j.ID, financeActor); err != nil {
+		t.Fatal(err)
+	}
+	// Once the first batch is applied and its call hangs, the process "dies".
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if c, err := e.db.UploadChunk(context.Background(), j.ID, 1); err == nil && c.State == uploads.ChunkSent && len(e.upstreamKeys(t)) == 40 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the first batch was never sent")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	stopped, cancel := context.WithCancel(context.Background())
+	cancel()
+	_ = r1.Stop(stopped)
+	// A crash saves nothing: put the chunk back as the dead process left it.
+	c, err := e.db.UploadChunk(context.Background(), j.ID, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.State = uploads.ChunkSent
+	if err := e.db.SaveUploadChunk(context.Background(), c); err != nil {
+		t.Fatal(err)
+	}
+
+	r2 := e.start(t, cfg)
+	j = wait(t, r2, j.ID)
+	if j.State != uploads.StateDone || j.Created != 100 {
+		t.Fatalf("job %s, created %d", j.State, j.Created)
+	}
+	c, _ = e.db.UploadChunk(context.Background(), j.ID, 1)
+	if c.Recognised != 40 || c.Attempts != 1 {
+		t.Errorf("first chunk: recognised %d, attempts %d; want 40 found, sent once", c.Recognised, c.Attempts)
+	}
+	if keys := e.upstreamKeys(t); len(keys) != 100 {
+		t.Errorf("%d components at the service, want 100", len(keys))
+	}
+}
+
+// TestCleanUp: files of old uploads are removed; uploads never committed are discarded.
+func TestCleanUp(t *testing.T) {
+	e := newEnv(t, 2*time.Second)
+	sh, err := sheettest.Components(filepath.Join(e.dir, "a.xlsx"), sheettest.Options{Rows: 10, Students: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.enrol(t, sh)
+	cfg := e.config()
+	r1 := uploads.NewRunner(cfg, e.db, e.client, e.writer, e.log)
+	if err := r1.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	done := receive(t, r1, uploads.Components, sh.Path)
+	if err := r1.Commit(context.Background(), done.ID, financeActor); err != nil {
+		t.Fatal(err)
+	}
+	wait(t, r1, done.ID)
+	previewed := receive(t, r1, uploads.Components, writeSheet(t, "Tagihan", [][]any{{"NIS", "Nama Tagihan", "Kode Rekening", "Nominal", "Jatuh Tempo", "Kedaluwarsa"}}))
+	_ = r1.Stop(context.Background())
+
+	cfg.Retention = time.Millisecond
+	time.Sleep(20 * time.Millisecond)
+	r2 := e.start(t, cfg) // cleans at start
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		a, _ := e.db.UploadJobByID(context.Background(), done.ID)
+		b, _ := e.db.UploadJobByID(context.Background(), previewed.ID)
+		if !a.FileKept && !b.FileKept {
+			if a.State != uploads.StateDone || b.State != uploads.StateDiscarded {
+				t.Fatalf("after clean-up: %s and %s", a.State, b.State)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("files still kept: %v %v", a.FileKept, b.FileKept)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	for _, id := range []string{done.ID, previewed.ID} {
+		if _, err := os.Stat(r2.Path(id)); !os.IsNotExist(err) {
+			t.Errorf("file of %s: %v", id, err)
+		}
+	}
+	var buf strings.Builder
+	j, _ := e.db.UploadJobByID(context.Background(), done.ID)
+	if err := r2.ErrorWorkbook(context.Background(), j, &buf, i18nPrinter()); !errors.Is(err, uploads.ErrFileGone) {
+		t.Errorf("error workbook of a cleaned job: %v", err)
+	}
 }

@@ -1,0 +1,33 @@
+// Package uploads reads the spreadsheets schools upload (bill components, students),
+// checks every cell against the billing service's rules, and runs the background job that
+// sends the valid new rows in chunks without ever creating a bill twice or losing one.
+//
+// Reading. A sheet is streamed row by row (excelize's Rows iterator, raw cell values, so
+// a date cell arrives as its serial number and is read as a date only in a date column);
+// columns are found by their header, with Indonesian and English aliases. Only a few
+// numbers per row are kept (row, interned NIS and name, due day, amount), so a 100,000-row
+// sheet is checked in about the time excelize needs to read it, in tens of megabytes.
+// Problems are streamed to the database as they are found, as codes with arguments, and
+// become messages in the reader's language when shown.
+//
+// Keeping the file. The preview pages through the problems, the error workbook and the
+// commit need the original rows again, so the file is kept on disk under the data
+// directory (<data>/uploads/<job id>.xlsx) rather than in the database: excelize reads a
+// file from disk as a stream (large parts are unpacked to a temporary directory, not
+// memory), while a 20 MB blob would be read whole into memory, twice, and would swell the
+// SQLite file and its WAL. Files are deleted when an upload is discarded, and by a
+// janitor after Config.Retention (14 days) once the job has finished or was never
+// committed; the history line stays. One portal process owns the directory: several
+// instances on one PostgreSQL database need a shared data directory.
+//
+// Sending. A committed job first asks the service once more which rows exist by now, then
+// writes the rest as chunks (default 200 rows) in the database, each with its state:
+// pending, sent (marked before the call leaves), confirmed, failed, unknown. A call that
+// got no answer (timeout, lost connection, the portal stopping: upstream.Ambiguous) leaves
+// its chunk unknown; before anything is sent again the job waits until the call can no
+// longer land, searches the service for the chunk's rows (student, name and due day) and
+// sends only those missing. A chunk found marked sent at start-up (the process died during
+// the call) is treated the same way. Rows the service refuses are recorded with its reason
+// and the rest of their batch is sent again (batches are all or nothing). Jobs run one at a
+// time in commit order, a few chunks in flight each, and resume when the portal restarts.
+package uploads

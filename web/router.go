@@ -50,6 +50,24 @@ func New(d Deps) http.Handler {
 			// Dashboard.
 			r.With(h.require(auth.ReadBilling)).Get("/", h.home)
 
+			// Bills: the browser and the upcoming dues.
+			r.Route("/bills", func(r chi.Router) {
+				r.Use(h.require(auth.ReadBilling))
+				r.Get("/", h.listBills)
+				r.Get("/upcoming", h.listUpcomingBills)
+			})
+
+			// Counter payments: recording needs WriteBilling; a receipt is a read.
+			r.Route("/payments", func(r chi.Router) {
+				r.With(h.require(auth.ReadBilling)).Get("/receipt", h.showReceipt)
+				r.Group(func(r chi.Router) {
+					r.Use(h.require(auth.WriteBilling))
+					r.Get("/new", h.newPayment)
+					r.Post("/confirm", h.confirmPayment)
+					r.Post("/", h.createPayment)
+				})
+			})
+
 			// Audit log.
 			r.With(h.require(auth.ReadAudit)).Get("/audit", h.listAudit)
 

@@ -2,8 +2,10 @@ package sandbox
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 )
@@ -90,6 +92,8 @@ func TestComponentBatchValidation(t *testing.T) {
 		{"amount with cents", with("amount", 450000.5), "amount", "must be a whole number of rupiah"},
 		{"amount as text", with("amount", "450000"), "amount", "must be a whole number of rupiah"},
 		{"amount too large", with("amount", json.RawMessage("1e30")), "amount", "must be a whole number of rupiah"},
+		{"amount over the cap", with("amount", int64(maxRupiah)+1), "amount", "must be at most 1000000000000000"},
+		{"penalty over the cap", with("penalty_amount", json.RawMessage("9223372036854775807")), "penalty_amount", "must be at most 1000000000000000"},
 		{"penalty negative", with("penalty_amount", -1), "penalty_amount", "must not be negative"},
 		{"penalty as text", with("penalty_amount", "x"), "penalty_amount", "must be a whole number of rupiah"},
 		{"name of the wrong type", with("bill_component_name", 7), "bill_component_name", "must be a string"},
@@ -315,5 +319,29 @@ func TestCheckout(t *testing.T) {
 	}
 	if n := len(into[[]record](t, c.must(http.StatusOK, "GET", "/bill_component/search/biller", nil))); n != 2 {
 		t.Fatalf("%d components, want the 2 of the first checkout", n)
+	}
+}
+
+func TestConcurrentPaymentsPayOnce(t *testing.T) {
+	c := newSandbox(t, Options{})
+	c.seedStudents("A1")
+	id := c.upload(componentJSON("A1", "SPP", day(2026, 12, 10), 450000, 0))[0].ID
+	const n = 8
+	codes := make(chan int, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			r := c.do("POST", "/bill_component/pay", obj{"bill_key": "A1", "biller_ref_number": fmt.Sprint("R", i), "bill_component_list": []string{id}})
+			codes <- r.httpCode
+		})
+	}
+	wg.Wait()
+	close(codes)
+	got := map[int]int{}
+	for code := range codes {
+		got[code]++
+	}
+	if got[http.StatusOK] != 1 || got[http.StatusBadRequest] != n-1 {
+		t.Fatalf("answers: %v", got)
 	}
 }

@@ -145,12 +145,16 @@ func (s *Server) Now() time.Time {
 // SetClock fixes the clock and evaluates reminders (same as POST /_sandbox/clock).
 // The zero time returns the clock to real time.
 func (s *Server) SetClock(t time.Time) {
+	if err := s.setClock(context.Background(), t); err != nil {
+		s.log.Error("sandbox: evaluate reminders", "err", err)
+	}
+}
+
+func (s *Server) setClock(ctx context.Context, t time.Time) error {
 	s.clockMu.Lock()
 	s.fixed = t
 	s.clockMu.Unlock()
-	if err := s.evaluateReminders(context.Background(), true); err != nil {
-		s.log.Error("sandbox: evaluate reminders", "err", err)
-	}
+	return s.evaluateReminders(ctx, true)
 }
 
 // today is the service's current date as YYYYMMDD.

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -89,7 +90,7 @@ func startBills(t *testing.T) (*portaltest.Portal, billsSchool) {
 func rowNames(doc *goquery.Document) []string {
 	var out []string
 	doc.Find(`[data-testid="bill-row"]`).Each(func(_ int, s *goquery.Selection) {
-		out = append(out, strings.TrimSpace(s.Find("td").Eq(2).Find("div").First().Text()))
+		out = append(out, strings.TrimSpace(s.Find("td").Eq(1).Find("div").First().Text()))
 	})
 	return out
 }
@@ -129,7 +130,7 @@ func TestBillsBrowserPage(t *testing.T) {
 	if got := text(late.Find(`[data-testid="penalty-today"]`)); got != "Rp 25.000" {
 		t.Errorf("penalty today = %q", got)
 	}
-	if got := text(late.Find(`[data-testid="due-today"]`)); got != "Rp 275.000" {
+	if got := text(late.Find(`[data-testid="due-today"] strong`)); got != "Rp 275.000" {
 		t.Errorf("due today = %q", got)
 	}
 	if late.AttrOr("data-status", "") != "overdue" || text(late.Find(`[data-testid="state-badge"]`)) != "Terlambat" {
@@ -145,7 +146,7 @@ func TestBillsBrowserPage(t *testing.T) {
 		t.Errorf("pay link = %q", href)
 	}
 	onTime := row(doc, s.id("SPP Desember"))
-	if got := text(onTime.Find(`[data-testid="due-today"]`)); got != "Rp 260.000" || onTime.AttrOr("data-status", "") != "provisioned" {
+	if got := text(onTime.Find(`[data-testid="due-today"] strong`)); got != "Rp 260.000" || onTime.AttrOr("data-status", "") != "provisioned" {
 		t.Errorf("on-time row: due %q status %q", got, onTime.AttrOr("data-status", ""))
 	}
 	// Totals of the page, and the page says they are the page's.
@@ -766,4 +767,33 @@ func TestReceiptNotFound(t *testing.T) {
 	if res.StatusCode != http.StatusOK || text(res.Doc.Find(`[data-testid="receipt-total"]`)) != "Total Rp 150.000" {
 		t.Fatalf("bank payment receipt: %d %q", res.StatusCode, text(res.Doc.Find(`[data-testid="receipt-total"]`)))
 	}
+}
+
+// TestBillsDemoSchool runs the pages over the sandbox's demo school (600 students, a school
+// year of components) on 5 Dec 2026, five days before the monthly due date.
+func TestBillsDemoSchool(t *testing.T) {
+	p := portaltest.Start(t, portaltest.Options{Now: time.Date(2026, 12, 5, 3, 0, 0, 0, time.UTC), Demo: true})
+	c := p.SignedIn(t, "principal")
+	res := c.Get("/bills")
+	if n := len(rowNames(res.Doc)); n != 50 || res.Doc.Find(`[data-testid="page-next"]`).Length() != 1 {
+		t.Fatalf("first page of the demo school: %d rows", n)
+	}
+	res = c.Get("/bills?state=provisioned&offset=50&sort=-amount", "HX-Request", "true")
+	if n := len(rowNames(res.Doc)); n != 50 || res.Doc.Find(`[data-testid="page-prev"]`).Length() != 1 {
+		t.Fatalf("second page: %d rows", n)
+	}
+	res = c.Get("/bills/upcoming")
+	days := res.Doc.Find(`[data-testid="due-day"]`)
+	if days.Length() == 0 {
+		t.Fatal("no upcoming dues in the demo school")
+	}
+	if n := res.Doc.Find(`[data-testid="upcoming-row"]`).Length(); text(res.Doc.Find(`[data-testid="upcoming-count"]`)) != strconv.Itoa(n) {
+		t.Errorf("count %q, rows %d", text(res.Doc.Find(`[data-testid="upcoming-count"]`)), n)
+	}
+	days.Each(func(_ int, d *goquery.Selection) {
+		day, _ := time.Parse(time.DateOnly, d.AttrOr("data-day", ""))
+		if day.Before(billDay("2026-12-05")) || day.After(billDay("2026-12-11")) {
+			t.Errorf("day %s outside the week", d.AttrOr("data-day", ""))
+		}
+	})
 }

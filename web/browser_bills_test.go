@@ -25,6 +25,7 @@ func TestBrowserCounterPaymentOfLateComponent(t *testing.T) {
 	b.WaitVisible(`[data-testid="payment-form"]`)
 	b.Click(`input[name="component"][value="` + s.id("SPP Oktober") + `"]`)
 	b.Type(`#f-ref`, "KW-2026/0042")
+	b.Screenshot("payment-form")
 	b.Click(`[data-testid="payment-continue"]`)
 
 	if total := b.Text(`[data-testid="confirm-total"]`); total != "Rp 275.000" {
@@ -62,6 +63,7 @@ func TestBrowserBillsFiltersAndBackButton(t *testing.T) {
 	if n := b.Count(`[data-testid="bill-row"]`); n != 6 {
 		t.Fatalf("all tab: %d rows", n)
 	}
+	b.Screenshot("bills-all")
 
 	// First filter: the account (a select submits on change), swapped in by HTMX.
 	b.Do(chromedp.Evaluate[chromedp.Void](`(() => { const s = document.querySelector("#f-account");

@@ -23,7 +23,7 @@ func init() {
 		"bills.page_note":           {ID: "Urutan dan total di tabel ini hanya untuk baris %[1]d–%[2]d yang tampil di halaman ini, bukan untuk semua hasil pencarian.", EN: "Sorting and totals in this table apply only to rows %[1]d–%[2]d shown on this page, not to every result of the search."},
 		"bills.page_total":          {ID: "Total halaman ini (%[1]d baris)", EN: "Total of this page (%[1]d rows)"},
 		"bills.penalty_today":       {ID: "Denda hari ini", EN: "Late fee today"},
-		"bills.due_today":           {ID: "Harus dibayar hari ini", EN: "Due today"},
+		"bills.due_today":           {ID: "Bayar hari ini", EN: "Due today"},
 		"bills.unknown_student":     {ID: "Tidak ada siswa dengan NIS %[1]s di layanan pembayaran.", EN: "The payment service has no student with NIS %[1]s."},
 		"bills.pay":                 {ID: "Bayar", EN: "Pay"},
 
@@ -88,5 +88,7 @@ func init() {
 		"payments.receipt.printed":       {ID: "Dicetak %[1]s", EN: "Printed %[1]s"},
 		"payments.receipt.cashier":       {ID: "Kasir", EN: "Cashier"},
 		"payments.receipt.another":       {ID: "Catat pembayaran lain", EN: "Record another payment"},
+		"payments.receipt.paid":          {ID: "Dibayar", EN: "Paid"},
+		"payments.receipt.due":           {ID: "Jatuh tempo %[1]s", EN: "Due %[1]s"},
 	})
 }

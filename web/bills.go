@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"time"
 
@@ -82,6 +83,11 @@ func (h *Handler) billsView(ctx context.Context, f bills.Filter) pages.BillsView
 	for _, n := range bills.PageSizes {
 		v.PageSizes = append(v.PageSizes, components.Option{Value: strconv.Itoa(n), Label: i18n.T(ctx, "bills.page_size", n)})
 	}
+	reset := bills.Filter{State: bills.DefaultState, Limit: f.Limit}
+	if slices.Contains(bills.States, f.State) {
+		reset.State = f.State
+	}
+	v.ResetURL = reset.URL("/bills")
 	cur, _ := bills.ParseSort(f.Sort)
 	for _, k := range bills.SortKeys {
 		link := pages.BillsSortLink{URL: f.WithSort(bills.Toggle(f.Sort, k)).URL("/bills")}

@@ -1,11 +1,13 @@
 package web_test
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -611,6 +613,54 @@ func TestCounterPaymentTwiceFromStaleFormRefused(t *testing.T) {
 	res := c.Post("/payments/confirm", url.Values{"nis": {"2024001"}, "ref": {"kw-1"}, "component": {s.id("SPP Oktober")}})
 	if res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(text(res.Doc.Find(`[data-testid="error-ref"]`)), "sudah dipakai") {
 		t.Fatalf("reused ref: %d %q", res.StatusCode, text(res.Doc.Find(`[data-testid="error-ref"]`)))
+	}
+}
+
+// TestCounterPaymentRace: two cashiers post the same component at the same moment. Both
+// may pass the re-read; the service then pays it once and refuses the other, which the
+// page words plainly. Exactly one payment, one receipt.
+func TestCounterPaymentRace(t *testing.T) {
+	p, s := startBills(t)
+	id := s.id("SPP Oktober")
+	clients := []*portaltest.Client{p.SignedIn(t, "finance"), p.SignedIn(t, "admin")}
+	type result struct {
+		status int
+		msg    string
+	}
+	results := make(chan result, len(clients))
+	var wg sync.WaitGroup
+	for i, c := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res := c.Post("/payments", url.Values{"nis": {"2024001"}, "ref": {fmt.Sprintf("KW-R%d", i)}, "component": {id}, "total": {"275000"}})
+			results <- result{res.StatusCode, text(res.Doc.Find(`[data-testid="payment-refused"]`))}
+		}()
+	}
+	wg.Wait()
+	close(results)
+	var ok, refused int
+	for r := range results {
+		switch {
+		case r.status == http.StatusSeeOther:
+			ok++
+		case r.status == http.StatusConflict && strings.Contains(r.msg, "SPP Oktober") && strings.Contains(r.msg, "lunas"):
+			refused++
+		default:
+			t.Errorf("unexpected answer %d %q", r.status, r.msg)
+		}
+	}
+	if ok != 1 || refused != 1 {
+		t.Fatalf("%d paid, %d refused", ok, refused)
+	}
+	var oks int
+	for _, e := range payAudit(t, p) {
+		if e.Outcome == upstream.OutcomeOK {
+			oks++
+		}
+	}
+	if got := billByID(t, p, "2024001", id); got.State != billing.StatePaid || got.AmountPaid != 275_000 || oks != 1 {
+		t.Fatalf("at the service %+v, %d successful payments audited", got, oks)
 	}
 }
 

@@ -24,7 +24,11 @@ func (h *Handler) newPayment(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if isPartial(r) {
-		w.Header().Set("HX-Push-Url", "/payments/new?"+url.Values{"nis": {v.NIS}}.Encode())
+		push := "/payments/new"
+		if v.NIS != "" {
+			push += "?" + url.Values{"nis": {v.NIS}}.Encode()
+		}
+		w.Header().Set("HX-Push-Url", push)
 	}
 	h.page(w, r, status, pages.PaymentNew(v), pages.PaymentPanel(v))
 }

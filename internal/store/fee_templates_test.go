@@ -141,13 +141,18 @@ func testRegistrationsAndAttempts(t *testing.T, db *store.DB) {
 
 	now := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
 	for i := range 4 {
-		if err := db.RecordRegistrationAttempt(ctx, "10.0.0.9", now.Add(time.Duration(i-2)*time.Hour)); err != nil {
-			t.Fatal(err)
+		if id, err := db.RecordRegistrationAttempt(ctx, "10.0.0.9", now.Add(time.Duration(i-2)*time.Hour)); err != nil || id == "" {
+			t.Fatalf("record attempt: %q %v", id, err)
 		}
 	}
-	if err := db.RecordRegistrationAttempt(ctx, "10.0.0.8", now); err != nil {
+	if _, err := db.RecordRegistrationAttempt(ctx, "10.0.0.8", now); err != nil {
 		t.Fatal(err)
 	}
+	extra, _ := db.RecordRegistrationAttempt(ctx, "10.0.0.9", now)
+	if err := db.DeleteRegistrationAttempt(ctx, extra); err != nil {
+		t.Fatal(err)
+	}
+
 	n, oldest, err := db.RegistrationAttemptsSince(ctx, "10.0.0.9", now.Add(-time.Hour))
 	if err != nil || n != 3 || !oldest.Equal(now.Add(-time.Hour)) {
 		t.Fatalf("attempts since = %d %v %v", n, oldest, err)

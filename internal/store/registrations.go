@@ -86,11 +86,21 @@ func (db *DB) RegistrationByBillID(ctx context.Context, billID string) (Registra
 	return r, nil
 }
 
-// RecordRegistrationAttempt notes one public form submission from addr at time at.
-func (db *DB) RecordRegistrationAttempt(ctx context.Context, addr string, at time.Time) error {
+// RecordRegistrationAttempt notes one public form submission from addr at time at and
+// returns its id.
+func (db *DB) RecordRegistrationAttempt(ctx context.Context, addr string, at time.Time) (string, error) {
+	id := NewID()
 	if _, err := db.sql.ExecContext(ctx, `INSERT INTO registration_attempts (id, addr, at) VALUES ($1, $2, $3)`,
-		NewID(), addr, Time(at)); err != nil {
-		return fmt.Errorf("store: record registration attempt: %w", err)
+		id, addr, Time(at)); err != nil {
+		return "", fmt.Errorf("store: record registration attempt: %w", err)
+	}
+	return id, nil
+}
+
+// DeleteRegistrationAttempt forgets one submission (one the rate limit refused).
+func (db *DB) DeleteRegistrationAttempt(ctx context.Context, id string) error {
+	if _, err := db.sql.ExecContext(ctx, `DELETE FROM registration_attempts WHERE id = $1`, id); err != nil {
+		return fmt.Errorf("store: delete registration attempt: %w", err)
 	}
 	return nil
 }

@@ -90,7 +90,7 @@ func init() {
 
 		// The public form.
 		"registration.public.title":            {ID: "Pendaftaran siswa baru", EN: "New student registration"},
-		"registration.public.intro":            {ID: "Formulir pendaftaran %[1]s. Setelah dikirim, tagihan pendaftaran dibuat dan dapat dibayar di bank.", EN: "Registration form for %[1]s. Once sent, the registration bill is created and can be paid at the bank."},
+		"registration.public.intro":            {ID: "Formulir untuk %[1]s. Setelah dikirim, tagihan pendaftaran dibuat dan dapat dibayar di bank.", EN: "The form for %[1]s. Once sent, the registration bill is created and can be paid at the bank."},
 		"registration.public.fees":             {ID: "Biaya pendaftaran", EN: "Registration fees"},
 		"registration.public.due_on":           {ID: "jatuh tempo %[1]s", EN: "due %[1]s"},
 		"registration.public.fees_hint":        {ID: "Tanggal berlaku untuk pendaftaran hari ini, %[1]s.", EN: "Dates apply to a registration today, %[1]s."},

@@ -640,3 +640,37 @@ func TestPublicRegistrationHoneypotAndRateLimit(t *testing.T) {
 		t.Fatalf("an hour later: %d\n%s", res.StatusCode, res.Body)
 	}
 }
+
+func TestRegistrationTemplateDatesPast(t *testing.T) {
+	p := portaltest.Start(t, portaltest.Options{Now: regNow})
+	admin := p.SignedIn(t, "admin")
+	// Valid when written, but its fixed expiry is already behind a registration today.
+	res := admin.Post("/settings/fee-templates", templateForm("Gelombang 1", [][8]string{
+		{"Uang Pangkal", "SPP", "5000000", "", "2026-10-01", "2026-11-01", "", ""},
+	}))
+	if res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("create: %d", res.StatusCode)
+	}
+	list, _ := p.DB.ListFeeTemplates(t.Context())
+	tpl := list[0]
+
+	c := p.SignedIn(t, "finance")
+	res = c.Post("/registrations/new", with(student("2027300"), "template", tpl.ID, "action", "next"))
+	if res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(text(res, `[data-testid="error-template"]`), "Uang Pangkal sudah kedaluwarsa") {
+		t.Fatalf("wizard: %d %q", res.StatusCode, text(res, `[data-testid="error-template"]`))
+	}
+
+	admin.Post("/settings/registration", url.Values{"enabled": {"1"}, "template": {tpl.ID}})
+	visitor := p.NewClient(t)
+	res = visitor.Get("/register")
+	if res.StatusCode != http.StatusServiceUnavailable || res.Doc.Find(`[data-testid="public-unavailable"]`).Length() != 1 ||
+		res.Doc.Find(`form[action="/register"]`).Length() != 0 {
+		t.Fatalf("public form: %d", res.StatusCode)
+	}
+	if res := visitor.Post("/register", publicForm("2027300")); res.StatusCode != http.StatusServiceUnavailable {
+		t.Fatalf("public post: %d", res.StatusCode)
+	}
+	if len(auditEntries(t, p, upstream.ActionCheckout)) != 0 {
+		t.Fatal("a checkout was attempted")
+	}
+}

@@ -89,7 +89,7 @@ func startBills(t *testing.T) (*portaltest.Portal, billsSchool) {
 }
 
 // rowNames lists the component names of the bills table, in order.
-func rowNames(doc *goquery.Document) []string {
+func billRowNames(doc *goquery.Document) []string {
 	var out []string
 	doc.Find(`[data-testid="bill-row"]`).Each(func(_ int, s *goquery.Selection) {
 		out = append(out, strings.TrimSpace(s.Find("td").Eq(1).Find("div").First().Text()))
@@ -97,11 +97,11 @@ func rowNames(doc *goquery.Document) []string {
 	return out
 }
 
-func row(doc *goquery.Document, id string) *goquery.Selection {
+func billRow(doc *goquery.Document, id string) *goquery.Selection {
 	return doc.Find(`[data-testid="bill-row"][data-component="` + id + `"]`)
 }
 
-func text(s *goquery.Selection) string { return strings.Join(strings.Fields(s.Text()), " ") }
+func billsText(s *goquery.Selection) string { return strings.Join(strings.Fields(s.Text()), " ") }
 
 func TestBillsBrowserPage(t *testing.T) {
 	p, s := startBills(t)
@@ -122,24 +122,24 @@ func TestBillsBrowserPage(t *testing.T) {
 	if cur := doc.Find(`[data-testid="bills-tabs"] a[aria-current="page"]`); cur.Length() != 1 || cur.AttrOr("data-testid", "") != "tab-provisioned" {
 		t.Fatalf("current tab: %d %q", cur.Length(), cur.AttrOr("data-testid", ""))
 	}
-	names := rowNames(doc)
+	names := billRowNames(doc)
 	slices.Sort(names)
 	if want := []string{"SPP Desember", "SPP November", "SPP Oktober", "Study tour"}; !slices.Equal(names, want) {
 		t.Fatalf("outstanding rows %v, want %v", names, want)
 	}
 	// The late one shows the penalty that applies today and what paying today costs.
-	late := row(doc, s.id("SPP Oktober"))
-	if got := text(late.Find(`[data-testid="penalty-today"]`)); got != "Rp 25.000" {
+	late := billRow(doc, s.id("SPP Oktober"))
+	if got := billsText(late.Find(`[data-testid="penalty-today"]`)); got != "Rp 25.000" {
 		t.Errorf("penalty today = %q", got)
 	}
-	if got := text(late.Find(`[data-testid="due-today"] strong`)); got != "Rp 275.000" {
+	if got := billsText(late.Find(`[data-testid="due-today"] strong`)); got != "Rp 275.000" {
 		t.Errorf("due today = %q", got)
 	}
-	if late.AttrOr("data-status", "") != "overdue" || text(late.Find(`[data-testid="state-badge"]`)) != "Terlambat" {
-		t.Errorf("late row status %q badge %q", late.AttrOr("data-status", ""), text(late.Find(`[data-testid="state-badge"]`)))
+	if late.AttrOr("data-status", "") != "overdue" || billsText(late.Find(`[data-testid="state-badge"]`)) != "Terlambat" {
+		t.Errorf("late row status %q badge %q", late.AttrOr("data-status", ""), billsText(late.Find(`[data-testid="state-badge"]`)))
 	}
-	if !strings.Contains(text(late), "terlambat 12 hari") {
-		t.Errorf("late row does not say how late: %q", text(late))
+	if !strings.Contains(billsText(late), "terlambat 12 hari") {
+		t.Errorf("late row does not say how late: %q", billsText(late))
 	}
 	if href := late.Find(`[data-testid="student-link"]`).AttrOr("href", ""); href != "/students/2024001" {
 		t.Errorf("NIS link = %q", href)
@@ -147,18 +147,18 @@ func TestBillsBrowserPage(t *testing.T) {
 	if href := late.Find(`[data-testid="pay-link"]`).AttrOr("href", ""); href != "/payments/new?nis=2024001" {
 		t.Errorf("pay link = %q", href)
 	}
-	onTime := row(doc, s.id("SPP Desember"))
-	if got := text(onTime.Find(`[data-testid="due-today"] strong`)); got != "Rp 260.000" || onTime.AttrOr("data-status", "") != "provisioned" {
+	onTime := billRow(doc, s.id("SPP Desember"))
+	if got := billsText(onTime.Find(`[data-testid="due-today"] strong`)); got != "Rp 260.000" || onTime.AttrOr("data-status", "") != "provisioned" {
 		t.Errorf("on-time row: due %q status %q", got, onTime.AttrOr("data-status", ""))
 	}
 	// Totals of the page, and the page says they are the page's.
-	if got := text(doc.Find(`[data-testid="total-due"]`)); got != "Rp 1.235.000" {
+	if got := billsText(doc.Find(`[data-testid="total-due"]`)); got != "Rp 1.235.000" {
 		t.Errorf("total due today = %q", got)
 	}
-	if got := text(doc.Find(`[data-testid="total-penalty"]`)); got != "Rp 25.000" {
+	if got := billsText(doc.Find(`[data-testid="total-penalty"]`)); got != "Rp 25.000" {
 		t.Errorf("total penalty = %q", got)
 	}
-	if note := text(doc.Find(`[data-testid="page-note"]`)); !strings.Contains(note, "hanya untuk baris 1–4") {
+	if note := billsText(doc.Find(`[data-testid="page-note"]`)); !strings.Contains(note, "hanya untuk baris 1–4") {
 		t.Errorf("page note = %q", note)
 	}
 	// Every control works without JavaScript: a plain GET form and real links.
@@ -187,8 +187,8 @@ func TestBillsBrowserPage(t *testing.T) {
 	if got := res.Header.Get("HX-Push-Url"); got != "/bills?sort=due&state=all" {
 		t.Errorf("HX-Push-Url = %q", got)
 	}
-	if len(rowNames(res.Doc)) != 6 {
-		t.Errorf("all tab: %v", rowNames(res.Doc))
+	if len(billRowNames(res.Doc)) != 6 {
+		t.Errorf("all tab: %v", billRowNames(res.Doc))
 	}
 	// The back button: htmx restores an uncached page with HX-Request set; it needs the page.
 	res = c.Get("/bills?state=all", "HX-Request", "true", "HX-History-Restore-Request", "true")
@@ -225,7 +225,7 @@ func TestBillsFiltersInURL(t *testing.T) {
 			t.Errorf("%s: status %d", tt.query, res.StatusCode)
 			continue
 		}
-		got := rowNames(res.Doc)
+		got := billRowNames(res.Doc)
 		if strings.Contains(tt.query, "sort=-paid") {
 			got = got[:min(1, len(got))]
 		}
@@ -254,12 +254,12 @@ func TestBillsFiltersInURL(t *testing.T) {
 	}
 	// An unknown NIS is a plain message, not an error page.
 	res := c.Get("/bills?state=all&nis=9999999")
-	if res.StatusCode != http.StatusOK || !strings.Contains(text(res.Doc.Find(`[data-testid="bills-notice"]`)), "Tidak ada siswa dengan NIS 9999999") {
-		t.Errorf("unknown NIS: %d %q", res.StatusCode, text(res.Doc.Find(`[data-testid="bills-notice"]`)))
+	if res.StatusCode != http.StatusOK || !strings.Contains(billsText(res.Doc.Find(`[data-testid="bills-notice"]`)), "Tidak ada siswa dengan NIS 9999999") {
+		t.Errorf("unknown NIS: %d %q", res.StatusCode, billsText(res.Doc.Find(`[data-testid="bills-notice"]`)))
 	}
 	// A paid row links to its receipt.
 	res = c.Get("/bills?state=paid")
-	if href := row(res.Doc, s.id("Buku")).Find(`[data-testid="receipt-link"]`).AttrOr("href", ""); href != "/payments/receipt?nis=2024003&ref=BANK-001" {
+	if href := billRow(res.Doc, s.id("Buku")).Find(`[data-testid="receipt-link"]`).AttrOr("href", ""); href != "/payments/receipt?nis=2024003&ref=BANK-001" {
 		t.Errorf("receipt link = %q", href)
 	}
 }
@@ -291,7 +291,7 @@ func TestBillsInvalidFilters(t *testing.T) {
 			if res.StatusCode != http.StatusUnprocessableEntity {
 				t.Errorf("%s (hx %v): status %d", tt.query, hx, res.StatusCode)
 			}
-			msg := text(res.Doc.Find(`[data-testid="filter-errors"]`))
+			msg := billsText(res.Doc.Find(`[data-testid="filter-errors"]`))
 			if !strings.Contains(msg, tt.message) {
 				t.Errorf("%s (hx %v): message %q", tt.query, hx, msg)
 			}
@@ -319,8 +319,8 @@ func TestBillsInvalidFilters(t *testing.T) {
 	}
 	// With valid filters the failure is the service's, said plainly.
 	res := c.Get("/bills")
-	if res.StatusCode != http.StatusBadGateway || !strings.Contains(text(res.Doc.Find(`[data-testid="bills-notice"]`)), "tidak tersedia") {
-		t.Errorf("service down: %d %q", res.StatusCode, text(res.Doc.Find(`[data-testid="bills-notice"]`)))
+	if res.StatusCode != http.StatusBadGateway || !strings.Contains(billsText(res.Doc.Find(`[data-testid="bills-notice"]`)), "tidak tersedia") {
+		t.Errorf("service down: %d %q", res.StatusCode, billsText(res.Doc.Find(`[data-testid="bills-notice"]`)))
 	}
 }
 
@@ -340,7 +340,7 @@ func TestBillsPaging(t *testing.T) {
 	}
 	c := p.SignedIn(t, "finance")
 	res := c.Get("/bills?limit=25")
-	if n := len(rowNames(res.Doc)); n != 25 {
+	if n := len(billRowNames(res.Doc)); n != 25 {
 		t.Fatalf("first page: %d rows", n)
 	}
 	next := res.Doc.Find(`[data-testid="page-next"]`).AttrOr("href", "")
@@ -348,22 +348,22 @@ func TestBillsPaging(t *testing.T) {
 		t.Fatalf("first page links: next %q", next)
 	}
 	// The total is of the 25 rows shown, which the page says.
-	if got := text(res.Doc.Find(`[data-testid="bills-totals"] th`)); !strings.Contains(got, "25 baris") {
+	if got := billsText(res.Doc.Find(`[data-testid="bills-totals"] th`)); !strings.Contains(got, "25 baris") {
 		t.Errorf("totals label %q", got)
 	}
 	res = c.Get(next, "HX-Request", "true")
-	if n := len(rowNames(res.Doc)); n != 5 {
+	if n := len(billRowNames(res.Doc)); n != 5 {
 		t.Fatalf("second page: %d rows", n)
 	}
 	if res.Doc.Find(`[data-testid="page-next"]`).Length() != 0 || res.Doc.Find(`[data-testid="page-prev"]`).AttrOr("hx-get", "") != "/bills?limit=25&state=provisioned" {
 		t.Fatal("second page links wrong")
 	}
-	if note := text(res.Doc.Find(`[data-testid="page-note"]`)); !strings.Contains(note, "26–30") {
+	if note := billsText(res.Doc.Find(`[data-testid="page-note"]`)); !strings.Contains(note, "26–30") {
 		t.Errorf("page note %q", note)
 	}
 	// Exactly a full page: no next page (one row more was asked for, none came).
 	res = c.Get("/bills?limit=25&offset=5")
-	if n := len(rowNames(res.Doc)); n != 25 || res.Doc.Find(`[data-testid="page-next"]`).Length() != 0 {
+	if n := len(billRowNames(res.Doc)); n != 25 || res.Doc.Find(`[data-testid="page-next"]`).Length() != 0 {
 		t.Fatalf("offset 5: %d rows, next %d", n, res.Doc.Find(`[data-testid="page-next"]`).Length())
 	}
 	// The page size choice is kept in the form.
@@ -379,12 +379,12 @@ func TestBillsUpcoming(t *testing.T) {
 	if res.StatusCode != http.StatusOK || !strings.Contains(res.Body, "<html") {
 		t.Fatalf("/bills/upcoming: %d", res.StatusCode)
 	}
-	if got := text(res.Doc.Find(`[data-testid="upcoming-range"]`)); !strings.Contains(got, "22 Nov 2026 sampai 28 Nov 2026") {
+	if got := billsText(res.Doc.Find(`[data-testid="upcoming-range"]`)); !strings.Contains(got, "22 Nov 2026 sampai 28 Nov 2026") {
 		t.Errorf("range %q", got)
 	}
 	var days []string
 	res.Doc.Find(`[data-testid="due-day"]`).Each(func(_ int, d *goquery.Selection) {
-		days = append(days, d.AttrOr("data-day", "")+" "+text(d.Find(`[data-testid="day-total"]`)))
+		days = append(days, d.AttrOr("data-day", "")+" "+billsText(d.Find(`[data-testid="day-total"]`)))
 	})
 	// SPP Oktober is late and Buku is paid: neither is upcoming; Study tour is too far.
 	if want := []string{"2026-11-24 Rp 260.000", "2026-11-27 Rp 200.000"}; !slices.Equal(days, want) {
@@ -392,16 +392,16 @@ func TestBillsUpcoming(t *testing.T) {
 	}
 	dec := res.Doc.Find(`[data-testid="upcoming-row"][data-component="` + s.id("SPP Desember") + `"]`)
 	if dec.Find(`[data-testid="reminder-sent"]`).Length() != 1 {
-		t.Errorf("due on the 24th: reminder goes out today, shown as sent: %q", text(dec))
+		t.Errorf("due on the 24th: reminder goes out today, shown as sent: %q", billsText(dec))
 	}
 	nov := res.Doc.Find(`[data-testid="upcoming-row"][data-component="` + s.id("SPP November") + `"]`)
-	if got := text(nov.Find(`[data-testid="reminder-soon"]`)); !strings.Contains(got, "25 Nov 2026") || !strings.Contains(got, "dalam 3 hari") {
+	if got := billsText(nov.Find(`[data-testid="reminder-soon"]`)); !strings.Contains(got, "25 Nov 2026") || !strings.Contains(got, "dalam 3 hari") {
 		t.Errorf("due on the 27th: reminder %q", got)
 	}
-	if got := text(res.Doc.Find(`[data-testid="upcoming-total"]`)); got != "Rp 460.000" {
+	if got := billsText(res.Doc.Find(`[data-testid="upcoming-total"]`)); got != "Rp 460.000" {
 		t.Errorf("total %q", got)
 	}
-	if a, b := text(res.Doc.Find(`[data-testid="upcoming-reminded"]`)), text(res.Doc.Find(`[data-testid="upcoming-reminded-soon"]`)); a != "1" || b != "1" {
+	if a, b := billsText(res.Doc.Find(`[data-testid="upcoming-reminded"]`)), billsText(res.Doc.Find(`[data-testid="upcoming-reminded-soon"]`)); a != "1" || b != "1" {
 		t.Errorf("reminded %s, soon %s", a, b)
 	}
 	res = c.Get("/bills/upcoming", "HX-Request", "true")
@@ -478,7 +478,7 @@ func billByID(t *testing.T, p *portaltest.Portal, nis, id string) billing.Bill {
 	return billing.Bill{}
 }
 
-func payAudit(t *testing.T, p *portaltest.Portal) []store.AuditEntry {
+func billsPayAudit(t *testing.T, p *portaltest.Portal) []store.AuditEntry {
 	t.Helper()
 	es, _, err := p.DB.ListAudit(t.Context(), store.AuditFilter{Action: upstream.ActionPay, Limit: 50})
 	if err != nil {
@@ -501,23 +501,23 @@ func TestCounterPaymentOfLateComponent(t *testing.T) {
 	}
 	res = c.Get("/payments/new?nis=2024001")
 	lines := res.Doc.Find(`[data-testid="payment-line"]`)
-	if lines.Length() != 2 || text(res.Doc.Find(`[data-testid="payable-total"]`)) != "Rp 535.000" {
-		t.Fatalf("lines %d, total %q", lines.Length(), text(res.Doc.Find(`[data-testid="payable-total"]`)))
+	if lines.Length() != 2 || billsText(res.Doc.Find(`[data-testid="payable-total"]`)) != "Rp 535.000" {
+		t.Fatalf("lines %d, total %q", lines.Length(), billsText(res.Doc.Find(`[data-testid="payable-total"]`)))
 	}
-	if !strings.Contains(text(res.Doc.Find(`[data-testid="payment-student"]`)), "Siti Aminah") {
-		t.Errorf("student %q", text(res.Doc.Find(`[data-testid="payment-student"]`)))
+	if !strings.Contains(billsText(res.Doc.Find(`[data-testid="payment-student"]`)), "Siti Aminah") {
+		t.Errorf("student %q", billsText(res.Doc.Find(`[data-testid="payment-student"]`)))
 	}
 
 	// Confirm: exactly what will be paid, penalty included.
 	late := s.id("SPP Oktober")
 	res = c.Post("/payments/confirm", url.Values{"nis": {"2024001"}, "ref": {"  KW-2026/0042 "}, "component": {late}})
 	if res.StatusCode != http.StatusOK {
-		t.Fatalf("confirm: %d\n%s", res.StatusCode, text(res.Doc.Find("main")))
+		t.Fatalf("confirm: %d\n%s", res.StatusCode, billsText(res.Doc.Find("main")))
 	}
-	if got := text(res.Doc.Find(`[data-testid="confirm-total"]`)); got != "Rp 275.000" {
+	if got := billsText(res.Doc.Find(`[data-testid="confirm-total"]`)); got != "Rp 275.000" {
 		t.Fatalf("confirm total %q", got)
 	}
-	if res.Doc.Find(`[data-testid="confirm-line"]`).Length() != 1 || text(res.Doc.Find(`[data-testid="confirm-ref"]`)) != "KW-2026/0042" {
+	if res.Doc.Find(`[data-testid="confirm-line"]`).Length() != 1 || billsText(res.Doc.Find(`[data-testid="confirm-ref"]`)) != "KW-2026/0042" {
 		t.Fatal("confirm page lines or ref wrong")
 	}
 	pay := url.Values{}
@@ -536,13 +536,13 @@ func TestCounterPaymentOfLateComponent(t *testing.T) {
 	res = c.Post("/payments", pay)
 	loc := res.Header.Get("Location")
 	if res.StatusCode != http.StatusSeeOther || loc != "/payments/receipt?nis=2024001&ref=KW-2026%2F0042" {
-		t.Fatalf("pay: %d %q\n%s", res.StatusCode, loc, text(res.Doc.Find("main")))
+		t.Fatalf("pay: %d %q\n%s", res.StatusCode, loc, billsText(res.Doc.Find("main")))
 	}
 	got := billByID(t, p, "2024001", late)
 	if got.State != billing.StatePaid || got.AmountPaid != 275_000 || got.RefNumber != "KW-2026/0042" {
 		t.Fatalf("at the service: %+v", got)
 	}
-	es := payAudit(t, p)
+	es := billsPayAudit(t, p)
 	if len(es) != 1 || es[0].Outcome != "ok" || es[0].Actor != "finance" || es[0].Target != "2024001" || !strings.Contains(es[0].Detail, "Rp 275000") {
 		t.Fatalf("audit %+v", es)
 	}
@@ -552,8 +552,8 @@ func TestCounterPaymentOfLateComponent(t *testing.T) {
 	if res.StatusCode != http.StatusOK {
 		t.Fatalf("receipt: %d", res.StatusCode)
 	}
-	if !strings.Contains(text(res.Doc.Find(`[data-testid="flash"]`)), "Rp 275.000") {
-		t.Errorf("flash %q", text(res.Doc.Find(`[data-testid="flash"]`)))
+	if !strings.Contains(billsText(res.Doc.Find(`[data-testid="flash"]`)), "Rp 275.000") {
+		t.Errorf("flash %q", billsText(res.Doc.Find(`[data-testid="flash"]`)))
 	}
 	rc := res.Doc.Find(`.receipt[data-testid="receipt"]`)
 	for sel, want := range map[string]string{
@@ -565,7 +565,7 @@ func TestCounterPaymentOfLateComponent(t *testing.T) {
 		`[data-testid="receipt-cashier"]`: "Finance Staf",
 		`[data-testid="receipt-paid-at"]`: "22 Nov 2026 10:00",
 	} {
-		if got := text(rc.Find(sel)); got != want {
+		if got := billsText(rc.Find(sel)); got != want {
 			t.Errorf("receipt %s = %q, want %q", sel, got, want)
 		}
 	}
@@ -594,7 +594,7 @@ func TestCounterPaymentTwiceFromStaleFormRefused(t *testing.T) {
 		if res.StatusCode != http.StatusConflict {
 			t.Fatalf("%s again: %d", path, res.StatusCode)
 		}
-		msg := text(res.Doc.Find(`[data-testid="payment-refused"]`))
+		msg := billsText(res.Doc.Find(`[data-testid="payment-refused"]`))
 		if !strings.Contains(msg, "tidak dicatat") || !strings.Contains(msg, "SPP Desember sudah lunas (no. referensi KW-1)") {
 			t.Errorf("%s again: message %q", path, msg)
 		}
@@ -606,13 +606,13 @@ func TestCounterPaymentTwiceFromStaleFormRefused(t *testing.T) {
 			t.Errorf("%s again: ref %q", path, v)
 		}
 	}
-	if es := payAudit(t, p); len(es) != 1 {
+	if es := billsPayAudit(t, p); len(es) != 1 {
 		t.Fatalf("%d payments audited, want 1", len(es))
 	}
 	// Reusing a reference number of the same student is refused too.
 	res := c.Post("/payments/confirm", url.Values{"nis": {"2024001"}, "ref": {"kw-1"}, "component": {s.id("SPP Oktober")}})
-	if res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(text(res.Doc.Find(`[data-testid="error-ref"]`)), "sudah dipakai") {
-		t.Fatalf("reused ref: %d %q", res.StatusCode, text(res.Doc.Find(`[data-testid="error-ref"]`)))
+	if res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(billsText(res.Doc.Find(`[data-testid="error-ref"]`)), "sudah dipakai") {
+		t.Fatalf("reused ref: %d %q", res.StatusCode, billsText(res.Doc.Find(`[data-testid="error-ref"]`)))
 	}
 }
 
@@ -634,7 +634,7 @@ func TestCounterPaymentRace(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			res := c.Post("/payments", url.Values{"nis": {"2024001"}, "ref": {fmt.Sprintf("KW-R%d", i)}, "component": {id}, "total": {"275000"}})
-			results <- result{res.StatusCode, text(res.Doc.Find(`[data-testid="payment-refused"]`))}
+			results <- result{res.StatusCode, billsText(res.Doc.Find(`[data-testid="payment-refused"]`))}
 		}()
 	}
 	wg.Wait()
@@ -654,7 +654,7 @@ func TestCounterPaymentRace(t *testing.T) {
 		t.Fatalf("%d paid, %d refused", ok, refused)
 	}
 	var oks int
-	for _, e := range payAudit(t, p) {
+	for _, e := range billsPayAudit(t, p) {
 		if e.Outcome == upstream.OutcomeOK {
 			oks++
 		}
@@ -675,20 +675,20 @@ func TestCounterPaymentExpiredCannotBeChosen(t *testing.T) {
 	if box := exp.Find(`input[type="checkbox"]`); box.AttrOr("disabled", "x") == "x" || box.AttrOr("name", "") != "" {
 		t.Error("the expired component can be chosen")
 	}
-	if !strings.Contains(text(exp.Find(`[data-testid="not-payable"]`)), "Kedaluwarsa") {
-		t.Errorf("reason %q", text(exp))
+	if !strings.Contains(billsText(exp.Find(`[data-testid="not-payable"]`)), "Kedaluwarsa") {
+		t.Errorf("reason %q", billsText(exp))
 	}
-	if got := text(res.Doc.Find(`[data-testid="payable-total"]`)); got != "Rp 200.000" {
+	if got := billsText(res.Doc.Find(`[data-testid="payable-total"]`)); got != "Rp 200.000" {
 		t.Errorf("payable total %q (the expired one must not count)", got)
 	}
 	// A forged post naming it anyway.
 	for _, path := range []string{"/payments/confirm", "/payments"} {
 		res := c.Post(path, url.Values{"nis": {"2024002"}, "ref": {"KW-9"}, "component": {s.id("Seragam")}, "total": {"300000"}})
-		if res.StatusCode != http.StatusConflict || !strings.Contains(text(res.Doc.Find(`[data-testid="payment-refused"]`)), "kedaluwarsa") {
-			t.Errorf("%s with the expired one: %d %q", path, res.StatusCode, text(res.Doc.Find(`[data-testid="payment-refused"]`)))
+		if res.StatusCode != http.StatusConflict || !strings.Contains(billsText(res.Doc.Find(`[data-testid="payment-refused"]`)), "kedaluwarsa") {
+			t.Errorf("%s with the expired one: %d %q", path, res.StatusCode, billsText(res.Doc.Find(`[data-testid="payment-refused"]`)))
 		}
 	}
-	if es := payAudit(t, p); len(es) != 0 {
+	if es := billsPayAudit(t, p); len(es) != 0 {
 		t.Fatalf("audited %+v", es)
 	}
 }
@@ -714,8 +714,8 @@ func TestCounterPaymentValidation(t *testing.T) {
 	}
 	for _, tt := range tests {
 		res := c.Post("/payments/confirm", tt.form)
-		if res.StatusCode != tt.status || !strings.Contains(text(res.Doc.Find(tt.sel)), tt.want) {
-			t.Errorf("%s: %d %q", tt.name, res.StatusCode, text(res.Doc.Find(tt.sel)))
+		if res.StatusCode != tt.status || !strings.Contains(billsText(res.Doc.Find(tt.sel)), tt.want) {
+			t.Errorf("%s: %d %q", tt.name, res.StatusCode, billsText(res.Doc.Find(tt.sel)))
 		}
 		if tt.form.Get("nis") == "2024001" {
 			// The form comes back with the choice and the typed reference.
@@ -729,10 +729,10 @@ func TestCounterPaymentValidation(t *testing.T) {
 	}
 	// The total changed since the confirmation (it was shown yesterday, before the penalty).
 	res := c.Post("/payments", url.Values{"nis": {"2024001"}, "ref": {"KW-1"}, "component": {late}, "total": {"250000"}})
-	if res.StatusCode != http.StatusConflict || !strings.Contains(text(res.Doc.Find(`[data-testid="payment-warning"]`)), "Rp 275.000") {
-		t.Errorf("changed total: %d %q", res.StatusCode, text(res.Doc.Find(`[data-testid="payment-warning"]`)))
+	if res.StatusCode != http.StatusConflict || !strings.Contains(billsText(res.Doc.Find(`[data-testid="payment-warning"]`)), "Rp 275.000") {
+		t.Errorf("changed total: %d %q", res.StatusCode, billsText(res.Doc.Find(`[data-testid="payment-warning"]`)))
 	}
-	if es := payAudit(t, p); len(es) != 0 {
+	if es := billsPayAudit(t, p); len(es) != 0 {
 		t.Fatalf("audited %+v", es)
 	}
 }
@@ -747,7 +747,7 @@ func TestCounterPaymentUpstreamDown(t *testing.T) {
 		if res.StatusCode != http.StatusBadGateway {
 			t.Errorf("%s: %d", path, res.StatusCode)
 		}
-		if msg := text(res.Doc.Find(`[data-testid="payment-error"]`)); !strings.Contains(msg, "sedang tidak tersedia") || !strings.Contains(msg, "Tidak ada yang tercatat") {
+		if msg := billsText(res.Doc.Find(`[data-testid="payment-error"]`)); !strings.Contains(msg, "sedang tidak tersedia") || !strings.Contains(msg, "Tidak ada yang tercatat") {
 			t.Errorf("%s: message %q", path, msg)
 		}
 		if v := res.Doc.Find(`#f-nis`).AttrOr("value", ""); v != "2024001" {
@@ -761,7 +761,7 @@ func TestCounterPaymentUpstreamDown(t *testing.T) {
 	if got := billByID(t, p, "2024001", id); got.State != billing.StateProvisioned {
 		t.Fatalf("paid while the service was down: %+v", got)
 	}
-	if es := payAudit(t, p); len(es) != 0 {
+	if es := billsPayAudit(t, p); len(es) != 0 {
 		t.Fatalf("audited %+v", es)
 	}
 }
@@ -779,9 +779,9 @@ func TestCounterPaymentTimeout(t *testing.T) {
 	res := c.Post("/payments", url.Values{"nis": {"2024001"}, "ref": {"KW-7"}, "component": {id}, "total": {"275000"}})
 	p.Sandbox.SetFaults(sandbox.Faults{})
 	if res.StatusCode != http.StatusGatewayTimeout {
-		t.Fatalf("status %d (if 502/504 on the read, the sandbox's fault draws changed): %s", res.StatusCode, text(res.Doc.Find("main")))
+		t.Fatalf("status %d (if 502/504 on the read, the sandbox's fault draws changed): %s", res.StatusCode, billsText(res.Doc.Find("main")))
 	}
-	box := text(res.Doc.Find(`[data-testid="payment-unknown"]`))
+	box := billsText(res.Doc.Find(`[data-testid="payment-unknown"]`))
 	if !strings.Contains(box, "mungkin sudah tercatat") || !strings.Contains(box, "Jangan mencatat ulang") {
 		t.Errorf("message %q", box)
 	}
@@ -791,7 +791,7 @@ func TestCounterPaymentTimeout(t *testing.T) {
 	if res.Doc.Find(`form[action="/payments"]`).Length() != 0 {
 		t.Error("the page offers to pay again")
 	}
-	es := payAudit(t, p)
+	es := billsPayAudit(t, p)
 	if len(es) != 1 || es[0].Outcome != upstream.OutcomeUnknown {
 		t.Fatalf("audit %+v", es)
 	}
@@ -814,8 +814,8 @@ func TestReceiptNotFound(t *testing.T) {
 		}
 	}
 	res := c.Get("/payments/receipt?nis=2024003&ref=BANK-001")
-	if res.StatusCode != http.StatusOK || text(res.Doc.Find(`[data-testid="receipt-total"]`)) != "Total Rp 150.000" {
-		t.Fatalf("bank payment receipt: %d %q", res.StatusCode, text(res.Doc.Find(`[data-testid="receipt-total"]`)))
+	if res.StatusCode != http.StatusOK || billsText(res.Doc.Find(`[data-testid="receipt-total"]`)) != "Total Rp 150.000" {
+		t.Fatalf("bank payment receipt: %d %q", res.StatusCode, billsText(res.Doc.Find(`[data-testid="receipt-total"]`)))
 	}
 }
 
@@ -825,11 +825,11 @@ func TestBillsDemoSchool(t *testing.T) {
 	p := portaltest.Start(t, portaltest.Options{Now: time.Date(2026, 12, 5, 3, 0, 0, 0, time.UTC), Demo: true})
 	c := p.SignedIn(t, "principal")
 	res := c.Get("/bills")
-	if n := len(rowNames(res.Doc)); n != 50 || res.Doc.Find(`[data-testid="page-next"]`).Length() != 1 {
+	if n := len(billRowNames(res.Doc)); n != 50 || res.Doc.Find(`[data-testid="page-next"]`).Length() != 1 {
 		t.Fatalf("first page of the demo school: %d rows", n)
 	}
 	res = c.Get("/bills?state=provisioned&offset=50&sort=-amount", "HX-Request", "true")
-	if n := len(rowNames(res.Doc)); n != 50 || res.Doc.Find(`[data-testid="page-prev"]`).Length() != 1 {
+	if n := len(billRowNames(res.Doc)); n != 50 || res.Doc.Find(`[data-testid="page-prev"]`).Length() != 1 {
 		t.Fatalf("second page: %d rows", n)
 	}
 	res = c.Get("/bills/upcoming")
@@ -837,8 +837,8 @@ func TestBillsDemoSchool(t *testing.T) {
 	if days.Length() == 0 {
 		t.Fatal("no upcoming dues in the demo school")
 	}
-	if n := res.Doc.Find(`[data-testid="upcoming-row"]`).Length(); text(res.Doc.Find(`[data-testid="upcoming-count"]`)) != strconv.Itoa(n) {
-		t.Errorf("count %q, rows %d", text(res.Doc.Find(`[data-testid="upcoming-count"]`)), n)
+	if n := res.Doc.Find(`[data-testid="upcoming-row"]`).Length(); billsText(res.Doc.Find(`[data-testid="upcoming-count"]`)) != strconv.Itoa(n) {
+		t.Errorf("count %q, rows %d", billsText(res.Doc.Find(`[data-testid="upcoming-count"]`)), n)
 	}
 	days.Each(func(_ int, d *goquery.Selection) {
 		day, _ := time.Parse(time.DateOnly, d.AttrOr("data-day", ""))

@@ -10,7 +10,7 @@ import (
 )
 
 // waitFor polls a JavaScript predicate until it holds (or the step times out).
-func waitFor(b *portaltest.Browser, js string) {
+func billsWaitFor(b *portaltest.Browser, js string) {
 	b.Do(chromedp.Poll[chromedp.Void](js))
 }
 
@@ -68,19 +68,19 @@ func TestBrowserBillsFiltersAndBackButton(t *testing.T) {
 	// First filter: the account (a select submits on change), swapped in by HTMX.
 	b.Do(chromedp.Evaluate[chromedp.Void](`(() => { const s = document.querySelector("#f-account");
 		s.value = "SPP"; s.dispatchEvent(new Event("change", {bubbles: true})); })()`))
-	waitFor(b, `location.search === "?account=SPP&state=all" && document.querySelectorAll('[data-testid="bill-row"]').length === 5`)
+	billsWaitFor(b, `location.search === "?account=SPP&state=all" && document.querySelectorAll('[data-testid="bill-row"]').length === 5`)
 
 	// Second filter: a NIS, typed and applied.
 	b.Type(`#f-nis`, "2024002")
 	b.Click(`[data-testid="bills-apply"]`)
-	waitFor(b, `location.search === "?account=SPP&nis=2024002&state=all" && document.querySelectorAll('[data-testid="bill-row"]').length === 2`)
+	billsWaitFor(b, `location.search === "?account=SPP&nis=2024002&state=all" && document.querySelectorAll('[data-testid="bill-row"]').length === 2`)
 	if b.Count(`[data-testid="bills-filters"]`) != 1 || b.Count(`#bills-results`) != 1 {
 		t.Fatal("the swap duplicated or lost the form or the table")
 	}
 
 	// Back: the first filter again, in the address bar, the table and the form.
 	b.Do(chromedp.NavigateBack())
-	waitFor(b, `location.search === "?account=SPP&state=all" && document.querySelectorAll('[data-testid="bill-row"]').length === 5`)
+	billsWaitFor(b, `location.search === "?account=SPP&state=all" && document.querySelectorAll('[data-testid="bill-row"]').length === 5`)
 	if got := portaltest.Get(b, chromedp.Evaluate[string](`document.querySelector("#f-account").value + "|" + document.querySelector("#f-nis").value`)); got != "SPP|" {
 		t.Fatalf("form after back: %q", got)
 	}
@@ -89,7 +89,7 @@ func TestBrowserBillsFiltersAndBackButton(t *testing.T) {
 	}
 	// Tabs follow the table: the paid tab keeps the filter.
 	b.Click(`[data-testid="tab-paid"]`)
-	waitFor(b, `location.search === "?account=SPP&state=paid" && document.querySelectorAll('[data-testid="bill-row"]').length === 1`)
+	billsWaitFor(b, `location.search === "?account=SPP&state=paid" && document.querySelectorAll('[data-testid="bill-row"]').length === 1`)
 	if cur := b.Text(`[data-testid="bills-tabs"] [aria-current="page"]`); cur != "Lunas" {
 		t.Fatalf("current tab %q", cur)
 	}

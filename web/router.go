@@ -43,6 +43,11 @@ func New(d Deps) http.Handler {
 		r.Post("/login", h.submitLogin)
 		r.Post("/lang", h.switchLanguage)
 
+		// Public registration form: no sign-in; 404 until an admin switches it on.
+		r.Get("/register", h.showPublicRegistration)
+		r.Post("/register", h.submitPublicRegistration)
+		r.Get("/register/thanks", h.publicRegistrationThanks)
+
 		r.Group(func(r chi.Router) {
 			r.Use(h.requireSignIn)
 			r.Post("/logout", h.logout)
@@ -70,6 +75,25 @@ func New(d Deps) http.Handler {
 
 			// Audit log.
 			r.With(h.require(auth.ReadAudit)).Get("/audit", h.listAudit)
+
+			// Registration (checkout): the wizard, and the record of each registration.
+			r.With(h.require(auth.WriteBilling)).Get("/registrations/new", h.newRegistration)
+			r.With(h.require(auth.WriteBilling)).Post("/registrations/new", h.submitRegistration)
+			r.With(h.require(auth.ReadBilling)).Get("/registrations/{billID}", h.showRegistration)
+
+			// Settings: fee templates and the public registration form (admins). Full paths
+			// rather than a /settings sub-router, so other sections can add settings pages.
+			r.Group(func(r chi.Router) {
+				r.Use(h.require(auth.ManageSettings))
+				r.Get("/settings/fee-templates", h.listFeeTemplates)
+				r.Get("/settings/fee-templates/new", h.newFeeTemplate)
+				r.Post("/settings/fee-templates", h.createFeeTemplate)
+				r.With(h.feeTemplateCtx).Get("/settings/fee-templates/{id}", h.editFeeTemplate)
+				r.With(h.feeTemplateCtx).Post("/settings/fee-templates/{id}", h.updateFeeTemplate)
+				r.With(h.feeTemplateCtx).Post("/settings/fee-templates/{id}/delete", h.deleteFeeTemplate)
+				r.Get("/settings/registration", h.showRegistrationSettings)
+				r.Post("/settings/registration", h.saveRegistrationSettings)
+			})
 
 			// Staff accounts (admins only).
 			r.Route("/staff", func(r chi.Router) {

@@ -48,16 +48,16 @@ func billsProblems(ctx context.Context, probs []bills.Problem) (map[string]strin
 	return byField, list
 }
 
-func studentURL(nis string) string { return "/students/" + url.PathEscape(nis) }
+func billsStudentURL(nis string) string { return "/students/" + url.PathEscape(nis) }
 
-func receiptURL(nis, ref string) string {
+func paymentReceiptURL(nis, ref string) string {
 	return "/payments/receipt?" + url.Values{"nis": {nis}, "ref": {ref}}.Encode()
 }
 
-func payURL(nis string) string { return "/payments/new?" + url.Values{"nis": {nis}}.Encode() }
+func paymentNewURL(nis string) string { return "/payments/new?" + url.Values{"nis": {nis}}.Encode() }
 
-// studentBillsURL is the browser on every bill of one student.
-func studentBillsURL(nis string) string {
+// billsOfStudentURL is the browser on every bill of one student.
+func billsOfStudentURL(nis string) string {
 	return bills.Filter{State: bills.StateAll, NIS: nis}.URL("/bills")
 }
 
@@ -106,20 +106,20 @@ func (h *Handler) billsView(ctx context.Context, f bills.Filter) pages.BillsView
 	return v
 }
 
-func billRow(b billing.Bill, today time.Time, canPay bool) pages.BillRow {
+func billsRow(b billing.Bill, today time.Time, canPay bool) pages.BillsRow {
 	st := bills.StatusOf(b, today)
-	r := pages.BillRow{
+	r := pages.BillsRow{
 		ComponentID: b.ComponentID, NIS: b.NIS, StudentName: b.StudentName, Name: b.Name,
 		AccountCode: b.AccountCode, Notes: b.Notes, Due: b.Due, DaysLate: b.DaysLate(today),
 		Status: string(st), Amount: b.Amount, PenaltyToday: bills.PenaltyToday(b, today),
 		DueToday: b.DueToday(today), AmountPaid: b.AmountPaid, PaidAt: b.PaidAt, Ref: b.RefNumber,
-		StudentURL: studentURL(b.NIS),
+		StudentURL: billsStudentURL(b.NIS),
 	}
 	if b.RefNumber != "" && st == bills.StatusPaid {
-		r.ReceiptURL = receiptURL(b.NIS, b.RefNumber)
+		r.ReceiptURL = paymentReceiptURL(b.NIS, b.RefNumber)
 	}
 	if canPay && (st == bills.StatusProvisioned || st == bills.StatusOverdue) {
-		r.PayURL = payURL(b.NIS)
+		r.PayURL = paymentNewURL(b.NIS)
 	}
 	return r
 }
@@ -154,10 +154,10 @@ func (h *Handler) listBills(w http.ResponseWriter, r *http.Request) {
 			rows, next := bills.Page(got, f.Limit)
 			bills.SortBills(rows, f.Sort)
 			for _, b := range rows {
-				v.Rows = append(v.Rows, billRow(b, today, v.CanPay))
+				v.Rows = append(v.Rows, billsRow(b, today, v.CanPay))
 			}
 			t := bills.Total(rows, today)
-			v.Totals = pages.BillTotals{Count: t.Count, Amount: t.Amount, PenaltyToday: t.PenaltyToday, DueToday: t.DueToday, AmountPaid: t.Paid}
+			v.Totals = pages.BillsTotals{Count: t.Count, Amount: t.Amount, PenaltyToday: t.PenaltyToday, DueToday: t.DueToday, AmountPaid: t.Paid}
 			v.Pager.Shown, v.Pager.HasNext = len(rows), next
 		}
 	}

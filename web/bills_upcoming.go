@@ -16,7 +16,7 @@ func (h *Handler) listUpcomingBills(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	today := h.billsToday()
 	first, last := bills.UpcomingRange(today)
-	v := pages.UpcomingView{First: first, Last: last, CanPay: viewctx.Can(ctx, auth.WriteBilling)}
+	v := pages.BillsUpcomingView{First: first, Last: last, CanPay: viewctx.Can(ctx, auth.WriteBilling)}
 	status := http.StatusOK
 	var got []billing.Bill
 	var err error
@@ -34,18 +34,18 @@ func (h *Handler) listUpcomingBills(w http.ResponseWriter, r *http.Request) {
 		u := bills.GroupUpcoming(got, today)
 		v.Count, v.Total, v.Reminded, v.RemindedSoon = u.Count, u.Total, u.Reminded, u.RemindedSoon
 		for _, d := range u.Days {
-			day := pages.UpcomingDay{Day: d.Day, DaysAway: int(d.Day.Sub(first).Hours() / 24), Total: d.Total}
+			day := pages.BillsUpcomingDay{Day: d.Day, DaysAway: int(d.Day.Sub(first).Hours() / 24), Total: d.Total}
 			for _, it := range d.Items {
 				b := it.Bill
-				day.Rows = append(day.Rows, pages.UpcomingRow{
+				day.Rows = append(day.Rows, pages.BillsUpcomingRow{
 					ComponentID: b.ComponentID, NIS: b.NIS, StudentName: b.StudentName, Name: b.Name,
 					AccountCode: b.AccountCode, Amount: b.Amount, Penalty: b.Penalty,
 					ReminderSent: it.ReminderSent, ReminderDay: b.ReminderDay(), ReminderIn: it.ReminderIn,
-					StudentURL: studentURL(b.NIS), PayURL: payURL(b.NIS),
+					StudentURL: billsStudentURL(b.NIS), PayURL: paymentNewURL(b.NIS),
 				})
 			}
 			v.Days = append(v.Days, day)
 		}
 	}
-	h.page(w, r, status, pages.BillsUpcoming(v), pages.UpcomingResults(v))
+	h.page(w, r, status, pages.BillsUpcoming(v), pages.BillsUpcomingResults(v))
 }

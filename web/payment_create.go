@@ -35,7 +35,7 @@ func (h *Handler) createPayment(w http.ResponseWriter, r *http.Request) {
 		if upstream.Ambiguous(err) {
 			h.render(w, r, http.StatusGatewayTimeout, pages.PaymentUnknown(pages.PaymentUnknownView{
 				NIS: c.in.NIS, Ref: c.ref, Message: h.upstreamMessage(ctx, err, true),
-				BillsURL: studentBillsURL(c.in.NIS), ReceiptURL: receiptURL(c.in.NIS, c.ref),
+				BillsURL: billsOfStudentURL(c.in.NIS), ReceiptURL: paymentReceiptURL(c.in.NIS, c.ref),
 			}))
 			return
 		}
@@ -70,5 +70,5 @@ func (h *Handler) createPayment(w http.ResponseWriter, r *http.Request) {
 		sum = c.sel.Total
 	}
 	h.addFlash(w, r, "success", i18n.T(ctx, "payments.ok", i18n.Rupiah(sum), c.in.NIS, c.ref))
-	h.redirect(w, r, receiptURL(c.in.NIS, c.ref))
+	h.redirect(w, r, paymentReceiptURL(c.in.NIS, c.ref))
 }

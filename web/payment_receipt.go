@@ -13,9 +13,9 @@ import (
 	"github.com/sekolah/portal/views/viewctx"
 )
 
-// showReceipt prints the receipt of one payment, read back from the service by its
+// showPaymentReceipt prints the receipt of one payment, read back from the service by its
 // reference number, so it shows what the service recorded rather than what was asked.
-func (h *Handler) showReceipt(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) showPaymentReceipt(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	nis := strings.TrimSpace(r.URL.Query().Get("nis"))
 	ref := strings.TrimSpace(r.URL.Query().Get("ref"))
@@ -40,14 +40,14 @@ func (h *Handler) showReceipt(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p, _ := viewctx.CurrentPerson(ctx)
-	v := pages.ReceiptView{
+	v := pages.PaymentReceiptView{
 		NIS: rec.NIS, Student: rec.StudentName, Ref: rec.Ref, PaidAt: rec.PaidAt,
 		Amount: rec.Amount, Penalty: rec.Penalty, Total: rec.Total,
 		Cashier: p.DisplayName, PrintedAt: h.now(), CanPay: viewctx.Can(ctx, auth.WriteBilling),
 	}
 	for _, l := range rec.Lines {
 		b := l.Bill
-		v.Lines = append(v.Lines, pages.ReceiptLine{
+		v.Lines = append(v.Lines, pages.PaymentReceiptLine{
 			Name: b.Name, AccountCode: b.AccountCode, Due: b.Due,
 			Amount: b.AmountPaid - l.Penalty, Penalty: l.Penalty, Paid: b.AmountPaid,
 		})

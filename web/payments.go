@@ -32,8 +32,8 @@ func readPaymentInput(r *http.Request) paymentInput {
 	}
 }
 
-// studentComponents reads all of one student's components from the service, fresh.
-func (h *Handler) studentComponents(ctx context.Context, nis string) ([]billing.Bill, error) {
+// paymentComponents reads all of one student's components from the service, fresh.
+func (h *Handler) paymentComponents(ctx context.Context, nis string) ([]billing.Bill, error) {
 	var out []billing.Bill
 	for b, err := range h.billing.AllForStudent(ctx, nis, billing.Query{}) {
 		if err != nil {
@@ -61,7 +61,7 @@ func paymentLine(ctx context.Context, l bills.Line, today time.Time, selected bo
 // those of ids that can still be paid. It returns the fresh components and the status the
 // page answers with; on a failure v says why and v.Found is false.
 func (h *Handler) loadPaymentLines(ctx context.Context, v *pages.PaymentView, ids []string) ([]billing.Bill, int) {
-	fresh, err := h.studentComponents(ctx, v.NIS)
+	fresh, err := h.paymentComponents(ctx, v.NIS)
 	switch {
 	case errors.Is(err, billing.ErrNotFound):
 		v.NISError = i18n.T(ctx, "payments.student_not_found", v.NIS)

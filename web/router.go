@@ -64,7 +64,7 @@ func New(d Deps) http.Handler {
 
 			// Counter payments: recording needs WriteBilling; a receipt is a read.
 			r.Route("/payments", func(r chi.Router) {
-				r.With(h.require(auth.ReadBilling)).Get("/receipt", h.showReceipt)
+				r.With(h.require(auth.ReadBilling)).Get("/receipt", h.showPaymentReceipt)
 				r.Group(func(r chi.Router) {
 					r.Use(h.require(auth.WriteBilling))
 					r.Get("/new", h.newPayment)

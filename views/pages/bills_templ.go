@@ -33,8 +33,8 @@ type BillsSortLink struct {
 	URL, Aria string
 }
 
-// BillRow is one bill component as the browser shows it, priced as of today.
-type BillRow struct {
+// BillsRow is one bill component as the browser shows it, priced as of today.
+type BillsRow struct {
 	ComponentID, NIS, StudentName, Name, AccountCode, Notes string
 	Due                                                     time.Time
 	DaysLate                                                int
@@ -45,8 +45,8 @@ type BillRow struct {
 	StudentURL, ReceiptURL, PayURL                          string
 }
 
-// BillTotals sum the rows shown.
-type BillTotals struct {
+// BillsTotals sum the rows shown.
+type BillsTotals struct {
 	Count                                      int
 	Amount, PenaltyToday, DueToday, AmountPaid int64
 }
@@ -62,8 +62,8 @@ type BillsView struct {
 	Accounts  []components.Option
 	PageSizes []components.Option
 	Sorts     map[string]BillsSortLink
-	Rows      []BillRow
-	Totals    BillTotals
+	Rows      []BillsRow
+	Totals    BillsTotals
 	Pager     components.Pager
 	CanPay    bool
 	ResetURL  string // the same tab without filters
@@ -1158,7 +1158,7 @@ func billsSortHeader(v BillsView, key, label string, num bool) templ.Component {
 	})
 }
 
-func billRowClass(status string) string {
+func billsRowClass(status string) string {
 	switch status {
 	case "overdue":
 		return "is-overdue"
@@ -1393,7 +1393,7 @@ func billsTable(v BillsView) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			for _, r := range v.Rows {
-				var templ_7745c5c3_Var68 = []any{billRowClass(r.Status)}
+				var templ_7745c5c3_Var68 = []any{billsRowClass(r.Status)}
 				templ_7745c5c3_Err = templ.RenderCSSItems(ctx, templ_7745c5c3_Buffer, templ_7745c5c3_Var68...)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
@@ -1418,7 +1418,7 @@ func billsTable(v BillsView) templ.Component {
 				var templ_7745c5c3_Var70 string
 				templ_7745c5c3_Var70, templ_7745c5c3_Err = templ.JoinStringErrs(r.ComponentID)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/bills.templ`, Line: 297, Col: 97}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/bills.templ`, Line: 297, Col: 98}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var70))
 				if templ_7745c5c3_Err != nil {
@@ -1431,7 +1431,7 @@ func billsTable(v BillsView) templ.Component {
 				var templ_7745c5c3_Var71 string
 				templ_7745c5c3_Var71, templ_7745c5c3_Err = templ.JoinStringErrs(r.Status)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/bills.templ`, Line: 297, Col: 122}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/bills.templ`, Line: 297, Col: 123}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var71))
 				if templ_7745c5c3_Err != nil {

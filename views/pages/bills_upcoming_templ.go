@@ -15,8 +15,8 @@ import (
 	"github.com/sekolah/portal/views/layout"
 )
 
-// UpcomingRow is one unpaid component due soon.
-type UpcomingRow struct {
+// BillsUpcomingRow is one unpaid component due soon.
+type BillsUpcomingRow struct {
 	ComponentID, NIS, StudentName, Name, AccountCode string
 	Amount, Penalty                                  int64
 	ReminderSent                                     bool
@@ -25,18 +25,18 @@ type UpcomingRow struct {
 	StudentURL, PayURL                               string
 }
 
-// UpcomingDay is one due day with its components.
-type UpcomingDay struct {
+// BillsUpcomingDay is one due day with its components.
+type BillsUpcomingDay struct {
 	Day      time.Time
 	DaysAway int
-	Rows     []UpcomingRow
+	Rows     []BillsUpcomingRow
 	Total    int64
 }
 
-// UpcomingView is the upcoming dues page.
-type UpcomingView struct {
+// BillsUpcomingView is the upcoming dues page.
+type BillsUpcomingView struct {
 	First, Last  time.Time
-	Days         []UpcomingDay
+	Days         []BillsUpcomingDay
 	Count        int
 	Total        int64
 	Reminded     int
@@ -46,7 +46,7 @@ type UpcomingView struct {
 }
 
 // BillsUpcoming lists the unpaid components due in the next days, by day.
-func BillsUpcoming(v UpcomingView) templ.Component {
+func BillsUpcoming(v BillsUpcomingView) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -109,7 +109,7 @@ func BillsUpcoming(v UpcomingView) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = UpcomingResults(v).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = BillsUpcomingResults(v).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -123,8 +123,8 @@ func BillsUpcoming(v UpcomingView) templ.Component {
 	})
 }
 
-// UpcomingResults is the body of the upcoming page (what HTMX gets).
-func UpcomingResults(v UpcomingView) templ.Component {
+// BillsUpcomingResults is the body of the upcoming page (what HTMX gets).
+func BillsUpcomingResults(v BillsUpcomingView) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {

@@ -1539,19 +1539,19 @@ func PaymentUnknown(v PaymentUnknownView) templ.Component {
 	})
 }
 
-// ReceiptLine is one component on a receipt.
-type ReceiptLine struct {
+// PaymentReceiptLine is one component on a receipt.
+type PaymentReceiptLine struct {
 	Name, AccountCode string
 	Due               time.Time
 	Amount, Penalty   int64
 	Paid              int64
 }
 
-// ReceiptView is a printable receipt of one counter (or bank) payment.
-type ReceiptView struct {
+// PaymentReceiptView is a printable receipt of one counter (or bank) payment.
+type PaymentReceiptView struct {
 	NIS, Student, Ref string
 	PaidAt            time.Time
-	Lines             []ReceiptLine
+	Lines             []PaymentReceiptLine
 	Amount, Penalty   int64
 	Total             int64
 	Cashier           string
@@ -1560,7 +1560,7 @@ type ReceiptView struct {
 }
 
 // PaymentReceipt is the school's receipt layout; the print stylesheet keeps only the receipt.
-func PaymentReceipt(v ReceiptView) templ.Component {
+func PaymentReceipt(v PaymentReceiptView) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {

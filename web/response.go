@@ -16,9 +16,10 @@ import (
 )
 
 // isPartial reports whether the request wants a fragment: an HTMX request that is not a
-// boosted navigation.
+// boosted navigation, nor the restore of a pushed URL after Back (which needs the page).
 func isPartial(r *http.Request) bool {
-	return r.Header.Get("HX-Request") == "true" && r.Header.Get("HX-Boosted") != "true"
+	return r.Header.Get("HX-Request") == "true" && r.Header.Get("HX-Boosted") != "true" &&
+		r.Header.Get("HX-History-Restore-Request") != "true"
 }
 
 // render writes a component with status. The component is rendered into a buffer first so a

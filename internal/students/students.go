@@ -138,3 +138,6 @@ func validEmail(s string) bool {
 	at := strings.LastIndexByte(s, '@')
 	return at > 0 && strings.Contains(s[at+1:], ".") && !strings.ContainsAny(s, " \t")
 }
+
+// ValidNIS reports whether s has the service's shape of a student number.
+func ValidNIS(s string) bool { return nisPattern.MatchString(s) }

@@ -140,4 +140,3 @@ func (h *Handler) componentsRefused(r *http.Request, f *pages.ComponentsForm, pl
 	f.General = i18n.T(r.Context(), "students.components.refused")
 	return true
 }
-

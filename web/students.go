@@ -144,7 +144,7 @@ func (h *Handler) listStudents(w http.ResponseWriter, r *http.Request) {
 		h.serverError(w, r, err)
 		return
 	}
-	v := pages.StudentsView{Filter: f, Sync: h.syncView(ctx)}
+	v := pages.StudentsView{Filter: f, Sync: h.syncView(ctx), Now: h.now()}
 	if v.Classes, err = h.db.Classes(ctx); err != nil {
 		h.serverError(w, r, err)
 		return

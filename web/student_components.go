@@ -103,7 +103,9 @@ func (h *Handler) createComponents(w http.ResponseWriter, r *http.Request) {
 	case len(plan.Inputs) == 0:
 		f.General = i18n.T(ctx, "students.components.none")
 	default:
-		bills, err := h.writer.CreateComponents(ctx, h.actor(r), plan.Inputs, "form")
+		uctx, cancel := h.upstreamCtx(ctx)
+		bills, err := h.writer.CreateComponents(uctx, h.actor(r), plan.Inputs, "form")
+		cancel()
 		if err == nil {
 			h.addFlash(w, r, "success", i18n.T(ctx, "students.components.created_ok", max(len(bills), len(plan.Inputs)), f.Student.Name))
 			h.redirect(w, r, "/students/"+nis)

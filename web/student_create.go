@@ -70,7 +70,9 @@ func (h *Handler) createStudent(w http.ResponseWriter, r *http.Request) {
 	s := validateStudentForm(ctx, &f)
 	status := http.StatusUnprocessableEntity
 	if len(f.Errors) == 0 {
-		created, err := h.writer.CreateStudents(ctx, h.actor(r), []billing.Student{s}, store.SourcePortal)
+		uctx, cancel := h.upstreamCtx(ctx)
+		created, err := h.writer.CreateStudents(uctx, h.actor(r), []billing.Student{s}, store.SourcePortal)
+		cancel()
 		switch {
 		case err == nil:
 			h.addFlash(w, r, "success", i18n.T(ctx, "students.created_ok", s.Name, s.NIS))
@@ -117,7 +119,10 @@ func (h *Handler) studentRefused(ctx context.Context, f *pages.StudentForm, nis 
 		}
 	}
 	if !exists && len(f.Errors) == 0 {
-		if _, gerr := h.billing.Student(ctx, nis); gerr == nil {
+		uctx, cancel := h.upstreamCtx(ctx)
+		_, gerr := h.billing.Student(uctx, nis)
+		cancel()
+		if gerr == nil {
 			exists = true
 		}
 	}

@@ -26,7 +26,9 @@ func (h *Handler) deleteStudent(w http.ResponseWriter, r *http.Request) {
 		h.page(w, r, http.StatusOK, pages.StudentDelete(v), pages.StudentDeleteCard(v))
 		return
 	}
-	err := h.writer.DeleteStudent(ctx, h.actor(r), s.NIS)
+	uctx, cancel := h.upstreamCtx(ctx)
+	err := h.writer.DeleteStudent(uctx, h.actor(r), s.NIS)
+	cancel()
 	status := http.StatusOK
 	switch {
 	case err == nil:

@@ -29,7 +29,9 @@ func (h *Handler) updateStudent(w http.ResponseWriter, r *http.Request) {
 	s := validateStudentForm(ctx, &f)
 	status := http.StatusUnprocessableEntity
 	if len(f.Errors) == 0 {
-		updated, err := h.writer.UpdateStudent(ctx, h.actor(r), s)
+		uctx, cancel := h.upstreamCtx(ctx)
+		updated, err := h.writer.UpdateStudent(uctx, h.actor(r), s)
+		cancel()
 		switch {
 		case err == nil:
 			h.addFlash(w, r, "success", i18n.T(ctx, "students.updated_ok", s.Name))

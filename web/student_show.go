@@ -16,7 +16,9 @@ func (h *Handler) studentView(r *http.Request) (pages.StudentView, int) {
 	s := studentFrom(r)
 	today := h.today()
 	v := pages.StudentView{Student: studentInfo(s), Today: today}
-	acc, err := students.LoadAccount(ctx, h.billing, s.NIS, today)
+	uctx, cancel := h.upstreamCtx(ctx)
+	acc, err := students.LoadAccount(uctx, h.billing, s.NIS, today)
+	cancel()
 	if err != nil {
 		h.log.Warn("student bills", "nis", s.NIS, "err", err)
 		v.Error = h.upstreamMessage(ctx, err, false)

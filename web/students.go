@@ -36,7 +36,9 @@ func (h *Handler) studentCtx(next http.Handler) http.Handler {
 		}
 		s, err := h.db.StudentByNIS(ctx, nis)
 		if errors.Is(err, store.ErrNotFound) {
-			s, err = h.fetchStudent(ctx, nis)
+			uctx, cancel := h.upstreamCtx(ctx)
+			s, err = h.fetchStudent(uctx, nis)
+			cancel()
 			switch {
 			case errors.Is(err, billing.ErrNotFound):
 				h.notFound(w, r)
@@ -83,6 +85,16 @@ func studentInfo(s store.Student) pages.StudentInfo {
 	}
 	return pages.StudentInfo{NIS: s.NIS, Name: s.Name, KeyName: keyName, Phone: s.Phone, Email: s.Email,
 		Class: s.Description, Source: s.Source, SyncedAt: s.SyncedAt}
+}
+
+// errUpstreamSlow is why a page stops waiting for the billing service; it reads as a
+// timeout, so the person gets the timeout message.
+var errUpstreamSlow = fmt.Errorf("web: the billing service answered too slowly: %w", billing.ErrTimeout)
+
+// upstreamCtx bounds a page's calls to the billing service, retries included, to about
+// one upstream timeout, so a slow service is reported while the person still waits.
+func (h *Handler) upstreamCtx(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeoutCause(ctx, h.cfg.UpstreamTimeout+time.Second, errUpstreamSlow)
 }
 
 // today is the current date in the service zone, for the billing helpers.

@@ -692,6 +692,20 @@ func TestStudentsUpstreamSlow(t *testing.T) {
 	if entries, _, _ := p.DB.ListAudit(context.Background(), store.AuditFilter{Action: upstream.ActionComponentsCreate, Limit: 1}); len(entries) != 1 || entries[0].Outcome != upstream.OutcomeUnknown {
 		t.Errorf("audit: %+v", entries)
 	}
+
+	// Reads that keep timing out are not retried past the page's patience: the page says
+	// the service did not answer (reads change nothing, so no "check first").
+	p.Sandbox.SetFaults(sandbox.Faults{LatencyMS: 5000})
+	page := c.Get("/students/2601")
+	if page.StatusCode != http.StatusGatewayTimeout || !strings.Contains(text(page, `[data-testid="bills-error"]`), "tidak menjawab dalam") {
+		t.Fatalf("slow read: %d %q", page.StatusCode, text(page, `[data-testid="bills-error"]`))
+	}
+	// An idempotent write (DELETE, retried by the client) is just as bounded, and ambiguous.
+	res = c.Post("/students/2601/delete", url.Values{"confirm": {"yes"}})
+	if res.StatusCode != http.StatusGatewayTimeout || !strings.Contains(text(res, `[data-testid="delete-error"]`), "periksa datanya dulu") {
+		t.Fatalf("slow delete: %d %q", res.StatusCode, text(res, `[data-testid="delete-error"]`))
+	}
+	p.Sandbox.SetFaults(sandbox.Faults{})
 }
 
 func TestStudentsSyncDemoSchool(t *testing.T) {

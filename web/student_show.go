@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/i18n"
 	"github.com/sekolah/portal/internal/students"
 	"github.com/sekolah/portal/views/pages"
 )
@@ -41,7 +42,8 @@ func (h *Handler) studentView(r *http.Request) (pages.StudentView, int) {
 		v.Bills = append(v.Bills, pages.BillRow{
 			ID: b.ComponentID, Name: b.Name, AccountCode: b.AccountCode, State: string(state),
 			Overdue: b.IsLate(today), Amount: b.Amount, Penalty: b.Penalty, DueToday: due, AmountPaid: b.AmountPaid,
-			Active: b.Active, Due: b.Due, Expiry: b.Expiry, DaysLate: b.DaysLate(today), PaidAt: b.PaidAt,
+			Active: b.Active, Due: b.Due, Expiry: b.Expiry, DaysLate: b.DaysLate(today),
+			ExpiryDays: i18n.DayCount(today, h.cfg.Location, b.Expiry), PaidAt: b.PaidAt,
 			RefNumber: b.RefNumber, Notes: b.Notes, Running: running,
 			NotYetActive: !b.Active.IsZero() && b.State == billing.StateProvisioned && b.Active.After(students.DayOf(today)),
 		})

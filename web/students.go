@@ -129,7 +129,6 @@ var problemKeys = map[students.Problem]string{
 	students.ProblemDueAfterExpiry: "students.err.due_after_expiry",
 	students.ProblemActiveAfterDue: "students.err.active_after_due",
 	students.ProblemAccount:        "students.err.account",
-	students.ProblemExists:         "students.err.exists",
 }
 
 // problemMessage says what is wrong with a field; limit is the field's length limit.

@@ -463,7 +463,8 @@ func TestStudentAddComponents(t *testing.T) {
 		t.Errorf("first row = %q", got)
 	}
 	if got := strings.Join(strings.Fields(second.Text()), " "); !strings.Contains(got, "SPP Desember") || !strings.Contains(got, "Rp 450.000") ||
-		!strings.Contains(got, "Rp 25.000") || !strings.Contains(got, "dalam 18 hari") || !strings.Contains(got, "10 Des 2026") {
+		!strings.Contains(got, "Rp 25.000") || !strings.Contains(got, "dalam 18 hari") || !strings.Contains(got, "10 Des 2026") ||
+		!strings.Contains(got, "31 Jan 2027 dalam 70 hari") {
 		t.Errorf("second row = %q", got)
 	}
 	if got := text(page, `[data-testid="sum-outstanding"]`); !strings.Contains(got, "Rp 1.700.000") {

@@ -32,7 +32,6 @@ const (
 	ProblemDueAfterExpiry Problem = "due_after_expiry" // due day later than expiry day
 	ProblemActiveAfterDue Problem = "active_after_due" // active day later than due day
 	ProblemAccount        Problem = "account"          // not one of the service's account codes
-	ProblemExists         Problem = "exists"           // the service already has this NIS
 )
 
 // FieldErrors maps a form field to its problem; empty means valid.

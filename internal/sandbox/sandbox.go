@@ -8,7 +8,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -172,6 +171,3 @@ func DailyPassword(issued string, day time.Time, loc *time.Location) string {
 	outer := sha256.Sum256([]byte(hex.EncodeToString(inner[:]) + day.In(loc).Format("20060102")))
 	return hex.EncodeToString(outer[:])
 }
-
-// errNotFound marks a store lookup of an unknown student or component.
-var errNotFound = errors.New("not found")

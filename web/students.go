@@ -125,6 +125,7 @@ var problemKeys = map[students.Problem]string{
 	students.ProblemAmount:         "students.err.amount",
 	students.ProblemPositive:       "form.positive",
 	students.ProblemNegative:       "form.not_negative",
+	students.ProblemTooLarge:       "students.err.too_large",
 	students.ProblemDate:           "students.err.date",
 	students.ProblemDueAfterExpiry: "students.err.due_after_expiry",
 	students.ProblemActiveAfterDue: "students.err.active_after_due",

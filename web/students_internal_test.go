@@ -10,7 +10,7 @@ import (
 func TestEveryStudentProblemHasAMessage(t *testing.T) {
 	all := []students.Problem{
 		students.ProblemRequired, students.ProblemTooLong, students.ProblemNIS, students.ProblemPhone,
-		students.ProblemEmail, students.ProblemAmount, students.ProblemPositive, students.ProblemNegative,
+		students.ProblemEmail, students.ProblemAmount, students.ProblemPositive, students.ProblemNegative, students.ProblemTooLarge,
 		students.ProblemDate, students.ProblemDueAfterExpiry, students.ProblemActiveAfterDue,
 		students.ProblemAccount,
 	}

@@ -150,6 +150,8 @@ func validateRow(nis string, r ComponentRow, accounts []string) (billing.Compone
 		errs[ColAmount] = ProblemAmount
 	} else if v <= 0 {
 		errs[ColAmount] = ProblemPositive
+	} else if v > MaxRupiah {
+		errs[ColAmount] = ProblemTooLarge
 	} else {
 		in.Amount = v
 	}
@@ -158,6 +160,8 @@ func validateRow(nis string, r ComponentRow, accounts []string) (billing.Compone
 			errs[ColPenalty] = ProblemAmount
 		} else if v < 0 {
 			errs[ColPenalty] = ProblemNegative
+		} else if v > MaxRupiah {
+			errs[ColPenalty] = ProblemTooLarge
 		} else {
 			in.Penalty = v
 		}
@@ -187,6 +191,10 @@ func validateRow(nis string, r ComponentRow, accounts []string) (billing.Compone
 	}
 	return in, errs
 }
+
+// MaxRupiah is the largest amount or penalty the form accepts: far above any school
+// charge, and low enough that a whole school's totals cannot overflow an int64.
+const MaxRupiah int64 = 1_000_000_000_000
 
 // ErrNotRupiah means a text is not a whole number of rupiah.
 var ErrNotRupiah = errors.New("students: not a whole number of rupiah")

@@ -28,6 +28,7 @@ const (
 	ProblemAmount         Problem = "amount"           // not a whole number of rupiah
 	ProblemPositive       Problem = "positive"         // must be > 0
 	ProblemNegative       Problem = "negative"         // must be >= 0
+	ProblemTooLarge       Problem = "too_large"        // above MaxRupiah
 	ProblemDate           Problem = "date"             // not a calendar day
 	ProblemDueAfterExpiry Problem = "due_after_expiry" // due day later than expiry day
 	ProblemActiveAfterDue Problem = "active_after_due" // active day later than due day

@@ -13,6 +13,7 @@ import (
 	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/config"
 	"github.com/sekolah/portal/internal/store"
+	"github.com/sekolah/portal/internal/students"
 	"github.com/sekolah/portal/internal/upstream"
 )
 
@@ -39,6 +40,7 @@ type Handler struct {
 	log      *slog.Logger
 	sessions *sessions.CookieStore
 	now      func() time.Time
+	syncer   *students.Syncer // the roster sync job: one per portal process
 }
 
 func newHandler(d Deps) *Handler {
@@ -60,5 +62,6 @@ func newHandler(d Deps) *Handler {
 		// Every upstream write goes through the writer, which audits it.
 		writer:   &upstream.Writer{Client: d.Billing, DB: d.DB, Log: log, Now: now},
 		sessions: cs, now: now,
+		syncer: &students.Syncer{Billing: d.Billing, DB: d.DB, Log: log, Now: now, Location: d.Config.Location},
 	}
 }

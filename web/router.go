@@ -55,6 +55,30 @@ func New(d Deps) http.Handler {
 			// Dashboard.
 			r.With(h.require(auth.ReadBilling)).Get("/", h.home)
 
+			// Students: the roster, one student's bills, and the writes through h.writer.
+			r.Route("/students", func(r chi.Router) {
+				r.Use(h.require(auth.ReadBilling))
+				r.Get("/", h.listStudents)
+				r.Get("/sync", h.syncProgress)
+				r.With(h.require(auth.WriteBilling)).Post("/sync", h.startSync)
+				r.With(h.require(auth.WriteBilling)).Get("/new", h.newStudent)
+				r.With(h.require(auth.WriteBilling)).Post("/new", h.createStudent)
+				r.Route("/{nis}", func(r chi.Router) {
+					r.Use(h.studentCtx)
+					r.Get("/", h.showStudent)
+					r.Get("/statement", h.studentStatement)
+					r.Group(func(r chi.Router) {
+						r.Use(h.require(auth.WriteBilling))
+						r.Get("/edit", h.editStudent)
+						r.Post("/edit", h.updateStudent)
+						r.Get("/delete", h.confirmDeleteStudent)
+						r.Post("/delete", h.deleteStudent)
+						r.Get("/components/new", h.newComponents)
+						r.Post("/components/new", h.createComponents)
+					})
+				})
+			})
+
 			// Bills: the browser and the upcoming dues.
 			r.Route("/bills", func(r chi.Router) {
 				r.Use(h.require(auth.ReadBilling))

@@ -77,7 +77,7 @@ func init() {
 		// Student page.
 		"students.details":           {ID: "Data siswa", EN: "Student details"},
 		"students.bills":             {ID: "Komponen tagihan", EN: "Bill items"},
-		"students.outstanding_today": {ID: "Harus dibayar hari ini", EN: "Due today"},
+		"students.outstanding_today": {ID: "Total bila dibayar hari ini", EN: "Total if paid today"},
 		"students.as_of":             {ID: "per %[1]s, termasuk denda keterlambatan", EN: "as of %[1]s, late fees included"},
 		"students.due_today":         {ID: "Tagihan hari ini", EN: "To pay today"},
 		"students.active_from":       {ID: "aktif mulai %[1]s", EN: "active from %[1]s"},

@@ -28,6 +28,9 @@ type Deps struct {
 	SessionKeys [2][]byte
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// SyncRoster starts a roster sync at once: the embedded sandbox's demo school is then
+	// browsable by name and class without anyone pressing "Sync" first.
+	SyncRoster bool
 }
 
 // Handler holds the dependencies of every handler method.

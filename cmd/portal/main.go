@@ -99,7 +99,16 @@ func serve(ctx context.Context, cfg config.Config, db *store.DB, authSvc *auth.S
 		return fmt.Errorf("billing client: %w", err)
 	}
 
-	handler := web.New(web.Deps{Config: cfg, DB: db, Auth: authSvc, Billing: client, Logger: log, SessionKeys: keys})
+	// With the embedded sandbox, a roster that is still empty is filled from the demo school.
+	syncRoster := false
+	if cfg.Sandbox() {
+		_, known, err := db.ListStudents(ctx, store.StudentFilter{Limit: 1})
+		if err != nil {
+			return fmt.Errorf("read roster: %w", err)
+		}
+		syncRoster = known == 0
+	}
+	handler := web.New(web.Deps{Config: cfg, DB: db, Auth: authSvc, Billing: client, Logger: log, SessionKeys: keys, SyncRoster: syncRoster})
 	srv := &http.Server{
 		Addr:              cfg.Addr,
 		Handler:           handler,

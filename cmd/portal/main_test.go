@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/sekolah/portal/internal/store"
 )
 
 // syncBuffer collects what the portal prints while it runs in another goroutine.
@@ -86,6 +88,21 @@ func TestFreshStart(t *testing.T) {
 		t.Fatalf("login page: %v %v", err, res)
 	}
 	res.Body.Close()
+	// The embedded sandbox's demo school reaches the roster without anyone pressing Sync.
+	db, err := store.Open(context.Background(), "sqlite:"+dir+"/portal.db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		_, n, err := db.ListStudents(context.Background(), store.StudentFilter{Limit: 1})
+		if err == nil && n >= 500 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("roster not filled from the demo school: %d students, %v", n, err)
+		}
+	}
 	cancel()
 	select {
 	case err := <-done:

@@ -19,6 +19,10 @@ type Cache struct {
 	mu      sync.Mutex
 	entries map[string]*cacheEntry
 	group   singleflight.Group
+
+	// OnStale, when set, hears of each failed refresh that fell back to older figures
+	// (once per failure, not once per waiting request).
+	OnStale func(key string, err error)
 }
 
 type cacheEntry struct {
@@ -83,14 +87,19 @@ func get[T any](ctx context.Context, c *Cache, key string, refresh bool, compute
 		defer cancel()
 		v, err := compute(cctx)
 		c.mu.Lock()
-		defer c.mu.Unlock()
 		if err != nil {
-			if old := c.entries[key]; old != nil {
+			old := c.entries[key]
+			if old != nil {
 				old.err, old.failedAt = err, c.now()
+			}
+			c.mu.Unlock()
+			if old != nil && c.OnStale != nil {
+				c.OnStale(key, err)
 			}
 			return nil, err
 		}
 		c.store(key, &cacheEntry{val: v, at: c.now()})
+		c.mu.Unlock()
 		return v, nil
 	})
 	var res singleflight.Result

@@ -133,6 +133,9 @@ func New(cfg Config) *Service {
 		s.now = time.Now
 	}
 	s.cache = NewCache(cmp.Or(cfg.CacheTTL, DefaultCacheTTL), s.now)
+	s.cache.OnStale = func(key string, err error) {
+		s.log.Warn("reports: refresh failed; showing the last good figures", "query", key, "err", err)
+	}
 	return s
 }
 
@@ -204,3 +207,7 @@ func statusOf(b billing.Bill, today time.Time) Status {
 	}
 	return StatusProvisioned
 }
+
+// DaysBetween counts the days from day a to day b (both calendar days): positive when b
+// is later. DaysBetween(due, today) is how late a component is, as i18n's RelDays reads it.
+func DaysBetween(a, b time.Time) int { return dayNum(b.UTC()) - dayNum(a.UTC()) }

@@ -127,37 +127,38 @@ type Bar struct {
 	Label   string
 	Value   string // formatted
 	Segment Segment
-	LabelY  string
+	TextY   string
 }
 
-// BarChart is a horizontal bar chart laid out for a viewBox of Width × Height.
+// BarChart is a horizontal bar chart laid out for a viewBox of Width × Height: each row
+// has its label and amount on one line and the bar under them, so it reads at the
+// width of half a page.
 type BarChart struct {
 	ID     string
 	Title  string
 	Bars   []Bar
 	Width  int
 	Height int
-	// LabelX ends the labels; ValueX starts the values.
-	LabelX, ValueX string
-	Empty          bool
+	// ValueX is where the amounts end (right-aligned).
+	ValueX string
+	Empty  bool
 }
 
 // LayoutBars places horizontal bars, one per row, scaled to the largest.
 func LayoutBars(c BarChart) BarChart {
 	const (
-		labelW, valueW, rowH, barH, pad = 120.0, 110.0, 30.0, 18.0, 6.0
+		rowH, barH, textH, pad = 40.0, 12.0, 16.0, 4.0
 	)
 	if c.Width == 0 {
-		c.Width = 520
+		c.Width = 340
 	}
-	c.Height = int(rowH*float64(max(len(c.Bars), 1)) + 2*pad)
+	c.Height = int(rowH*float64(max(len(c.Bars), 1)) + pad)
 	var maxV int64
 	for _, b := range c.Bars {
 		maxV = max(maxV, b.Segment.Value)
 	}
 	c.Empty = maxV == 0
-	plotW := float64(c.Width) - labelW - valueW
-	c.LabelX = f1(labelW - 8)
+	plotW := float64(c.Width) - 2
 	for i := range c.Bars {
 		b := &c.Bars[i]
 		y := pad + rowH*float64(i)
@@ -168,9 +169,9 @@ func LayoutBars(c BarChart) BarChart {
 		if b.Segment.Value > 0 && w < 2 {
 			w = 2 // a small amount still shows
 		}
-		b.Segment.X, b.Segment.Y, b.Segment.W, b.Segment.H = f1(labelW), f1(y+(rowH-barH)/2), f1(w), f1(barH)
-		b.LabelY = f1(y + rowH/2 + 4)
+		b.TextY = f1(y + textH - 4)
+		b.Segment.X, b.Segment.Y, b.Segment.W, b.Segment.H = "0", f1(y+textH), f1(w), f1(barH)
 	}
-	c.ValueX = f1(float64(c.Width) - 4)
+	c.ValueX = f1(float64(c.Width))
 	return c
 }

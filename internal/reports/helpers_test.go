@@ -85,15 +85,15 @@ func (f *fixture) syncRoster(t testing.TB) {
 type memSource struct {
 	bills []billing.Bill
 	loc   *time.Location
-	byDay map[time.Time][]billing.Bill
+	byDay map[time.Time][]int32 // indexes into bills
 }
 
 func newMemSource(bills []billing.Bill, loc *time.Location) *memSource {
-	m := &memSource{bills: bills, loc: loc, byDay: map[time.Time][]billing.Bill{}}
-	for _, b := range bills {
+	m := &memSource{bills: bills, loc: loc, byDay: map[time.Time][]int32{}}
+	for i, b := range bills {
 		if !b.PaidAt.IsZero() {
 			d := reports.DayOf(b.PaidAt, loc)
-			m.byDay[d] = append(m.byDay[d], b)
+			m.byDay[d] = append(m.byDay[d], int32(i))
 		}
 	}
 	return m
@@ -119,12 +119,16 @@ func (m *memSource) match(b billing.Bill, q billing.Query) bool {
 }
 
 func (m *memSource) All(_ context.Context, q billing.Query) iter.Seq2[billing.Bill, error] {
-	list := m.bills
-	if !q.PaidFrom.IsZero() && q.PaidFrom.Equal(q.PaidTo) {
-		list = m.byDay[q.PaidFrom]
-	}
 	return func(yield func(billing.Bill, error) bool) {
-		for _, b := range list {
+		if !q.PaidFrom.IsZero() && q.PaidFrom.Equal(q.PaidTo) {
+			for _, i := range m.byDay[q.PaidFrom] {
+				if b := m.bills[i]; m.match(b, q) && !yield(b, nil) {
+					return
+				}
+			}
+			return
+		}
+		for _, b := range m.bills {
 			if m.match(b, q) && !yield(b, nil) {
 				return
 			}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/xuri/excelize/v2"
 )
@@ -184,14 +185,16 @@ func (x *xlsxWriter) begin(t table) error {
 func (x *xlsxWriter) row(vals []any) error {
 	x.rowNum++
 	for i, v := range vals {
+		// Keep the caller's boxed value unless it changes: boxing again costs an
+		// allocation per cell.
+		x.vals[i] = v
 		switch v := v.(type) {
 		case string:
 			if v == "" {
 				x.vals[i] = nil
-			} else {
-				x.vals[i] = Neutralise(v)
+			} else if n := Neutralise(v); len(n) != len(v) {
+				x.vals[i] = n
 			}
-			continue
 		case int64:
 			if x.t.Columns[i].Total {
 				x.sums[i] += v
@@ -200,13 +203,11 @@ func (x *xlsxWriter) row(vals []any) error {
 			if x.t.Columns[i].Total {
 				x.sums[i] += int64(v)
 			}
-		case interface{ IsZero() bool }:
+		case time.Time:
 			if v.IsZero() {
 				x.vals[i] = nil
-				continue
 			}
 		}
-		x.vals[i] = v
 	}
 	return x.sw.SetRow("A"+strconv.Itoa(x.rowNum), x.vals)
 }

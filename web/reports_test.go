@@ -378,6 +378,20 @@ func TestReportsRoles(t *testing.T) {
 			t.Errorf("%s HTMX refresh: %d %q", role, res.StatusCode, res.Header.Get("HX-Redirect"))
 		}
 	}
+	// In English too.
+	en := p.SignedIn(t, "finance")
+	en.Post("/lang", url.Values{"lang": {"en"}, "next": {"/"}})
+	res := en.Get("/")
+	if got := text(res, `[data-testid="card-rate"] .stat-label`); got != "Collection rate this month" {
+		t.Errorf("English rate label = %q", got)
+	}
+	if got := text(res, `[data-testid="refreshed-at"]`); !strings.HasPrefix(got, "Refreshed") {
+		t.Errorf("English freshness = %q", got)
+	}
+	res = en.Get("/reports/outstanding")
+	if got := text(res, "h1"); got != "Outstanding and Arrears" {
+		t.Errorf("English outstanding title = %q", got)
+	}
 	// Without the CSRF token, a refresh is refused like any POST.
 	c := p.SignedIn(t, "principal")
 	if res := c.Post("/", url.Values{"csrf_token": {"forged"}}); res.StatusCode != http.StatusForbidden {
@@ -404,15 +418,24 @@ func TestDashboardCacheRefreshAndStale(t *testing.T) {
 	value := func(res *portaltest.Response, id string) string {
 		return text(res, `[data-testid="`+id+`"] [data-testid="value"]`)
 	}
-	if res := c.Get("/"); value(res, "card-not-due") != "Rp 450.000" || value(res, "card-collected-today") != "Rp 0" {
+	res := c.Get("/")
+	if value(res, "card-not-due") != "Rp 450.000" || value(res, "card-collected-today") != "Rp 0" {
 		t.Fatalf("before: not due %q, today %q", value(res, "card-not-due"), value(res, "card-collected-today"))
+	}
+	// Due in five days: listed, with the reminder the service sends two days before.
+	soon := text(res, `[data-testid="due-soon"] tbody tr`)
+	if !strings.Contains(soon, "SPP Maret") || !strings.Contains(soon, "Pengingat dikirim 18 Mar 2027") || !strings.Contains(soon, "dalam 5 hari") {
+		t.Errorf("due soon = %q", soon)
+	}
+	if href := attr(res, `[data-testid="due-soon"] tbody a`, "href"); href != "/bills?account=SPP&due_from=2027-03-20&due_to=2027-03-20&state=provisioned" {
+		t.Errorf("due soon links to %q", href)
 	}
 	if _, err := p.Billing.Pay(ctx, billing.Payment{NIS: "2001", RefNumber: "TELLER-1", ComponentIDs: []string{created[0].ComponentID}}); err != nil {
 		t.Fatal(err)
 	}
 	// Cached: the payment does not show yet, and the page says how old the figures are.
 	p.SetNow(reportsNow.Add(2 * time.Minute))
-	res := c.Get("/")
+	res = c.Get("/")
 	if value(res, "card-collected-today") != "Rp 0" || text(res, `[data-testid="refreshed-at"]`) != "Diperbarui 2 menit lalu" {
 		t.Fatalf("cached: today %q, %q", value(res, "card-collected-today"), text(res, `[data-testid="refreshed-at"]`))
 	}

@@ -15,8 +15,8 @@ import (
 	"github.com/sekolah/portal/internal/portaltest"
 )
 
-// fetched is an export as the browser received it, with the person's cookies.
-type fetched struct {
+// reportsFetched is an export as the browser received it, with the person's cookies.
+type reportsFetched struct {
 	Status      int    `json:"status"`
 	Type        string `json:"type"`
 	Disposition string `json:"disposition"`
@@ -24,9 +24,9 @@ type fetched struct {
 }
 
 // fetchLink downloads the href of the link sel from inside the page.
-func fetchLink(t *testing.T, b *portaltest.Browser, sel string) (fetched, []byte) {
+func reportsFetchLink(t *testing.T, b *portaltest.Browser, sel string) (reportsFetched, []byte) {
 	t.Helper()
-	f := portaltest.Get(b, chromedp.Evaluate[fetched](`(async () => {
+	f := portaltest.Get(b, chromedp.Evaluate[reportsFetched](`(async () => {
 		const a = document.querySelector(`+strconv.Quote(sel)+`);
 		const res = await fetch(a.getAttribute("href"), {credentials: "same-origin"});
 		const bytes = new Uint8Array(await res.arrayBuffer());
@@ -45,7 +45,7 @@ func fetchLink(t *testing.T, b *portaltest.Browser, sel string) (fetched, []byte
 }
 
 func TestBrowserPaymentsReportFilterAndDownload(t *testing.T) {
-	p, _ := demoPortal(t)
+	p, _ := reportsDemoPortal(t)
 	b := p.NewBrowser(t)
 	b.Login("principal", portaltest.Password)
 	b.WaitVisible(`[data-testid="card-collected-year"]`)
@@ -76,7 +76,7 @@ func TestBrowserPaymentsReportFilterAndDownload(t *testing.T) {
 	b.Screenshot("report-payments")
 
 	// Both downloads, with the browser's session.
-	x, body := fetchLink(t, b, `[data-testid="export-xlsx"]`)
+	x, body := reportsFetchLink(t, b, `[data-testid="export-xlsx"]`)
 	if x.Status != 200 || !strings.HasPrefix(x.Type, "application/vnd.openxmlformats") || !strings.Contains(x.Disposition, `.xlsx"`) && !strings.HasSuffix(x.Disposition, ".xlsx") {
 		t.Fatalf("xlsx: %d %q %q", x.Status, x.Type, x.Disposition)
 	}
@@ -92,7 +92,7 @@ func TestBrowserPaymentsReportFilterAndDownload(t *testing.T) {
 		t.Errorf("xlsx totals %q (account filter %q), page says %s", last, rows[2][1], total)
 	}
 
-	c, body := fetchLink(t, b, `[data-testid="export-csv"]`)
+	c, body := reportsFetchLink(t, b, `[data-testid="export-csv"]`)
 	if c.Status != 200 || !strings.HasPrefix(c.Type, "text/csv") || !bytes.HasPrefix(body, []byte("\ufeff")) {
 		t.Fatalf("csv: %d %q, BOM %v", c.Status, c.Type, bytes.HasPrefix(body, []byte("\ufeff")))
 	}

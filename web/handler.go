@@ -14,6 +14,7 @@ import (
 	"github.com/sekolah/portal/internal/config"
 	"github.com/sekolah/portal/internal/reports"
 	"github.com/sekolah/portal/internal/store"
+	"github.com/sekolah/portal/internal/students"
 	"github.com/sekolah/portal/internal/upstream"
 )
 
@@ -41,6 +42,7 @@ type Handler struct {
 	log      *slog.Logger
 	sessions *sessions.CookieStore
 	now      func() time.Time
+	syncer   *students.Syncer // the roster sync job: one per portal process
 }
 
 func newHandler(d Deps) *Handler {
@@ -67,5 +69,6 @@ func newHandler(d Deps) *Handler {
 			CacheTTL: d.Config.ReportCacheTTL, Logger: log,
 		}),
 		sessions: cs, now: now,
+		syncer: &students.Syncer{Billing: d.Billing, DB: d.DB, Log: log, Now: now, Location: d.Config.Location},
 	}
 }

@@ -21,51 +21,37 @@ import (
 	"github.com/sekolah/portal/internal/reports"
 	"github.com/sekolah/portal/internal/sandbox"
 	"github.com/sekolah/portal/internal/store"
+	"github.com/sekolah/portal/internal/students"
 )
 
 // reportsNow is Monday 15 March 2027, 10:00 in Jakarta: deep in the demo school's year.
 var reportsNow = time.Date(2027, time.March, 15, 3, 0, 0, 0, time.UTC)
 
-// demoPortal starts a portal on the demo school with the roster filled from the billing
-// service (as the students area's sync does), and a reports service of its own that
+// demoPortal starts a portal on the demo school with the roster filled by the students
+// area's sync, and a reports service of its own that
 // computes the expected figures independently of the handlers' cache.
-func demoPortal(t *testing.T) (*portaltest.Portal, *reports.Service) {
+func reportsDemoPortal(t *testing.T) (*portaltest.Portal, *reports.Service) {
 	t.Helper()
 	p := portaltest.Start(t, portaltest.Options{Now: reportsNow, Demo: true})
-	ctx := context.Background()
-	seen := map[string]bool{}
-	var list []store.Student
-	for b, err := range p.Billing.All(ctx, billing.Query{}) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !seen[b.NIS] {
-			seen[b.NIS] = true
-			s, err := p.Billing.Student(ctx, b.NIS)
-			if err != nil {
-				t.Fatal(err)
-			}
-			list = append(list, store.Student{NIS: s.NIS, Name: s.Name, Description: s.Description, Source: store.SourceSync})
-		}
-	}
-	if err := p.DB.UpsertStudents(ctx, list); err != nil {
+	sync := &students.Syncer{Billing: p.Billing, DB: p.DB, Now: func() time.Time { return reportsNow }, Concurrency: 8}
+	if _, err := sync.Run(context.Background(), "test"); err != nil {
 		t.Fatal(err)
 	}
 	svc := reports.New(reports.Config{Source: p.Billing, Roster: p.DB, Location: p.Config.Location, Now: func() time.Time { return reportsNow }})
 	return p, svc
 }
 
-func text(res *portaltest.Response, sel string) string {
+func rText(res *portaltest.Response, sel string) string {
 	return strings.TrimSpace(res.Doc.Find(sel).First().Text())
 }
 
-func attr(res *portaltest.Response, sel, name string) string {
+func rAttr(res *portaltest.Response, sel, name string) string {
 	v, _ := res.Doc.Find(sel).First().Attr(name)
 	return v
 }
 
 func TestDashboardAndReportPages(t *testing.T) {
-	p, svc := demoPortal(t)
+	p, svc := reportsDemoPortal(t)
 	ctx := context.Background()
 	want, err := svc.Dashboard(ctx, false)
 	if err != nil {
@@ -93,15 +79,15 @@ func TestDashboardAndReportPages(t *testing.T) {
 		}
 		for id, w := range cards {
 			sel := `[data-testid="` + id + `"]`
-			if w.value != "" && text(res, sel+` [data-testid="value"]`) != w.value {
-				t.Errorf("%s shows %q, want %q", id, text(res, sel+` [data-testid="value"]`), w.value)
+			if w.value != "" && rText(res, sel+` [data-testid="value"]`) != w.value {
+				t.Errorf("%s shows %q, want %q", id, rText(res, sel+` [data-testid="value"]`), w.value)
 			}
-			if got := attr(res, sel, "href"); got != w.href {
+			if got := rAttr(res, sel, "href"); got != w.href {
 				t.Errorf("%s links to %q, want %q", id, got, w.href)
 			}
 		}
-		if r, _ := d.RatePermille(); !strings.Contains(text(res, `[data-testid="card-rate"]`), strconv.FormatInt(r/10, 10)+",") {
-			t.Errorf("rate card = %q, rate %d‰", text(res, `[data-testid="card-rate"]`), r)
+		if r, _ := d.RatePermille(); !strings.Contains(rText(res, `[data-testid="card-rate"]`), strconv.FormatInt(r/10, 10)+",") {
+			t.Errorf("rate card = %q, rate %d‰", rText(res, `[data-testid="card-rate"]`), r)
 		}
 		// Charts: server-drawn SVG with the palette classes, bars linking to reports.
 		if n := res.Doc.Find(`[data-testid="chart-collections"] svg rect.fill--1`).Length(); n == 0 {
@@ -110,13 +96,13 @@ func TestDashboardAndReportPages(t *testing.T) {
 		if n := res.Doc.Find(`[data-testid="chart-collections"] .legend .swatch--1`).Length(); n != 1 {
 			t.Errorf("legend swatches: %d", n)
 		}
-		if href := attr(res, `[data-testid="chart-collections"] svg a`, "href"); !strings.HasPrefix(href, "/reports/payments?account=") {
+		if href := rAttr(res, `[data-testid="chart-collections"] svg a`, "href"); !strings.HasPrefix(href, "/reports/payments?account=") {
 			t.Errorf("collections bar links to %q", href)
 		}
 		if n := res.Doc.Find(`[data-testid="chart-aging"] svg a`).Length(); n < 3 {
 			t.Errorf("aging chart has %d linked bars", n)
 		}
-		if href := attr(res, `[data-testid="chart-classes"] svg a`, "href"); !strings.HasPrefix(href, "/reports/outstanding?class=Kelas") {
+		if href := rAttr(res, `[data-testid="chart-classes"] svg a`, "href"); !strings.HasPrefix(href, "/reports/outstanding?class=Kelas") {
 			t.Errorf("classes bar links to %q", href)
 		}
 		if res.Doc.Find(`[style]`).Length() != 0 || strings.Contains(res.Body, "<script>") {
@@ -127,13 +113,13 @@ func TestDashboardAndReportPages(t *testing.T) {
 		if rows.Length() != 10 {
 			t.Fatalf("top arrears rows = %d", rows.Length())
 		}
-		if href := attr(res, `[data-testid="arrears-student"]`, "href"); href != "/students/"+d.TopArrears[0].NIS {
+		if href := rAttr(res, `[data-testid="arrears-student"]`, "href"); href != "/students/"+d.TopArrears[0].NIS {
 			t.Errorf("first arrears links to %q", href)
 		}
 		if n := res.Doc.Find(`[data-testid="due-soon"] tbody tr`).Length(); n != len(d.DueSoon) {
 			t.Errorf("due soon rows = %d, want %d", n, len(d.DueSoon))
 		}
-		if got := text(res, `[data-testid="refreshed-at"]`); got != "Diperbarui baru saja" {
+		if got := rText(res, `[data-testid="refreshed-at"]`); got != "Diperbarui baru saja" {
 			t.Errorf("freshness = %q", got)
 		}
 		if res.Doc.Find(`[data-testid="nav-reports"]`).Length() != 1 {
@@ -154,17 +140,17 @@ func TestDashboardAndReportPages(t *testing.T) {
 		if res.StatusCode != http.StatusOK {
 			t.Fatalf("status %d\n%s", res.StatusCode, res.Body)
 		}
-		if got := text(res, `[data-testid="payments-total"]`); got != i18n.Rupiah(d.CollectedYear.Amount) {
+		if got := rText(res, `[data-testid="payments-total"]`); got != i18n.Rupiah(d.CollectedYear.Amount) {
 			t.Errorf("payments total %q, dashboard year %s", got, i18n.Rupiah(d.CollectedYear.Amount))
 		}
 		if n := res.Doc.Find(`[data-testid="payments-table"] tbody tr`).Length(); n != 50 {
 			t.Errorf("first page has %d rows", n)
 		}
-		next := attr(res, `[data-testid="page-next"]`, "href")
+		next := rAttr(res, `[data-testid="page-next"]`, "href")
 		if next != "/reports/payments?from=2026-07-01&offset=50&to=2027-03-15" {
 			t.Errorf("next page = %q", next)
 		}
-		if got := attr(res, `[data-testid="export-xlsx"]`, "href"); got != "/reports/payments?format=xlsx&from=2026-07-01&to=2027-03-15" {
+		if got := rAttr(res, `[data-testid="export-xlsx"]`, "href"); got != "/reports/payments?format=xlsx&from=2026-07-01&to=2027-03-15" {
 			t.Errorf("xlsx link = %q", got)
 		}
 		page2 := c.Get(next, "HX-Request", "true")
@@ -172,10 +158,10 @@ func TestDashboardAndReportPages(t *testing.T) {
 			t.Errorf("HTMX page 2: %d", page2.StatusCode)
 		}
 		bad := c.Get("/reports/payments?from=2027-03-10&to=2027-03-01")
-		if bad.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(text(bad, `[data-testid="form-error"]`), "tidak boleh setelah") {
-			t.Errorf("reversed range: %d %q", bad.StatusCode, text(bad, `[data-testid="form-error"]`))
+		if bad.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(rText(bad, `[data-testid="form-error"]`), "tidak boleh setelah") {
+			t.Errorf("reversed range: %d %q", bad.StatusCode, rText(bad, `[data-testid="form-error"]`))
 		}
-		if v := attr(bad, `#f-from`, "value"); v != "2027-03-10" {
+		if v := rAttr(bad, `#f-from`, "value"); v != "2027-03-10" {
 			t.Errorf("typed date lost: %q", v)
 		}
 		if res := c.Get("/reports/payments?from=2027-03-01&to=2027-03-15&format=pdf"); res.StatusCode != http.StatusBadRequest {
@@ -185,12 +171,12 @@ func TestDashboardAndReportPages(t *testing.T) {
 
 	t.Run("outstanding", func(t *testing.T) {
 		res := c.Get("/reports/outstanding")
-		if got := text(res, `[data-testid="outstanding-total"]`); res.StatusCode != 200 || got != i18n.Rupiah(d.Outstanding.Amount) {
+		if got := rText(res, `[data-testid="outstanding-total"]`); res.StatusCode != 200 || got != i18n.Rupiah(d.Outstanding.Amount) {
 			t.Errorf("outstanding %d %q, dashboard %s", res.StatusCode, got, i18n.Rupiah(d.Outstanding.Amount))
 		}
 		class := d.TopClasses[0]
 		res = c.Get("/reports/outstanding?class=" + url.QueryEscape(class.Class) + "&due_to=2027-03-14")
-		if got := text(res, `[data-testid="outstanding-total"]`); got != i18n.Rupiah(class.Amount) {
+		if got := rText(res, `[data-testid="outstanding-total"]`); got != i18n.Rupiah(class.Amount) {
 			t.Errorf("class %s overdue %q, dashboard %s", class.Class, got, i18n.Rupiah(class.Amount))
 		}
 		if v := res.Doc.Find(`#f-class option[selected]`).AttrOr("value", ""); v != class.Class {
@@ -205,8 +191,8 @@ func TestDashboardAndReportPages(t *testing.T) {
 	t.Run("statement", func(t *testing.T) {
 		top := d.TopArrears[0]
 		res := c.Get("/reports/statement?nis=" + top.NIS)
-		if res.StatusCode != 200 || !strings.Contains(text(res, `[data-testid="statement-student"]`), top.Name) {
-			t.Fatalf("statement %d %q", res.StatusCode, text(res, `[data-testid="statement-student"]`))
+		if res.StatusCode != 200 || !strings.Contains(rText(res, `[data-testid="statement-student"]`), top.Name) {
+			t.Fatalf("statement %d %q", res.StatusCode, rText(res, `[data-testid="statement-student"]`))
 		}
 		if res.Doc.Find(`[data-testid="statement-table"] tr.is-overdue`).Length() != top.Count {
 			t.Errorf("overdue rows = %d, want %d", res.Doc.Find(`[data-testid="statement-table"] tr.is-overdue`).Length(), top.Count)
@@ -221,7 +207,7 @@ func TestDashboardAndReportPages(t *testing.T) {
 
 	t.Run("accounts", func(t *testing.T) {
 		res := c.Get("/reports/accounts?from=2026-07-01&to=2027-03-15")
-		if got := text(res, `[data-testid="accounts-total"]`); res.StatusCode != 200 || got != i18n.Rupiah(d.CollectedYear.Amount) {
+		if got := rText(res, `[data-testid="accounts-total"]`); res.StatusCode != 200 || got != i18n.Rupiah(d.CollectedYear.Amount) {
 			t.Errorf("accounts %d %q, dashboard %s", res.StatusCode, got, i18n.Rupiah(d.CollectedYear.Amount))
 		}
 		if n := res.Doc.Find(`[data-testid="accounts-table"] tbody tr`).Length(); n != 3 {
@@ -231,14 +217,14 @@ func TestDashboardAndReportPages(t *testing.T) {
 
 	t.Run("index", func(t *testing.T) {
 		res := c.Get("/reports")
-		if res.StatusCode != 200 || attr(res, `[data-testid="report-payments"]`, "href") != "/reports/payments?from=2027-03-01&to=2027-03-15" {
-			t.Errorf("index %d %q", res.StatusCode, attr(res, `[data-testid="report-payments"]`, "href"))
+		if res.StatusCode != 200 || rAttr(res, `[data-testid="report-payments"]`, "href") != "/reports/payments?from=2027-03-01&to=2027-03-15" {
+			t.Errorf("index %d %q", res.StatusCode, rAttr(res, `[data-testid="report-payments"]`, "href"))
 		}
 	})
 }
 
 // download fetches an export and checks it is an attachment of the right type.
-func download(t *testing.T, c *portaltest.Client, path string, format reports.Format) []byte {
+func rDownload(t *testing.T, c *portaltest.Client, path string, format reports.Format) []byte {
 	t.Helper()
 	res := c.Get(path)
 	if res.StatusCode != http.StatusOK {
@@ -254,7 +240,7 @@ func download(t *testing.T, c *portaltest.Client, path string, format reports.Fo
 }
 
 func TestReportExportsDownload(t *testing.T) {
-	p, svc := demoPortal(t)
+	p, svc := reportsDemoPortal(t)
 	ctx := context.Background()
 	out, err := svc.Outstanding(ctx, reports.OutstandingFilter{Account: "SPP"}, false)
 	if err != nil {
@@ -266,7 +252,7 @@ func TestReportExportsDownload(t *testing.T) {
 	}
 	c := p.SignedIn(t, "principal")
 
-	b := download(t, c, "/reports/payments?from=2027-03-01&to=2027-03-15&format=xlsx", reports.XLSX)
+	b := rDownload(t, c, "/reports/payments?from=2027-03-01&to=2027-03-15&format=xlsx", reports.XLSX)
 	x, err := excelize.OpenReader(bytes.NewReader(b))
 	if err != nil {
 		t.Fatal(err)
@@ -281,7 +267,7 @@ func TestReportExportsDownload(t *testing.T) {
 		t.Errorf("generated by = %q", rows[3][1])
 	}
 
-	b = download(t, c, "/reports/outstanding?account=SPP&format=csv", reports.CSV)
+	b = rDownload(t, c, "/reports/outstanding?account=SPP&format=csv", reports.CSV)
 	if !bytes.HasPrefix(b, []byte("\ufeff")) {
 		t.Fatal("csv without BOM")
 	}
@@ -298,8 +284,8 @@ func TestReportExportsDownload(t *testing.T) {
 		t.Errorf("csv: %d students adding up to %d; report %d students, %d", len(recs)-1, sum, len(out.Value.Rows), out.Value.Total.Total)
 	}
 
-	download(t, c, "/reports/statement?nis="+out.Value.Rows[0].NIS+"&format=xlsx", reports.XLSX)
-	download(t, c, "/reports/accounts?from=2027-03-01&to=2027-03-15&format=csv", reports.CSV)
+	rDownload(t, c, "/reports/statement?nis="+out.Value.Rows[0].NIS+"&format=xlsx", reports.XLSX)
+	rDownload(t, c, "/reports/accounts?from=2027-03-01&to=2027-03-15&format=csv", reports.CSV)
 
 	// Errors before the file starts are ordinary pages.
 	if res := c.Get("/reports/statement?nis=0000000&format=xlsx"); res.StatusCode != http.StatusNotFound {
@@ -322,7 +308,7 @@ func TestReportExportsDownload(t *testing.T) {
 // The export starts the response while rows are still being read: the headers arrive
 // before the body is complete.
 func TestExportStreamsEarly(t *testing.T) {
-	p, _ := demoPortal(t)
+	p, _ := reportsDemoPortal(t)
 	c := p.SignedIn(t, "finance")
 	// Slow every later call to the service, so a year of payments takes a while.
 	p.Sandbox.SetFaults(sandbox.Faults{LatencyMS: 20})
@@ -382,14 +368,14 @@ func TestReportsRoles(t *testing.T) {
 	en := p.SignedIn(t, "finance")
 	en.Post("/lang", url.Values{"lang": {"en"}, "next": {"/"}})
 	res := en.Get("/")
-	if got := text(res, `[data-testid="card-rate"] .stat-label`); got != "Collection rate this month" {
+	if got := rText(res, `[data-testid="card-rate"] .stat-label`); got != "Collection rate this month" {
 		t.Errorf("English rate label = %q", got)
 	}
-	if got := text(res, `[data-testid="refreshed-at"]`); !strings.HasPrefix(got, "Refreshed") {
+	if got := rText(res, `[data-testid="refreshed-at"]`); !strings.HasPrefix(got, "Refreshed") {
 		t.Errorf("English freshness = %q", got)
 	}
 	res = en.Get("/reports/outstanding")
-	if got := text(res, "h1"); got != "Outstanding and Arrears" {
+	if got := rText(res, "h1"); got != "Outstanding and Arrears" {
 		t.Errorf("English outstanding title = %q", got)
 	}
 	// Without the CSRF token, a refresh is refused like any POST.
@@ -416,18 +402,18 @@ func TestDashboardCacheRefreshAndStale(t *testing.T) {
 	}
 	c := p.SignedIn(t, "principal")
 	value := func(res *portaltest.Response, id string) string {
-		return text(res, `[data-testid="`+id+`"] [data-testid="value"]`)
+		return rText(res, `[data-testid="`+id+`"] [data-testid="value"]`)
 	}
 	res := c.Get("/")
 	if value(res, "card-not-due") != "Rp 450.000" || value(res, "card-collected-today") != "Rp 0" {
 		t.Fatalf("before: not due %q, today %q", value(res, "card-not-due"), value(res, "card-collected-today"))
 	}
 	// Due in five days: listed, with the reminder the service sends two days before.
-	soon := text(res, `[data-testid="due-soon"] tbody tr`)
+	soon := rText(res, `[data-testid="due-soon"] tbody tr`)
 	if !strings.Contains(soon, "SPP Maret") || !strings.Contains(soon, "Pengingat dikirim 18 Mar 2027") || !strings.Contains(soon, "dalam 5 hari") {
 		t.Errorf("due soon = %q", soon)
 	}
-	if href := attr(res, `[data-testid="due-soon"] tbody a`, "href"); href != "/bills?account=SPP&due_from=2027-03-20&due_to=2027-03-20&state=provisioned" {
+	if href := rAttr(res, `[data-testid="due-soon"] tbody a`, "href"); href != "/bills?account=SPP&due_from=2027-03-20&due_to=2027-03-20&state=provisioned" {
 		t.Errorf("due soon links to %q", href)
 	}
 	if _, err := p.Billing.Pay(ctx, billing.Payment{NIS: "2001", RefNumber: "TELLER-1", ComponentIDs: []string{created[0].ComponentID}}); err != nil {
@@ -436,16 +422,16 @@ func TestDashboardCacheRefreshAndStale(t *testing.T) {
 	// Cached: the payment does not show yet, and the page says how old the figures are.
 	p.SetNow(reportsNow.Add(2 * time.Minute))
 	res = c.Get("/")
-	if value(res, "card-collected-today") != "Rp 0" || text(res, `[data-testid="refreshed-at"]`) != "Diperbarui 2 menit lalu" {
-		t.Fatalf("cached: today %q, %q", value(res, "card-collected-today"), text(res, `[data-testid="refreshed-at"]`))
+	if value(res, "card-collected-today") != "Rp 0" || rText(res, `[data-testid="refreshed-at"]`) != "Diperbarui 2 menit lalu" {
+		t.Fatalf("cached: today %q, %q", value(res, "card-collected-today"), rText(res, `[data-testid="refreshed-at"]`))
 	}
 	// Refresh: the payment shows.
 	if res := c.Post("/", nil); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("refresh = %d", res.StatusCode)
 	}
 	res = c.Get("/")
-	if value(res, "card-collected-today") != "Rp 450.000" || text(res, `[data-testid="refreshed-at"]`) != "Diperbarui baru saja" {
-		t.Fatalf("refreshed: today %q, %q", value(res, "card-collected-today"), text(res, `[data-testid="refreshed-at"]`))
+	if value(res, "card-collected-today") != "Rp 450.000" || rText(res, `[data-testid="refreshed-at"]`) != "Diperbarui baru saja" {
+		t.Fatalf("refreshed: today %q, %q", value(res, "card-collected-today"), rText(res, `[data-testid="refreshed-at"]`))
 	}
 	// The service goes down and the figures expire: the last good ones stay, with a warning.
 	p.Sandbox.SetFaults(sandbox.Faults{ErrorRate: 1, Status: http.StatusServiceUnavailable})
@@ -454,12 +440,12 @@ func TestDashboardCacheRefreshAndStale(t *testing.T) {
 	if res.StatusCode != http.StatusOK || value(res, "card-collected-today") != "Rp 450.000" {
 		t.Fatalf("stale: %d today %q", res.StatusCode, value(res, "card-collected-today"))
 	}
-	if w := text(res, `[data-testid="stale-warning"]`); !strings.Contains(w, "angka terakhir yang berhasil") || !strings.Contains(w, "tidak tersedia") {
+	if w := rText(res, `[data-testid="stale-warning"]`); !strings.Contains(w, "angka terakhir yang berhasil") || !strings.Contains(w, "tidak tersedia") {
 		t.Errorf("stale warning = %q", w)
 	}
 	// A report never computed cannot fall back: it says the figures are unavailable.
 	res = c.Get("/reports/accounts")
-	if res.StatusCode != http.StatusBadGateway || text(res, `[data-testid="report-error"]`) == "" {
-		t.Errorf("report without figures: %d %q", res.StatusCode, text(res, `[data-testid="report-error"]`))
+	if res.StatusCode != http.StatusBadGateway || rText(res, `[data-testid="report-error"]`) == "" {
+		t.Errorf("report without figures: %d %q", res.StatusCode, rText(res, `[data-testid="report-error"]`))
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/sekolah/portal/internal/sandbox"
 	"github.com/sekolah/portal/internal/store"
 	"github.com/sekolah/portal/internal/store/storetest"
+	"github.com/sekolah/portal/internal/students"
 )
 
 var jakarta = i18n.Jakarta()
@@ -54,28 +55,11 @@ func startFixture(t testing.TB, now time.Time, demo bool, accounts ...string) *f
 	return &fixture{sb: sb, c: c, db: db, svc: svc}
 }
 
-// syncRoster copies every student the service knows (found through their bills) into
-// the roster, as the students feature does.
+// syncRoster fills the roster from the billing service with the students area's sync.
 func (f *fixture) syncRoster(t testing.TB) {
 	t.Helper()
-	ctx := context.Background()
-	seen := map[string]bool{}
-	var list []store.Student
-	for b, err := range f.c.All(ctx, billing.Query{}) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		if seen[b.NIS] {
-			continue
-		}
-		seen[b.NIS] = true
-		s, err := f.c.Student(ctx, b.NIS)
-		if err != nil {
-			t.Fatal(err)
-		}
-		list = append(list, store.Student{NIS: s.NIS, Name: s.Name, Description: s.Description, Source: store.SourceSync})
-	}
-	if err := f.db.UpsertStudents(ctx, list); err != nil {
+	s := &students.Syncer{Billing: f.c, DB: f.db, Now: f.sb.Now, Concurrency: 8}
+	if _, err := s.Run(context.Background(), "test"); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -449,3 +449,29 @@ func TestDashboardCacheRefreshAndStale(t *testing.T) {
 		t.Errorf("report without figures: %d %q", res.StatusCode, rText(res, `[data-testid="report-error"]`))
 	}
 }
+
+// A failure after the download has started aborts the connection: the browser reports a
+// failed download instead of saving a file that looks complete.
+func TestExportAbortsMidStream(t *testing.T) {
+	p := portaltest.Start(t, portaltest.Options{Now: reportsNow, Demo: true})
+	c := p.SignedIn(t, "finance")
+	res, err := c.HTTP.Get(p.URL + "/reports/payments?from=2026-07-01&to=2027-03-15&format=csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("status %d", res.StatusCode)
+	}
+	// The headers are here, so rows are flowing: now the service fails for good.
+	p.Sandbox.SetFaults(sandbox.Faults{ErrorRate: 1, Status: http.StatusInternalServerError})
+	b, err := io.ReadAll(res.Body)
+	if err == nil {
+		t.Fatalf("the download ended cleanly after %d bytes; want a broken connection", len(b))
+	}
+	t.Logf("download broke after %d bytes: %v", len(b), err)
+	entries, _, _ := p.DB.ListAudit(context.Background(), store.AuditFilter{Action: "report.export", Limit: 5})
+	if len(entries) != 1 || entries[0].Outcome != "failed" {
+		t.Errorf("audit: %+v", entries)
+	}
+}

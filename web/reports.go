@@ -130,7 +130,7 @@ func (h *Handler) reportPayments(w http.ResponseWriter, r *http.Request) {
 	} else if ok {
 		h.export(w, r, format, reports.PaymentsFilename(filter, format), func(ex reports.Export) error {
 			return h.reports.ExportPayments(ctx, filter, ex)
-		})
+		}, nil)
 		return
 	}
 	res, err := h.reports.Payments(ctx, filter, r.Method == http.MethodPost)
@@ -180,7 +180,7 @@ func (h *Handler) reportOutstanding(w http.ResponseWriter, r *http.Request) {
 	} else if ok {
 		h.export(w, r, format, reports.OutstandingFilename(filter, h.reports.Today(), format), func(ex reports.Export) error {
 			return h.reports.ExportOutstanding(ctx, filter, ex)
-		})
+		}, nil)
 		return
 	}
 	res, err := h.reports.Outstanding(ctx, filter, r.Method == http.MethodPost)
@@ -258,7 +258,7 @@ func (h *Handler) reportAccounts(w http.ResponseWriter, r *http.Request) {
 	} else if ok {
 		h.export(w, r, format, reports.AccountsFilename(filter, format), func(ex reports.Export) error {
 			return h.reports.ExportAccounts(ctx, filter, ex)
-		})
+		}, nil)
 		return
 	}
 	res, err := h.reports.Accounts(ctx, filter, r.Method == http.MethodPost)
@@ -291,7 +291,8 @@ func (f flushWriter) Flush() { _ = f.rc.Flush() }
 // first data has been read, so a failure before that is still an ordinary error page; a
 // failure after it aborts the connection, so the browser reports a failed download
 // instead of saving a file that looks complete but is not.
-func (h *Handler) export(w http.ResponseWriter, r *http.Request, format reports.Format, filename string, run func(reports.Export) error, notFound ...func()) {
+// notFound, when set, answers for an unknown student.
+func (h *Handler) export(w http.ResponseWriter, r *http.Request, format reports.Format, filename string, run func(reports.Export) error, notFound func()) {
 	ctx := r.Context()
 	rc := http.NewResponseController(w)
 	started := false
@@ -318,8 +319,8 @@ func (h *Handler) export(w http.ResponseWriter, r *http.Request, format reports.
 			"request_id", middleware.GetReqID(ctx))
 		h.audit(r, actionReportExport, target, "failed", filename)
 		panic(http.ErrAbortHandler)
-	case errors.Is(err, billing.ErrNotFound) && len(notFound) > 0:
-		notFound[0]()
+	case errors.Is(err, billing.ErrNotFound) && notFound != nil:
+		notFound()
 	case rangeMessage(ctx, err) != "":
 		h.renderError(w, r, http.StatusUnprocessableEntity, rangeMessage(ctx, err))
 	default:

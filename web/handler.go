@@ -12,6 +12,7 @@ import (
 	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/config"
+	"github.com/sekolah/portal/internal/reports"
 	"github.com/sekolah/portal/internal/store"
 	"github.com/sekolah/portal/internal/students"
 	"github.com/sekolah/portal/internal/upstream"
@@ -40,6 +41,7 @@ type Handler struct {
 	auth     *auth.Service
 	billing  *billing.Client
 	writer   *upstream.Writer
+	reports  *reports.Service
 	log      *slog.Logger
 	sessions *sessions.CookieStore
 	now      func() time.Time
@@ -63,7 +65,12 @@ func newHandler(d Deps) *Handler {
 	return &Handler{
 		cfg: d.Config, db: d.DB, auth: d.Auth, billing: d.Billing, log: log,
 		// Every upstream write goes through the writer, which audits it.
-		writer:   &upstream.Writer{Client: d.Billing, DB: d.DB, Log: log, Now: now},
+		writer: &upstream.Writer{Client: d.Billing, DB: d.DB, Log: log, Now: now},
+		// Every figure about money is computed (and cached) by the reports service.
+		reports: reports.New(reports.Config{
+			Source: d.Billing, Roster: d.DB, Location: d.Config.Location, Now: now,
+			CacheTTL: d.Config.ReportCacheTTL, Logger: log,
+		}),
 		sessions: cs, now: now,
 		syncer: &students.Syncer{Billing: d.Billing, DB: d.DB, Log: log, Now: now, Location: d.Config.Location},
 	}

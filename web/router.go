@@ -57,8 +57,23 @@ func New(d Deps) http.Handler {
 			r.Use(h.requireSignIn)
 			r.Post("/logout", h.logout)
 
-			// Dashboard.
-			r.With(h.require(auth.ReadBilling)).Get("/", h.home)
+			// Dashboard: the figures for principals, finance and admins; POST refreshes them.
+			r.With(h.require(auth.ReadBilling)).Get("/", h.dashboard)
+			r.With(h.require(auth.ReadBilling)).Post("/", h.dashboard)
+
+			// Reports, each also as a file (?format=xlsx or csv); POST refreshes the figures.
+			r.Route("/reports", func(r chi.Router) {
+				r.Use(h.require(auth.ReadReports))
+				r.Get("/", h.reportsIndex)
+				r.Get("/payments", h.reportPayments)
+				r.Post("/payments", h.reportPayments)
+				r.Get("/outstanding", h.reportOutstanding)
+				r.Post("/outstanding", h.reportOutstanding)
+				r.Get("/statement", h.reportStatement)
+				r.Post("/statement", h.reportStatement)
+				r.Get("/accounts", h.reportAccounts)
+				r.Post("/accounts", h.reportAccounts)
+			})
 
 			// Students: the roster, one student's bills, and the writes through h.writer.
 			r.Route("/students", func(r chi.Router) {

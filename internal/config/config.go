@@ -40,6 +40,9 @@ type Config struct {
 	SecureCookies bool
 	// TrustProxy makes the portal believe X-Forwarded-For and X-Forwarded-Proto.
 	TrustProxy bool
+	// ReportCacheTTL is how long the dashboard's and reports' figures are reused before
+	// they are computed again from the billing service.
+	ReportCacheTTL time.Duration
 }
 
 // Sandbox reports whether the portal runs against its embedded sandbox.
@@ -117,6 +120,9 @@ func Load(getenv func(string) string) (Config, error) {
 	}
 	if c.SessionIdle, err = duration(get("PORTAL_SESSION_IDLE", "8h")); err != nil {
 		errs = append(errs, &Error{"PORTAL_SESSION_IDLE", err.Error()})
+	}
+	if c.ReportCacheTTL, err = duration(get("PORTAL_REPORT_CACHE_TTL", "5m")); err != nil {
+		errs = append(errs, &Error{"PORTAL_REPORT_CACHE_TTL", err.Error()})
 	}
 	for _, code := range strings.Split(get("PORTAL_ACCOUNT_CODES", "SPP,BCA,MANDIRI"), ",") {
 		if code = strings.TrimSpace(code); code != "" {

@@ -361,3 +361,16 @@ func TestSecurityHeadersAndErrors(t *testing.T) {
 	}
 	hres.Body.Close()
 }
+
+func TestCrossSiteRequestRefused(t *testing.T) {
+	p := portaltest.Start(t, portaltest.Options{})
+	c := p.SignedIn(t, "admin")
+	res := c.Post("/staff", url.Values{"username": {"eve"}, "display_name": {"Eve"}, "role": {"admin"}, "password": {"a-long-password"}},
+		"Sec-Fetch-Site", "cross-site", "Origin", "https://evil.example")
+	if res.StatusCode != http.StatusForbidden || res.Doc.Find(`[data-testid="error-page"]`).Length() != 1 {
+		t.Fatalf("cross-site POST: %d", res.StatusCode)
+	}
+	if _, err := p.DB.UserByUsername(t.Context(), "eve"); err == nil {
+		t.Fatal("cross-site POST created an account")
+	}
+}

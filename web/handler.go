@@ -13,7 +13,9 @@ import (
 	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/config"
+	"github.com/sekolah/portal/internal/reports"
 	"github.com/sekolah/portal/internal/store"
+	"github.com/sekolah/portal/internal/students"
 	"github.com/sekolah/portal/internal/uploads"
 	"github.com/sekolah/portal/internal/upstream"
 )
@@ -33,6 +35,9 @@ type Deps struct {
 	// shutdown; nil makes New build and start one that is never stopped (fine for tools
 	// and tests that do not restart the portal).
 	Uploads *uploads.Runner
+	// SyncRoster starts a roster sync at once: the embedded sandbox's demo school is then
+	// browsable by name and class without anyone pressing "Sync" first.
+	SyncRoster bool
 }
 
 // Handler holds the dependencies of every handler method.
@@ -42,10 +47,12 @@ type Handler struct {
 	auth     *auth.Service
 	billing  *billing.Client
 	writer   *upstream.Writer
+	reports  *reports.Service
 	log      *slog.Logger
 	sessions *sessions.CookieStore
 	now      func() time.Time
 	uploads  *uploads.Runner
+	syncer   *students.Syncer // the roster sync job: one per portal process
 }
 
 func newHandler(d Deps) *Handler {
@@ -65,8 +72,14 @@ func newHandler(d Deps) *Handler {
 	h := &Handler{
 		cfg: d.Config, db: d.DB, auth: d.Auth, billing: d.Billing, log: log,
 		// Every upstream write goes through the writer, which audits it.
-		writer:   &upstream.Writer{Client: d.Billing, DB: d.DB, Log: log, Now: now},
+		writer: &upstream.Writer{Client: d.Billing, DB: d.DB, Log: log, Now: now},
+		// Every figure about money is computed (and cached) by the reports service.
+		reports: reports.New(reports.Config{
+			Source: d.Billing, Roster: d.DB, Location: d.Config.Location, Now: now,
+			CacheTTL: d.Config.ReportCacheTTL, Logger: log,
+		}),
 		sessions: cs, now: now, uploads: d.Uploads,
+		syncer: &students.Syncer{Billing: d.Billing, DB: d.DB, Log: log, Now: now, Location: d.Config.Location},
 	}
 	if h.uploads == nil {
 		h.uploads = uploads.NewRunner(uploads.ConfigFrom(d.Config), d.DB, d.Billing, h.writer, log.With("component", "uploads"))

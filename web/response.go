@@ -16,9 +16,11 @@ import (
 )
 
 // isPartial reports whether the request wants a fragment: an HTMX request that is not a
-// boosted navigation.
+// boosted navigation, nor the back button restoring a page htmx has not cached (htmx sends
+// that one with HX-Request too, and puts the answer in place of the whole body).
 func isPartial(r *http.Request) bool {
-	return r.Header.Get("HX-Request") == "true" && r.Header.Get("HX-Boosted") != "true"
+	return r.Header.Get("HX-Request") == "true" && r.Header.Get("HX-Boosted") != "true" &&
+		r.Header.Get("HX-History-Restore-Request") != "true"
 }
 
 // render writes a component with status. The component is rendered into a buffer first so a

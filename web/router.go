@@ -16,6 +16,11 @@ const maxFormBytes = 1 << 20
 // New builds the portal's HTTP handler: every route is registered here, grouped by section.
 func New(d Deps) http.Handler {
 	h := newHandler(d)
+	if d.SyncRoster {
+		if err := h.syncer.Start("system"); err != nil {
+			h.log.Warn("roster sync at start", "err", err)
+		}
+	}
 	r := chi.NewRouter()
 
 	// Global stack: request id, real address (only behind a trusted proxy), panic → 500
@@ -44,19 +49,81 @@ func New(d Deps) http.Handler {
 
 	r.Group(func(r chi.Router) {
 		// Session → CSRF, for everything a person sees.
-		r.Use(limitBody(maxFormBytes), h.loadSession, h.csrf, http.NewCrossOriginProtection().Handler)
+		r.Use(limitBody(maxFormBytes), h.loadSession, h.crossOrigin, h.csrf)
 
 		// Sign-in and language, open to everyone.
 		r.Get("/login", h.showLogin)
 		r.Post("/login", h.submitLogin)
 		r.Post("/lang", h.switchLanguage)
 
+		// Public registration form: no sign-in; 404 until an admin switches it on.
+		r.Get("/register", h.showPublicRegistration)
+		r.Post("/register", h.submitPublicRegistration)
+		r.Get("/register/thanks", h.publicRegistrationThanks)
+
 		r.Group(func(r chi.Router) {
 			r.Use(h.requireSignIn)
 			r.Post("/logout", h.logout)
 
-			// Dashboard.
-			r.With(h.require(auth.ReadBilling)).Get("/", h.home)
+			// Dashboard: the figures for principals, finance and admins; POST refreshes them.
+			r.With(h.require(auth.ReadBilling)).Get("/", h.dashboard)
+			r.With(h.require(auth.ReadBilling)).Post("/", h.dashboard)
+
+			// Reports, each also as a file (?format=xlsx or csv); POST refreshes the figures.
+			r.Route("/reports", func(r chi.Router) {
+				r.Use(h.require(auth.ReadReports))
+				r.Get("/", h.reportsIndex)
+				r.Get("/payments", h.reportPayments)
+				r.Post("/payments", h.reportPayments)
+				r.Get("/outstanding", h.reportOutstanding)
+				r.Post("/outstanding", h.reportOutstanding)
+				r.Get("/statement", h.reportStatement)
+				r.Post("/statement", h.reportStatement)
+				r.Get("/accounts", h.reportAccounts)
+				r.Post("/accounts", h.reportAccounts)
+			})
+
+			// Students: the roster, one student's bills, and the writes through h.writer.
+			r.Route("/students", func(r chi.Router) {
+				r.Use(h.require(auth.ReadBilling))
+				r.Get("/", h.listStudents)
+				r.Get("/sync", h.syncProgress)
+				r.With(h.require(auth.WriteBilling)).Post("/sync", h.startSync)
+				r.With(h.require(auth.WriteBilling)).Get("/new", h.newStudent)
+				r.With(h.require(auth.WriteBilling)).Post("/new", h.createStudent)
+				r.Route("/{nis}", func(r chi.Router) {
+					r.Use(h.studentCtx)
+					r.Get("/", h.showStudent)
+					r.Get("/statement", h.studentStatement)
+					r.Group(func(r chi.Router) {
+						r.Use(h.require(auth.WriteBilling))
+						r.Get("/edit", h.editStudent)
+						r.Post("/edit", h.updateStudent)
+						r.Get("/delete", h.confirmDeleteStudent)
+						r.Post("/delete", h.deleteStudent)
+						r.Get("/components/new", h.newComponents)
+						r.Post("/components/new", h.createComponents)
+					})
+				})
+			})
+
+			// Bills: the browser and the upcoming dues.
+			r.Route("/bills", func(r chi.Router) {
+				r.Use(h.require(auth.ReadBilling))
+				r.Get("/", h.listBills)
+				r.Get("/upcoming", h.listUpcomingBills)
+			})
+
+			// Counter payments: recording needs WriteBilling; a receipt is a read.
+			r.Route("/payments", func(r chi.Router) {
+				r.With(h.require(auth.ReadBilling)).Get("/receipt", h.showPaymentReceipt)
+				r.Group(func(r chi.Router) {
+					r.Use(h.require(auth.WriteBilling))
+					r.Get("/new", h.newPayment)
+					r.Post("/confirm", h.confirmPayment)
+					r.Post("/", h.createPayment)
+				})
+			})
 
 			// Audit log.
 			r.With(h.require(auth.ReadAudit)).Get("/audit", h.listAudit)
@@ -80,6 +147,25 @@ func New(d Deps) http.Handler {
 				})
 			})
 
+			// Registration (checkout): the wizard, and the record of each registration.
+			r.With(h.require(auth.WriteBilling)).Get("/registrations/new", h.newRegistration)
+			r.With(h.require(auth.WriteBilling)).Post("/registrations/new", h.submitRegistration)
+			r.With(h.require(auth.ReadBilling)).Get("/registrations/{billID}", h.showRegistration)
+
+			// Settings: fee templates and the public registration form (admins). Full paths
+			// rather than a /settings sub-router, so other sections can add settings pages.
+			r.Group(func(r chi.Router) {
+				r.Use(h.require(auth.ManageSettings))
+				r.Get("/settings/fee-templates", h.listFeeTemplates)
+				r.Get("/settings/fee-templates/new", h.newFeeTemplate)
+				r.Post("/settings/fee-templates", h.createFeeTemplate)
+				r.With(h.feeTemplateCtx).Get("/settings/fee-templates/{id}", h.editFeeTemplate)
+				r.With(h.feeTemplateCtx).Post("/settings/fee-templates/{id}", h.updateFeeTemplate)
+				r.With(h.feeTemplateCtx).Post("/settings/fee-templates/{id}/delete", h.deleteFeeTemplate)
+				r.Get("/settings/registration", h.showRegistrationSettings)
+				r.Post("/settings/registration", h.saveRegistrationSettings)
+			})
+
 			// Staff accounts (admins only).
 			r.Route("/staff", func(r chi.Router) {
 				r.Use(h.require(auth.ManageStaff))
@@ -97,6 +183,17 @@ func New(d Deps) http.Handler {
 		})
 	})
 	return r
+}
+
+// crossOrigin refuses state-changing requests that the browser marks as coming from
+// another site (Sec-Fetch-Site / Origin), before the CSRF token is even looked at.
+func (h *Handler) crossOrigin(next http.Handler) http.Handler {
+	cop := http.NewCrossOriginProtection()
+	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.log.Warn("cross-origin request refused", "path", r.URL.Path, "origin", r.Header.Get("Origin"))
+		h.renderError(w, r, http.StatusForbidden, "")
+	}))
+	return cop.Handler(next)
 }
 
 // withSession gives handlers outside the session group (404, 405) the person's language

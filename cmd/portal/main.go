@@ -15,6 +15,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -23,6 +24,7 @@ import (
 	"path/filepath"
 	"syscall"
 	"time"
+	_ "time/tzdata" // the zone database travels in the binary: the container image has none
 
 	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/billing"
@@ -35,20 +37,22 @@ import (
 )
 
 func main() {
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	if err := run(os.Args[1:], log); err != nil {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "portal:", err)
 		os.Exit(1)
 	}
 }
 
-func run(args []string, log *slog.Logger) error {
-	cfg, err := config.Load(os.Getenv)
+// run is the whole program; it returns when ctx ends (SIGINT/SIGTERM) after a graceful
+// shutdown, or on a start-up error that names what to fix.
+func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	cfg, err := config.Load(getenv)
 	if err != nil {
 		return fmt.Errorf("invalid configuration:\n%w", err)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 
 	db, err := store.Open(ctx, cfg.DatabaseURL)
 	if err != nil {
@@ -61,16 +65,16 @@ func run(args []string, log *slog.Logger) error {
 	if len(args) > 0 {
 		switch args[0] {
 		case "user":
-			return userCommand(ctx, authSvc, args[1:], os.Stdin, os.Stdout)
+			return userCommand(ctx, authSvc, args[1:], stdin, stdout)
 		case "serve":
 		default:
 			return fmt.Errorf("unknown command %q (want serve or user)", args[0])
 		}
 	}
-	return serve(ctx, cfg, db, authSvc, log)
+	return serve(ctx, cfg, db, authSvc, log, stderr)
 }
 
-func serve(ctx context.Context, cfg config.Config, db *store.DB, authSvc *auth.Service, log *slog.Logger) error {
+func serve(ctx context.Context, cfg config.Config, db *store.DB, authSvc *auth.Service, log *slog.Logger, console io.Writer) error {
 	created, generated, err := authSvc.EnsureBootstrapAdmin(ctx, cfg.AdminPassword)
 	if err != nil {
 		return fmt.Errorf("bootstrap admin (PORTAL_ADMIN_PASSWORD): %w", err)
@@ -112,7 +116,16 @@ func serve(ctx context.Context, cfg config.Config, db *store.DB, authSvc *auth.S
 		}
 	}()
 
-	handler := web.New(web.Deps{Config: cfg, DB: db, Auth: authSvc, Billing: client, Logger: log, SessionKeys: keys, Uploads: jobs})
+	// With the embedded sandbox, a roster that is still empty is filled from the demo school.
+	syncRoster := false
+	if cfg.Sandbox() {
+		_, known, err := db.ListStudents(ctx, store.StudentFilter{Limit: 1})
+		if err != nil {
+			return fmt.Errorf("read roster: %w", err)
+		}
+		syncRoster = known == 0
+	}
+	handler := web.New(web.Deps{Config: cfg, DB: db, Auth: authSvc, Billing: client, Logger: log, SessionKeys: keys, SyncRoster: syncRoster, Uploads: jobs})
 	srv := &http.Server{
 		Addr:              cfg.Addr,
 		Handler:           handler,
@@ -128,7 +141,7 @@ func serve(ctx context.Context, cfg config.Config, db *store.DB, authSvc *auth.S
 
 	if created && generated != "" {
 		// Printed once, on the console of the person who started the portal; never logged.
-		fmt.Fprintf(os.Stderr, "\n  First start: an admin account was created.\n  Username: admin\n  Password: %s\n  Keep it safe; it is not shown again (set PORTAL_ADMIN_PASSWORD to choose it).\n\n", generated)
+		fmt.Fprintf(console, "\n  First start: an admin account was created.\n  Username: admin\n  Password: %s\n  Keep it safe; it is not shown again (set PORTAL_ADMIN_PASSWORD to choose it).\n\n", generated)
 	}
 	signIn := "sign in as admin with the password printed above"
 	if !created {
@@ -138,6 +151,7 @@ func serve(ctx context.Context, cfg config.Config, db *store.DB, authSvc *auth.S
 	}
 	log.Info("portal ready: open http://"+ln.Addr().String()+" and "+signIn, "upstream", cfg.UpstreamEnv)
 
+	go pruneSignIns(ctx, authSvc, log)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -152,6 +166,23 @@ func serve(ctx context.Context, cfg config.Config, db *store.DB, authSvc *auth.S
 		return fmt.Errorf("shutdown: %w", err)
 	}
 	return nil
+}
+
+// pruneSignIns drops sign-in attempts too old to matter for lock-outs, hourly, so the
+// table stays small however long the portal runs.
+func pruneSignIns(ctx context.Context, svc *auth.Service, log *slog.Logger) {
+	t := time.NewTicker(time.Hour)
+	defer t.Stop()
+	for {
+		if _, err := svc.PruneSignIns(ctx); err != nil && ctx.Err() == nil {
+			log.Warn("prune sign-in attempts", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
 }
 
 // sandboxPassword is the embedded sandbox's issued password. It never leaves the process:

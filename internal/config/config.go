@@ -47,6 +47,9 @@ type Config struct {
 	UploadChunkSize int
 	// UploadConcurrency is the batch calls an upload job has in flight at once (PORTAL_UPLOAD_CONCURRENCY, default 3).
 	UploadConcurrency int
+	// ReportCacheTTL is how long the dashboard's and reports' figures are reused before
+	// they are computed again from the billing service.
+	ReportCacheTTL time.Duration
 }
 
 // Sandbox reports whether the portal runs against its embedded sandbox.
@@ -124,6 +127,9 @@ func Load(getenv func(string) string) (Config, error) {
 	}
 	if c.SessionIdle, err = duration(get("PORTAL_SESSION_IDLE", "8h")); err != nil {
 		errs = append(errs, &Error{"PORTAL_SESSION_IDLE", err.Error()})
+	}
+	if c.ReportCacheTTL, err = duration(get("PORTAL_REPORT_CACHE_TTL", "5m")); err != nil {
+		errs = append(errs, &Error{"PORTAL_REPORT_CACHE_TTL", err.Error()})
 	}
 	for _, code := range strings.Split(get("PORTAL_ACCOUNT_CODES", "SPP,BCA,MANDIRI"), ",") {
 		if code = strings.TrimSpace(code); code != "" {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 )
 
 func env(m map[string]string) func(string) string {
@@ -41,6 +42,8 @@ func TestLoadNamesTheBadVariable(t *testing.T) {
 		{"timeout", map[string]string{"PORTAL_UPSTREAM_TIMEOUT": "soon"}, "PORTAL_UPSTREAM_TIMEOUT"},
 		{"short session key", map[string]string{"PORTAL_SESSION_KEY": "abc"}, "PORTAL_SESSION_KEY"},
 		{"secure cookies", map[string]string{"PORTAL_SECURE_COOKIES": "yes please"}, "PORTAL_SECURE_COOKIES"},
+		{"report cache ttl", map[string]string{"PORTAL_REPORT_CACHE_TTL": "five minutes"}, "PORTAL_REPORT_CACHE_TTL"},
+		{"report cache ttl zero", map[string]string{"PORTAL_REPORT_CACHE_TTL": "0s"}, "PORTAL_REPORT_CACHE_TTL"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -101,5 +104,22 @@ func TestLoadUploads(t *testing.T) {
 	}
 	if _, err := Load(env(map[string]string{"PORTAL_UPLOAD_MAX_BYTES": "1GB"})); err == nil {
 		t.Error("1GB upload limit accepted")
+	}
+}
+
+func TestLoadReportCacheTTL(t *testing.T) {
+	tests := []struct {
+		env  string
+		want time.Duration
+	}{
+		{"", 5 * time.Minute},
+		{"90s", 90 * time.Second},
+		{" 1m ", time.Minute},
+	}
+	for _, tt := range tests {
+		c, err := Load(env(map[string]string{"PORTAL_REPORT_CACHE_TTL": tt.env}))
+		if err != nil || c.ReportCacheTTL != tt.want {
+			t.Errorf("PORTAL_REPORT_CACHE_TTL=%q: %v, %v; want %v", tt.env, c.ReportCacheTTL, err, tt.want)
+		}
 	}
 }

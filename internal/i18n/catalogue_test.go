@@ -225,10 +225,77 @@ var (
 // register themselves (i18n.Register(map[string]i18n.Message{...})) count as
 // known, and are held to the same rules as the catalogue's.
 func TestViewsUseKnownKeys(t *testing.T) {
-	dirs := []string{"../../views", "../../web"}
+	problems, uses, local, err := scanKeys([]string{"../../views", "../../web"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(problems) > 0 {
+		t.Errorf("%d problems with message keys in views/web:\n%s", len(problems), strings.Join(problems, "\n"))
+	}
+	t.Logf("checked %d literal key uses, %d keys registered outside the catalogue", uses, local)
+}
+
+// TestScanKeysFindsProblems keeps the guard above honest: it must notice each kind of
+// mistake it exists for.
+func TestScanKeysFindsProblems(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"pages/a.templ": `<p>{ i18n.T(ctx, "nav.bills") }</p>
+<p>{ i18n.T(ctx, "nope.missing_templ") }</p>
+<p>{ i18n.T(ctx, "role." + string(r)) }</p>`,
+		"pages/b.go": `package pages
+var items = []string{"nav.students", "state.nonexistent"}
+func f(ctx context.Context, p i18n.Printer) string { return i18n.T(r.Context(), "nope.missing_go") + p.T("nope.printer") + p.T("local.ok") }`,
+		"pages/b_templ.go": `package pages
+func g() string { return i18n.T(ctx, "nope.generated_is_skipped") }`,
+		"pages/messages.go": `package pages
+func init() {
+	i18n.Register(map[string]i18n.Message{
+		"local.ok":    {ID: "Oke %[1]d", EN: "OK %[1]d"},
+		"local.bad":   {ID: "Buruk %d", EN: ""},
+		"nav.bills":   {ID: "x", EN: "x"},
+	})
+}`,
+	}
+	for name, src := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	problems, _, local, err := scanKeys([]string{dir, filepath.Join(dir, "absent")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := strings.Join(problems, "\n")
+	for _, want := range []string{
+		`"nope.missing_templ"`, `"nope.missing_go"`, `"nope.printer"`, `"state.nonexistent"`,
+		`local.bad: empty English text`, `local.bad: ID: verb "%d" has no explicit index`,
+		`key "nav.bills" already registered`,
+	} {
+		if !strings.Contains(all, want) {
+			t.Errorf("scan did not report %s; got:\n%s", want, all)
+		}
+	}
+	for _, unwanted := range []string{"nope.generated_is_skipped", `"role."`, `"local.ok"`, `"nav.students"`} {
+		if strings.Contains(all, unwanted) {
+			t.Errorf("scan wrongly reported %s:\n%s", unwanted, all)
+		}
+	}
+	if local != 3 {
+		t.Errorf("found %d locally registered keys, want 3", local)
+	}
+}
+
+// scanKeys walks dirs for .templ and hand-written .go files and reports literal keys
+// missing from the catalogue, and faulty messages registered there.
+func scanKeys(dirs []string) (problems []string, uses, nLocal int, err error) {
 	local := map[string]string{} // key → file registering it
 	type use struct{ key, where string }
-	var uses []use
+	var found []use
 	for _, dir := range dirs {
 		if _, err := os.Stat(dir); os.IsNotExist(err) {
 			continue
@@ -247,45 +314,41 @@ func TestViewsUseKnownKeys(t *testing.T) {
 			for i, line := range strings.Split(string(src), "\n") {
 				for _, re := range []*regexp.Regexp{ctxCallRE, printerCallRE, vocabLiteralRE} {
 					for _, m := range re.FindAllStringSubmatch(line, -1) {
-						if m[2] != "" {
-							continue
+						if m[2] == "" {
+							found = append(found, use{m[1], fmt.Sprintf("%s:%d", p, i+1)})
 						}
-						uses = append(uses, use{m[1], fmt.Sprintf("%s:%d", p, i+1)})
 					}
 				}
 			}
 			if strings.HasSuffix(p, ".go") {
-				for k, m := range registeredIn(t, p, src) {
+				for k, m := range registeredIn(p, src) {
 					if prev, dup := local[k]; dup || Has(k) {
-						t.Errorf("%s: key %q already registered (%s)", p, k, cmpOr(prev, "catalogue"))
+						problems = append(problems, fmt.Sprintf("%s: key %q already registered (%s)", p, k, cmpOr(prev, "catalogue")))
 					}
 					local[k] = p
 					for _, prob := range checkMessage(k, m) {
-						t.Errorf("%s: %s: %s", p, k, prob)
+						problems = append(problems, fmt.Sprintf("%s: %s: %s", p, k, prob))
 					}
 				}
 			}
 			return nil
 		})
 		if err != nil {
-			t.Fatal(err)
+			return nil, 0, 0, err
 		}
 	}
-	var missing []string
 	seen := map[string]bool{}
-	for _, u := range uses {
+	for _, u := range found {
 		if seen[u.key+u.where] {
-			continue // both patterns matched the same call
+			continue // two patterns matched the same call
 		}
 		seen[u.key+u.where] = true
 		if _, ok := local[u.key]; !Has(u.key) && !ok {
-			missing = append(missing, fmt.Sprintf("%s: %q", u.where, u.key))
+			problems = append(problems, fmt.Sprintf("%s: %q is not in the catalogue", u.where, u.key))
 		}
 	}
-	if len(missing) > 0 {
-		t.Errorf("%d keys used in views/web are not in the catalogue:\n%s", len(missing), strings.Join(missing, "\n"))
-	}
-	t.Logf("checked %d literal key uses, %d keys registered outside the catalogue", len(uses), len(local))
+	sort.Strings(problems)
+	return problems, len(found), len(local), nil
 }
 
 func cmpOr(a, b string) string {
@@ -297,8 +360,7 @@ func cmpOr(a, b string) string {
 
 // registeredIn parses a Go file and returns the literal messages it passes to
 // Register(map[string]Message{...}) (qualified or not).
-func registeredIn(t *testing.T, path string, src []byte) map[string]Message {
-	t.Helper()
+func registeredIn(path string, src []byte) map[string]Message {
 	f, err := parser.ParseFile(token.NewFileSet(), path, src, parser.SkipObjectResolution)
 	if err != nil {
 		return nil // someone's file mid-edit; the compiler will tell them

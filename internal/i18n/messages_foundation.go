@@ -14,8 +14,6 @@ func init() {
 		"login.signed_out":       {ID: "Anda sudah keluar.", EN: "You have signed out."},
 		"login.missing":          {ID: "Isi nama pengguna dan kata sandi.", EN: "Enter your username and password."},
 		"home.greeting":          {ID: "Selamat datang, %[1]s", EN: "Welcome, %[1]s"},
-		"home.audit":             {ID: "Siapa melakukan apa dan kapan: masuk, perubahan staf, dan setiap perubahan di layanan pembayaran.", EN: "Who did what and when: sign-ins, staff changes and every change at the payment service."},
-		"home.staff":             {ID: "Tambah akun staf, ubah peran, nonaktifkan, atau atur ulang kata sandi.", EN: "Add staff accounts, change roles, disable them or reset passwords."},
 		"lang.saved":             {ID: "Bahasa diganti ke Bahasa Indonesia.", EN: "Language switched to English."},
 		"staff.list":             {ID: "Akun staf", EN: "Staff accounts"},
 		"staff.add":              {ID: "Tambah staf", EN: "Add staff"},

@@ -189,3 +189,28 @@ func jsString(s string) string {
 	r := strings.NewReplacer(`\`, `\\`, "`", "\\`", "$", `\$`)
 	return "`" + r.Replace(s) + "`"
 }
+
+// WaitText waits until the first element matching sel shows exactly want (after a click
+// that loads a new page, the old page may still be there for a moment).
+func (b *Browser) WaitText(sel, want string) {
+	b.t.Helper()
+	expr := `(() => { const e = document.querySelector(` + jsString(sel) + `); return !!e && e.textContent.trim() === ` + jsString(want) + `; })()`
+	// Evaluate in a loop rather than with chromedp.Poll: a poll does not survive the
+	// navigation this is waiting for.
+	deadline := time.Now().Add(actionTimeout)
+	for time.Now().Before(deadline) {
+		ctx, cancel := context.WithTimeout(b.Ctx, time.Second)
+		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](expr))
+		cancel()
+		if err == nil && ok {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	got := ""
+	if b.Count(sel) > 0 {
+		got = b.Text(sel)
+	}
+	b.Screenshot("failure-" + sanitize(b.t.Name()))
+	b.t.Fatalf("%s shows %q, want %q", sel, got, want)
+}

@@ -140,7 +140,7 @@ func (s *Server) studentCheckout(w http.ResponseWriter, r *http.Request) error {
 		ids []string
 	)
 	err := s.store.inTx(r.Context(), func(tx *sql.Tx) error {
-		if len(ps) == 0 || ps[0].Field != "bill_key_value" {
+		if nisPattern.MatchString(st.BillKeyValue) {
 			exists, err := existingNIS(r.Context(), tx, []string{st.BillKeyValue})
 			if err != nil {
 				return err

@@ -113,10 +113,7 @@ func (s *Server) clockSet(w http.ResponseWriter, r *http.Request) error {
 			return errorf(http.StatusBadRequest, "now: must be an RFC 3339 time like 2026-11-22T08:00:00+07:00")
 		}
 	}
-	s.clockMu.Lock()
-	s.fixed = t
-	s.clockMu.Unlock()
-	if err := s.evaluateReminders(r.Context(), true); err != nil {
+	if err := s.setClock(r.Context(), t); err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, "", s.clockView())

@@ -19,6 +19,8 @@ const (
 	maxBody = 16 << 20
 	// maxBatch is the largest list one request may carry.
 	maxBatch = 1000
+	// maxRupiah bounds amounts and penalties, so their sum cannot overflow.
+	maxRupiah = 1_000_000_000_000_000
 )
 
 // nisPattern is the shape of a student number.
@@ -43,7 +45,8 @@ func decodeBody(w http.ResponseWriter, r *http.Request, dst any) error {
 		return errorf(http.StatusNotAcceptable, "body is not valid JSON")
 	}
 	if err := json.Unmarshal(body, dst); err != nil {
-		return errorf(http.StatusBadRequest, "%s", typeProblem(err).Field+": "+typeProblem(err).Message)
+		p := typeProblem(err)
+		return errorf(http.StatusBadRequest, "%s: %s", p.Field, p.Message)
 	}
 	return nil
 }
@@ -216,6 +219,8 @@ func (s *Server) validateComponent(in *componentInput, i int, withBillKey bool, 
 		ps.add(i, "amount", "must be a whole number of rupiah")
 	case amount <= 0:
 		ps.add(i, "amount", "must be greater than 0")
+	case amount > maxRupiah:
+		ps.add(i, "amount", "must be at most "+strconv.Itoa(maxRupiah))
 	}
 	penalty, _, ok := rupiah(in.Penalty)
 	switch {
@@ -223,6 +228,8 @@ func (s *Server) validateComponent(in *componentInput, i int, withBillKey bool, 
 		ps.add(i, "penalty_amount", "must be a whole number of rupiah")
 	case penalty < 0:
 		ps.add(i, "penalty_amount", "must not be negative")
+	case penalty > maxRupiah:
+		ps.add(i, "penalty_amount", "must be at most "+strconv.Itoa(maxRupiah))
 	}
 	v.amount, v.penalty = amount, penalty
 	return v

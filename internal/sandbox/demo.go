@@ -34,8 +34,10 @@ type demoCharge struct {
 // monthly SPP and the yearly charges, partly paid on time, partly late with
 // the penalty, partly outstanding and partly expired.
 func (s *Server) loadDemo(ctx context.Context) error {
-	now := s.Now()
-	local := now.In(s.loc)
+	// Everything up to the start of today has happened, so the same day always
+	// gives the same school whatever the hour.
+	local := s.Now().In(s.loc)
+	cutoff := time.Date(local.Year(), local.Month(), local.Day(), 0, 0, 0, 0, s.loc)
 	year := local.Year() // first calendar year of the school year
 	if local.Month() < time.July {
 		year--
@@ -60,12 +62,12 @@ func (s *Server) loadDemo(ctx context.Context) error {
 		defer ins.close()
 		for i, st := range students {
 			for _, c := range st.charges {
-				if c.createdAt.After(now) {
+				if !c.createdAt.Before(cutoff) {
 					continue // not uploaded yet on this day
 				}
 				row := c.componentRow
 				row.studentID = rows[i].id
-				if !c.paidAt.IsZero() && !c.paidAt.After(now) {
+				if !c.paidAt.IsZero() && c.paidAt.Before(cutoff) {
 					paidAt := c.paidAt
 					row.paidAt, row.paidDay, row.amountPaid = &paidAt, dayOf(paidAt.In(s.loc)), row.amount
 					if row.paidDay > dayOf(row.due) {

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -47,14 +48,7 @@ func newSandbox(t *testing.T, opts Options) *apiClient {
 		srv.Close()
 		sb.Close()
 	})
-	return &apiClient{t: t, sb: sb, url: srv.URL, user: cmpOr(opts.Username, "sandbox"), pass: cmpOr(opts.Password, "sandbox"), hc: srv.Client()}
-}
-
-func cmpOr(v, def string) string {
-	if v == "" {
-		return def
-	}
-	return v
+	return &apiClient{t: t, sb: sb, url: srv.URL, user: cmp.Or(opts.Username, "sandbox"), pass: cmp.Or(opts.Password, "sandbox"), hc: srv.Client()}
 }
 
 // raw sends a request with the given body bytes and content type.

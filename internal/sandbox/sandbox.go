@@ -8,7 +8,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -145,12 +144,16 @@ func (s *Server) Now() time.Time {
 // SetClock fixes the clock and evaluates reminders (same as POST /_sandbox/clock).
 // The zero time returns the clock to real time.
 func (s *Server) SetClock(t time.Time) {
+	if err := s.setClock(context.Background(), t); err != nil {
+		s.log.Error("sandbox: evaluate reminders", "err", err)
+	}
+}
+
+func (s *Server) setClock(ctx context.Context, t time.Time) error {
 	s.clockMu.Lock()
 	s.fixed = t
 	s.clockMu.Unlock()
-	if err := s.evaluateReminders(context.Background(), true); err != nil {
-		s.log.Error("sandbox: evaluate reminders", "err", err)
-	}
+	return s.evaluateReminders(ctx, true)
 }
 
 // today is the service's current date as YYYYMMDD.
@@ -168,6 +171,3 @@ func DailyPassword(issued string, day time.Time, loc *time.Location) string {
 	outer := sha256.Sum256([]byte(hex.EncodeToString(inner[:]) + day.In(loc).Format("20060102")))
 	return hex.EncodeToString(outer[:])
 }
-
-// errNotFound marks a store lookup of an unknown student or component.
-var errNotFound = errors.New("not found")

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"net/url"
 
@@ -117,6 +118,9 @@ func (st *store) empty(ctx context.Context) (bool, error) {
 	}
 	return n == 0, nil
 }
+
+// errNotFound marks a store lookup of an unknown student or component.
+var errNotFound = errors.New("not found")
 
 // inTx runs fn in a transaction, committed when fn returns nil.
 func (st *store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {

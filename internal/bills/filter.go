@@ -1,0 +1,283 @@
+// Package bills is the domain logic of the bills pages and the counter payment: reading the
+// browser's filters from the URL into a billing.Query, sorting and totalling the page shown,
+// the upcoming dues, and the rules for choosing components to pay. It has no HTTP in it; the
+// handlers in web/ stay thin around it.
+package bills
+
+import (
+	"net/url"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/sekolah/portal/internal/billing"
+)
+
+// The browser's tabs, as the `state` URL parameter spells them. Other pages link to them.
+const (
+	StateOutstanding = "provisioned"
+	StatePaid        = "paid"
+	StateExpired     = "expired"
+	StateAll         = "all"
+)
+
+// States lists the tabs in the order the page shows them.
+var States = []string{StateOutstanding, StatePaid, StateExpired, StateAll}
+
+// DefaultState is the tab shown when the URL names none: what is still to be collected.
+const DefaultState = StateOutstanding
+
+// PageSizes are the page sizes offered; anything else in the URL falls back to DefaultPageSize.
+var PageSizes = []int{25, 50, 100, 200}
+
+// DefaultPageSize is the page size when the URL names none.
+const DefaultPageSize = 50
+
+// Length limits of the free-text filters; longer values are refused, not cut.
+const (
+	MaxNotesLen = 200
+	MaxRefLen   = 40
+	// MaxRefSearchLen bounds the ref filter, which also finds references banks recorded.
+	MaxRefSearchLen = 100
+	MaxNISLen       = 32
+)
+
+// The URL parameters of the browser. Other pages build links with these names.
+const (
+	ParamState    = "state"
+	ParamAccount  = "account"
+	ParamDueFrom  = "due_from"
+	ParamDueTo    = "due_to"
+	ParamPaidFrom = "paid_from"
+	ParamPaidTo   = "paid_to"
+	ParamNIS      = "nis"
+	ParamNotes    = "notes"
+	ParamRef      = "ref"
+	ParamOffset   = "offset"
+	ParamLimit    = "limit"
+	ParamSort     = "sort"
+)
+
+// DateLayout is how days travel in the URL (the value of an <input type="date">).
+const DateLayout = "2006-01-02"
+
+var (
+	nisRE = regexp.MustCompile(`^[A-Za-z0-9.-]{1,32}$`)
+	// refRE is the charset of reference (receipt) numbers: what banks and receipt books
+	// print, safe in a URL and unambiguous when read out at the counter.
+	refRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9./_-]*$`)
+)
+
+// Filter is the browser's state as it travels in the URL, kept as typed so that a form
+// with a mistake shows exactly what was sent.
+type Filter struct {
+	State    string
+	Account  string
+	DueFrom  string
+	DueTo    string
+	PaidFrom string
+	PaidTo   string
+	NIS      string
+	Notes    string
+	Ref      string
+	Sort     string
+	Offset   int
+	Limit    int
+}
+
+// Problem is one value that cannot be used: the parameter (or form field) it belongs to and
+// the message key (with its arguments) that says why, for i18n.T.
+type Problem struct {
+	Field string
+	Key   string
+	Args  []any
+}
+
+// Request is a valid filter ready to send: Query asks for one row more than the page so the
+// page knows whether a next one exists (the service gives no total).
+type Request struct {
+	Filter Filter
+	Query  billing.Query
+	// NIS, when set, means the one student's search (search/bill), which the biller search
+	// cannot filter by.
+	NIS string
+}
+
+// ParseFilter reads the browser's URL parameters. Paging values out of range fall back to
+// their defaults; anything else that cannot be used is a Problem and the Request must not
+// be sent. accounts are the account codes the service knows.
+func ParseFilter(v url.Values, accounts []string) (Request, []Problem) {
+	get := func(k string) string { return strings.TrimSpace(v.Get(k)) }
+	f := Filter{
+		State: get(ParamState), Account: get(ParamAccount),
+		DueFrom: get(ParamDueFrom), DueTo: get(ParamDueTo),
+		PaidFrom: get(ParamPaidFrom), PaidTo: get(ParamPaidTo),
+		NIS: get(ParamNIS), Notes: get(ParamNotes), Ref: get(ParamRef),
+		Sort: get(ParamSort),
+	}
+	f.Offset, _ = strconv.Atoi(get(ParamOffset))
+	f.Offset = max(f.Offset, 0)
+	f.Limit, _ = strconv.Atoi(get(ParamLimit))
+	if !slices.Contains(PageSizes, f.Limit) {
+		f.Limit = DefaultPageSize
+	}
+	if _, ok := ParseSort(f.Sort); !ok {
+		f.Sort = ""
+	}
+
+	var probs []Problem
+	q := billing.Query{AccountCode: f.Account, Notes: f.Notes, RefNumber: f.Ref, Offset: f.Offset, Limit: f.Limit + 1}
+	switch f.State {
+	case "":
+		f.State = DefaultState
+		q.State = billing.State(DefaultState)
+	case StateOutstanding, StatePaid, StateExpired:
+		q.State = billing.State(f.State)
+	case StateAll:
+	default:
+		probs = append(probs, Problem{Field: ParamState, Key: "form.invalid_choice"})
+	}
+	if f.Account != "" && !slices.Contains(accounts, f.Account) {
+		probs = append(probs, Problem{Field: ParamAccount, Key: "form.invalid_choice"})
+	}
+	probs = append(probs, dateRange(f.DueFrom, f.DueTo, ParamDueFrom, ParamDueTo, "bills.err.due_order", &q.DueFrom, &q.DueTo)...)
+	probs = append(probs, dateRange(f.PaidFrom, f.PaidTo, ParamPaidFrom, ParamPaidTo, "bills.err.paid_order", &q.PaidFrom, &q.PaidTo)...)
+	if f.NIS != "" {
+		if p := CheckNIS(f.NIS); p != nil {
+			probs = append(probs, *p)
+		}
+	}
+	if n := len([]rune(f.Notes)); n > MaxNotesLen {
+		probs = append(probs, Problem{Field: ParamNotes, Key: "form.too_long", Args: []any{MaxNotesLen}})
+	}
+	// Searching is lenient about the charset: references recorded by banks are not ours.
+	if n := len([]rune(f.Ref)); n > MaxRefSearchLen {
+		probs = append(probs, Problem{Field: ParamRef, Key: "form.too_long", Args: []any{MaxRefSearchLen}})
+	}
+	return Request{Filter: f, Query: q, NIS: f.NIS}, probs
+}
+
+// dateRange parses a from/to pair of days; a day that is not a date, or a range that ends
+// before it starts, is a Problem.
+func dateRange(from, to, fromField, toField, orderKey string, dFrom, dTo *time.Time) []Problem {
+	var probs []Problem
+	var okFrom, okTo bool
+	if from != "" {
+		if *dFrom, okFrom = ParseDay(from); !okFrom {
+			probs = append(probs, Problem{Field: fromField, Key: "form.invalid_date"})
+		}
+	}
+	if to != "" {
+		if *dTo, okTo = ParseDay(to); !okTo {
+			probs = append(probs, Problem{Field: toField, Key: "form.invalid_date"})
+		}
+	}
+	if okFrom && okTo && dTo.Before(*dFrom) {
+		probs = append(probs, Problem{Field: toField, Key: orderKey})
+	}
+	return probs
+}
+
+// ParseDay reads a YYYY-MM-DD day as the UTC-midnight time the billing types use for days.
+func ParseDay(s string) (time.Time, bool) {
+	t, err := time.Parse(DateLayout, s)
+	if err != nil {
+		return time.Time{}, false
+	}
+	return t, true
+}
+
+// CheckNIS reports a NIS that the service would refuse: 1–32 of letters, digits, dot, hyphen.
+func CheckNIS(nis string) *Problem {
+	if nis == "" {
+		return &Problem{Field: ParamNIS, Key: "form.required"}
+	}
+	if !nisRE.MatchString(nis) {
+		return &Problem{Field: ParamNIS, Key: "bills.err.nis"}
+	}
+	return nil
+}
+
+// ParseRef trims a reference number and checks it: required, at most MaxRefLen characters
+// of letters, digits and . / _ - (starting with a letter or digit).
+func ParseRef(s string) (string, *Problem) {
+	s = strings.TrimSpace(s)
+	switch {
+	case s == "":
+		return "", &Problem{Field: "ref", Key: "form.required"}
+	case len(s) > MaxRefLen:
+		return s, &Problem{Field: "ref", Key: "form.too_long", Args: []any{MaxRefLen}}
+	case !refRE.MatchString(s):
+		return s, &Problem{Field: "ref", Key: "payments.err.ref_chars"}
+	}
+	return s, nil
+}
+
+// Values encodes the filter as URL parameters, leaving out defaults so links stay short.
+// The state is always written: it is what the tabs are.
+func (f Filter) Values() url.Values {
+	v := url.Values{}
+	set := func(k, val string) {
+		if val != "" {
+			v.Set(k, val)
+		}
+	}
+	set(ParamState, cmpOr(f.State, DefaultState))
+	set(ParamAccount, f.Account)
+	set(ParamDueFrom, f.DueFrom)
+	set(ParamDueTo, f.DueTo)
+	set(ParamPaidFrom, f.PaidFrom)
+	set(ParamPaidTo, f.PaidTo)
+	set(ParamNIS, f.NIS)
+	set(ParamNotes, f.Notes)
+	set(ParamRef, f.Ref)
+	set(ParamSort, f.Sort)
+	if f.Offset > 0 {
+		v.Set(ParamOffset, strconv.Itoa(f.Offset))
+	}
+	if f.Limit != 0 && f.Limit != DefaultPageSize {
+		v.Set(ParamLimit, strconv.Itoa(f.Limit))
+	}
+	return v
+}
+
+// URL is the address of the browser at path showing f.
+func (f Filter) URL(path string) string {
+	return path + "?" + f.Values().Encode()
+}
+
+// WithState is f on another tab, from its first page.
+func (f Filter) WithState(state string) Filter {
+	f.State, f.Offset = state, 0
+	return f
+}
+
+// WithSort is f sorted otherwise; the page stays the same (sorting applies to the page shown).
+func (f Filter) WithSort(sort string) Filter {
+	f.Sort = sort
+	return f
+}
+
+// WithOffset is f from another row.
+func (f Filter) WithOffset(offset int) Filter {
+	f.Offset = max(offset, 0)
+	return f
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// Page trims the service's answer to the page size: the extra row asked for only says that
+// another page exists.
+func Page(got []billing.Bill, limit int) ([]billing.Bill, bool) {
+	if len(got) > limit {
+		return got[:limit], true
+	}
+	return got, false
+}

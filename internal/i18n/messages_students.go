@@ -1,0 +1,111 @@
+package i18n
+
+// The students area: roster, sync, student form, student page, statement and the
+// add-components form.
+func init() {
+	Register(map[string]Message{
+		// Roster.
+		"students.lead":               {ID: "Daftar siswa yang dikenal portal, dengan tunggakan per siswa.", EN: "The students the portal knows, with each one's outstanding bills."},
+		"students.add":                {ID: "Tambah siswa", EN: "Add student"},
+		"students.back":               {ID: "Kembali ke daftar siswa", EN: "Back to the students"},
+		"students.search":             {ID: "Cari NIS atau nama", EN: "Search by NIS or name"},
+		"students.search_placeholder": {ID: "Ketik NIS atau nama siswa…", EN: "Type a student ID or name…"},
+		"students.class_all":          {ID: "Semua kelas", EN: "All classes"},
+		"students.empty_hint":         {ID: "Tambahkan siswa satu per satu, atau tekan “Sinkronkan data siswa” untuk mengambil siswa yang sudah ada di layanan pembayaran.", EN: "Add students one by one, or press “Sync roster” to fetch the students the payment service already has."},
+		"students.col.outstanding":    {ID: "Tunggakan", EN: "Outstanding"},
+		"students.col.overdue":        {ID: "Terlambat", EN: "Overdue"},
+		"students.col.synced":         {ID: "Terakhir disinkronkan", EN: "Last synced"},
+		"students.col.source":         {ID: "Sumber", EN: "Source"},
+		"students.totals_unknown":     {ID: "— berarti tunggakan belum dihitung. Jalankan “Sinkronkan data siswa” atau buka halaman siswa untuk menghitungnya.", EN: "— means the outstanding total is not computed yet. Run “Sync roster” or open the student's page to compute it."},
+
+		// Where a roster entry came from.
+		"students.source.portal":       {ID: "Portal", EN: "Portal"},
+		"students.source.upload":       {ID: "Unggahan", EN: "Upload"},
+		"students.source.sync":         {ID: "Sinkronisasi", EN: "Sync"},
+		"students.source.checkout":     {ID: "Pendaftaran (loket)", EN: "Registration (counter)"},
+		"students.source.registration": {ID: "Pendaftaran daring", EN: "Online registration"},
+
+		// Roster sync.
+		"students.sync.start":          {ID: "Sinkronkan data siswa", EN: "Sync roster"},
+		"students.sync.title":          {ID: "Sinkronisasi data siswa", EN: "Roster sync"},
+		"students.sync.started":        {ID: "Sinkronisasi data siswa dimulai. Kemajuannya tampil di halaman ini.", EN: "The roster sync has started. Its progress shows on this page."},
+		"students.sync.already":        {ID: "Sinkronisasi data siswa sudah berjalan; tidak perlu dimulai lagi.", EN: "A roster sync is already running; there is no need to start another."},
+		"students.sync.phase_bills":    {ID: "Membaca tagihan dari layanan pembayaran: %[1]d komponen…", EN: "Reading bills from the payment service: %[1]d items…"},
+		"students.sync.phase_students": {ID: "Mengambil data siswa: %[1]d dari %[2]d…", EN: "Fetching students: %[1]d of %[2]d…"},
+		"students.sync.phase_totals":   {ID: "Menghitung tunggakan per siswa…", EN: "Computing each student's outstanding total…"},
+		"students.sync.by":             {ID: "Dimulai oleh %[1]s pada %[2]s.", EN: "Started by %[1]s at %[2]s."},
+		"students.sync.refresh":        {ID: "Muat ulang untuk melihat kemajuan", EN: "Reload to see the progress"},
+		"students.sync.done":           {ID: "Sinkronisasi selesai: %[1]d tagihan dibaca, %[2]d siswa ditambahkan, %[3]d diperbarui, %[4]d gagal.", EN: "Sync finished: %[1]d bills read, %[2]d students added, %[3]d refreshed, %[4]d failed."},
+		"students.sync.removed":        {ID: "%[1]d siswa yang sudah tidak ada di layanan pembayaran dihapus dari daftar.", EN: "%[1]d students the payment service no longer has were removed from the list."},
+		"students.sync.failures":       {ID: "Sebagian siswa tidak dapat diambil: %[1]s Jalankan sinkronisasi lagi nanti.", EN: "Some students could not be fetched: %[1]s Run the sync again later."},
+		"students.sync.finished":       {ID: "Selesai %[1]s (dimulai oleh %[2]s).", EN: "Finished %[1]s (started by %[2]s)."},
+		"students.sync.failed":         {ID: "Sinkronisasi berhenti: %[1]s", EN: "The sync stopped: %[1]s"},
+		"students.sync.failed_note":    {ID: "Tunggakan di daftar tidak diubah. Coba jalankan sinkronisasi lagi.", EN: "The outstanding totals in the list were not changed. Try running the sync again."},
+
+		// Student form.
+		"students.new.title":            {ID: "Tambah siswa", EN: "Add a student"},
+		"students.new.lead":             {ID: "Siswa langsung didaftarkan di layanan pembayaran, lalu muncul di daftar siswa.", EN: "The student is registered at the payment service at once, then shows in the list."},
+		"students.edit.title":           {ID: "Ubah data siswa", EN: "Edit student"},
+		"students.field.key_name":       {ID: "Jenis nomor induk", EN: "ID kind"},
+		"students.field.nis_hint":       {ID: "1–32 karakter: huruf, angka, titik (.) atau tanda hubung (-).", EN: "1–32 characters: letters, digits, dots (.) or dashes (-)."},
+		"students.field.nis_fixed":      {ID: "NIS tidak dapat diubah.", EN: "The student ID cannot be changed."},
+		"students.field.class":          {ID: "Kelas / keterangan", EN: "Class / description"},
+		"students.field.class_hint":     {ID: "Contoh: Kelas 7A", EN: "For example: Kelas 7A"},
+		"students.field.phone_hint":     {ID: "Nomor Indonesia, contoh: 0812-3456-7890 atau +62 812 3456 7890.", EN: "An Indonesian number, e.g. 0812-3456-7890 or +62 812 3456 7890."},
+		"students.err.nis":              {ID: "NIS hanya boleh berisi 1–32 huruf, angka, titik (.) atau tanda hubung (-), tanpa spasi.", EN: "The student ID may only hold 1–32 letters, digits, dots (.) or dashes (-), without spaces."},
+		"students.err.phone":            {ID: "Nomor telepon tidak valid. Tulis seperti 0812-3456-7890 atau +62 812 3456 7890.", EN: "Not a valid phone number. Write it like 0812-3456-7890 or +62 812 3456 7890."},
+		"students.err.exists":           {ID: "NIS %[1]s sudah terdaftar di layanan pembayaran. Periksa nomornya, atau cari siswa ini di daftar siswa.", EN: "Student ID %[1]s is already registered at the payment service. Check the number, or look the student up in the list."},
+		"students.err.service":          {ID: "Ditolak layanan pembayaran: %[1]s", EN: "Rejected by the payment service: %[1]s"},
+		"students.err.amount":           {ID: "Tulis nominal rupiah tanpa sen, misalnya 1.250.000 atau Rp 1.250.000.", EN: "Write whole rupiah, e.g. 1.250.000 or Rp 1.250.000."},
+		"students.err.too_large":        {ID: "Nominal terlalu besar: paling banyak Rp 1.000.000.000.000.", EN: "Too large: at most Rp 1.000.000.000.000."},
+		"students.err.date":             {ID: "Tanggal tidak valid. Gunakan pemilih tanggal atau tulis seperti 31/01/2026.", EN: "Not a valid date. Use the date picker or write it like 31/01/2026."},
+		"students.err.due_after_expiry": {ID: "Jatuh tempo tidak boleh setelah tanggal kedaluwarsa.", EN: "The due date must not be after the expiry date."},
+		"students.err.active_after_due": {ID: "Tanggal aktif tidak boleh setelah jatuh tempo.", EN: "The active date must not be after the due date."},
+		"students.err.account":          {ID: "Pilih salah satu kode rekening yang tersedia.", EN: "Choose one of the available account codes."},
+		"students.created_ok":           {ID: "Siswa %[1]s (NIS %[2]s) sudah terdaftar.", EN: "Student %[1]s (ID %[2]s) is registered."},
+		"students.updated_ok":           {ID: "Data siswa %[1]s tersimpan.", EN: "%[1]s's details are saved."},
+		"students.roster_lag":           {ID: "Perubahan sudah tersimpan di layanan pembayaran, tetapi daftar siswa portal belum diperbarui. Jalankan “Sinkronkan data siswa” untuk memperbaikinya.", EN: "The change is saved at the payment service, but the portal's list of students is not updated yet. Run “Sync roster” to fix it."},
+
+		// Delete.
+		"students.delete.title":        {ID: "Hapus siswa", EN: "Delete student"},
+		"students.delete.body":         {ID: "Siswa %[1]s (NIS %[2]s) beserta semua tagihannya yang belum dibayar akan dihapus dari layanan pembayaran. Tindakan ini tidak dapat dibatalkan.", EN: "%[1]s (ID %[2]s) and all of their unpaid bills will be deleted from the payment service. This cannot be undone."},
+		"students.delete.confirm":      {ID: "Ya, hapus siswa ini", EN: "Yes, delete this student"},
+		"students.delete.has_payments": {ID: "Siswa ini sudah memiliki pembayaran, jadi tidak dapat dihapus: riwayat pembayaran harus tetap tersimpan. Ubah datanya bila perlu.", EN: "This student already has payments, so they cannot be deleted: the payment history must be kept. Edit their details if needed."},
+		"students.deleted_ok":          {ID: "Siswa %[1]s (NIS %[2]s) sudah dihapus.", EN: "%[1]s (ID %[2]s) has been deleted."},
+		"students.deleted_already":     {ID: "Siswa dengan NIS %[1]s sudah tidak ada di layanan pembayaran; dihapus juga dari daftar siswa.", EN: "The payment service no longer has student ID %[1]s; it was removed from the list too."},
+
+		// Student page.
+		"students.details":           {ID: "Data siswa", EN: "Student details"},
+		"students.bills":             {ID: "Komponen tagihan", EN: "Bill items"},
+		"students.outstanding_today": {ID: "Total bila dibayar hari ini", EN: "Total if paid today"},
+		"students.as_of":             {ID: "per %[1]s, termasuk denda keterlambatan", EN: "as of %[1]s, late fees included"},
+		"students.due_today":         {ID: "Tagihan hari ini", EN: "To pay today"},
+		"students.active_from":       {ID: "aktif mulai %[1]s", EN: "active from %[1]s"},
+		"students.record_payment":    {ID: "Catat pembayaran", EN: "Record payment"},
+		"students.add_components":    {ID: "Tambah komponen", EN: "Add bill items"},
+		"students.statement":         {ID: "Rekening tagihan", EN: "Statement"},
+
+		// Statement.
+		"students.statement.title":     {ID: "Rekening Tagihan Siswa", EN: "Student Statement"},
+		"students.statement.printed":   {ID: "Dicetak %[1]s", EN: "Printed %[1]s"},
+		"students.statement.item":      {ID: "Komponen", EN: "Item"},
+		"students.statement.paid":      {ID: "Dibayar", EN: "Paid"},
+		"students.statement.to_pay":    {ID: "Tagihan", EN: "To pay"},
+		"students.statement.running":   {ID: "Saldo", EN: "Running total"},
+		"students.statement.total":     {ID: "Total yang harus dibayar hari ini", EN: "Total to pay today"},
+		"students.statement.note":      {ID: "Tagihan yang terlambat sudah termasuk denda. Tagihan kedaluwarsa tidak dapat dibayar lagi; hubungi bagian keuangan sekolah.", EN: "Late items include the late fee. Expired items can no longer be paid; contact the school's finance office."},
+		"students.statement.signature": {ID: "Bagian Keuangan", EN: "Finance office"},
+
+		// Add components.
+		"students.components.title":            {ID: "Tambah komponen tagihan", EN: "Add bill items"},
+		"students.components.lead":             {ID: "Isi satu baris per komponen; baris yang kosong diabaikan. Nominal boleh ditulis 1250000, 1.250.000 atau Rp 1.250.000. Denda kosong berarti 0. Tanggal aktif boleh dikosongkan.", EN: "Fill one row per item; empty rows are ignored. Amounts may be written 1250000, 1.250.000 or Rp 1.250.000. An empty late fee means 0. The active date may be left empty."},
+		"students.components.name_placeholder": {ID: "mis. SPP Januari", EN: "e.g. SPP January"},
+		"students.components.row":              {ID: "Komponen %[1]d", EN: "Item %[1]d"},
+		"students.components.add_row":          {ID: "Tambah baris", EN: "Add row"},
+		"students.components.add_row_hint":     {ID: "Tambah baris dulu sebelum mengisi: tanpa JavaScript, isian yang belum disimpan hilang saat baris ditambah.", EN: "Add rows before filling them in: without JavaScript, unsaved entries are lost when a row is added."},
+		"students.components.save":             {ID: "Simpan komponen", EN: "Save items"},
+		"students.components.none":             {ID: "Isi minimal satu baris.", EN: "Fill in at least one row."},
+		"students.components.refused":          {ID: "Layanan pembayaran menolak sebagian baris, jadi tidak ada yang disimpan. Perbaiki baris yang ditandai lalu simpan lagi.", EN: "The payment service rejected some rows, so nothing was saved. Fix the marked rows and save again."},
+		"students.components.created_ok":       {ID: "%[1]d komponen tagihan ditambahkan untuk %[2]s.", EN: "%[1]d bill items added for %[2]s."},
+	})
+}

@@ -1,0 +1,371 @@
+package registration
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/sekolah/portal/internal/auth"
+	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/store"
+	"github.com/sekolah/portal/internal/upstream"
+)
+
+// Audit actions of this package (checkouts themselves are the writer's upstream.checkout).
+const (
+	ActionTemplateCreate = "settings.fee_template.create"
+	ActionTemplateUpdate = "settings.fee_template.update"
+	ActionTemplateDelete = "settings.fee_template.delete"
+	ActionPublicSettings = "settings.registration.update"
+)
+
+// Settings keys of the public registration form.
+const (
+	settingPublicEnabled  = "registration.public.enabled"
+	settingPublicTemplate = "registration.public.template"
+	settingPublicClass    = "registration.public.class"
+)
+
+// Public form rate limit defaults: submissions per address per window.
+const (
+	DefaultPublicLimit  = 5
+	DefaultPublicWindow = time.Hour
+)
+
+// Errors callers branch on.
+var (
+	// ErrTemplateInUse: the template is the public form's, which must be changed first.
+	ErrTemplateInUse = errors.New("registration: template used by the public form")
+	// ErrChanged: the template or the day changed since the person reviewed the figures.
+	ErrChanged = errors.New("registration: figures changed since the review")
+	// ErrTemplateGone: the chosen template no longer exists.
+	ErrTemplateGone = errors.New("registration: template not found")
+)
+
+// PublicActor is who the audit log names for registrations from the public form.
+func PublicActor(ip string) auth.Actor { return auth.Actor{Username: "public", IP: ip} }
+
+// Service makes the audited changes of this package and registers students.
+type Service struct {
+	DB      *store.DB
+	Writer  *upstream.Writer
+	Billing *billing.Client
+	// Accounts are the account codes the billing service knows.
+	Accounts []string
+	// Location is the service time zone: the registration day is today there.
+	Location *time.Location
+	Now      func() time.Time
+	Log      *slog.Logger
+	// PublicLimit submissions per PublicWindow from one address; zero: the defaults.
+	PublicLimit  int
+	PublicWindow time.Duration
+}
+
+func (s *Service) now() time.Time {
+	if s.Now != nil {
+		return s.Now()
+	}
+	return time.Now()
+}
+
+func (s *Service) logger() *slog.Logger {
+	if s.Log != nil {
+		return s.Log
+	}
+	return slog.Default()
+}
+
+// Today is the registration day of a registration made now.
+func (s *Service) Today() time.Time { return Day(s.now(), s.Location) }
+
+// audit records a change; the change already happened, so a failure is logged only.
+func (s *Service) audit(ctx context.Context, actor auth.Actor, action, target, detail string) {
+	e := store.AuditEntry{Actor: actor.Username, ActorRole: string(actor.Role), IP: actor.IP,
+		Action: action, Target: target, Outcome: "ok", Detail: detail}
+	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if err := s.DB.AppendAudit(actx, e); err != nil {
+		s.logger().Error("append audit entry", "action", action, "target", target, "err", err)
+	}
+}
+
+func templateDetail(t store.FeeTemplate) string {
+	names := make([]string, len(t.Lines))
+	for i, l := range t.Lines {
+		names[i] = l.Name
+	}
+	return fmt.Sprintf("%d lines, Rp %d: %s", len(t.Lines), t.Total(), strings.Join(names, ", "))
+}
+
+// CreateTemplate checks the form and stores a new template. A mistake is Problems.
+func (s *Service) CreateTemplate(ctx context.Context, actor auth.Actor, in TemplateInput) (store.FeeTemplate, error) {
+	t, ps := ParseTemplate(in, s.Accounts)
+	if len(ps) > 0 {
+		return store.FeeTemplate{}, ps
+	}
+	created, err := s.DB.CreateFeeTemplate(ctx, t)
+	if errors.Is(err, store.ErrConflict) {
+		return store.FeeTemplate{}, Problems{{Field: "name", Key: "feetemplates.err.name_taken"}}
+	} else if err != nil {
+		return store.FeeTemplate{}, err
+	}
+	s.audit(ctx, actor, ActionTemplateCreate, created.Name, templateDetail(created))
+	return created, nil
+}
+
+// UpdateTemplate checks the form and replaces template id. A mistake is Problems; a
+// template deleted meanwhile is store.ErrNotFound.
+func (s *Service) UpdateTemplate(ctx context.Context, actor auth.Actor, id string, in TemplateInput) (store.FeeTemplate, error) {
+	t, ps := ParseTemplate(in, s.Accounts)
+	if len(ps) > 0 {
+		return store.FeeTemplate{}, ps
+	}
+	t.ID = id
+	updated, err := s.DB.UpdateFeeTemplate(ctx, t)
+	if errors.Is(err, store.ErrConflict) {
+		return store.FeeTemplate{}, Problems{{Field: "name", Key: "feetemplates.err.name_taken"}}
+	} else if err != nil {
+		return store.FeeTemplate{}, err
+	}
+	s.audit(ctx, actor, ActionTemplateUpdate, updated.Name, templateDetail(updated))
+	return updated, nil
+}
+
+// DeleteTemplate removes a template; ErrTemplateInUse while the public form uses it.
+func (s *Service) DeleteTemplate(ctx context.Context, actor auth.Actor, t store.FeeTemplate) error {
+	p, err := s.PublicSettings(ctx)
+	if err != nil {
+		return err
+	}
+	if p.Enabled && p.TemplateID == t.ID {
+		return ErrTemplateInUse
+	}
+	if err := s.DB.DeleteFeeTemplate(ctx, t.ID); err != nil {
+		return err
+	}
+	s.audit(ctx, actor, ActionTemplateDelete, t.Name, templateDetail(t))
+	return nil
+}
+
+// Public are the settings of the public registration form.
+type Public struct {
+	Enabled    bool
+	TemplateID string
+	// Class is the description (class) new students get; empty: the template's name.
+	Class string
+}
+
+// PublicSettings reads the public form's settings; it is off until an admin turns it on.
+func (s *Service) PublicSettings(ctx context.Context) (Public, error) {
+	var p Public
+	for key, dst := range map[string]*string{settingPublicTemplate: &p.TemplateID, settingPublicClass: &p.Class} {
+		v, _, err := s.DB.Setting(ctx, key)
+		if err != nil {
+			return Public{}, err
+		}
+		*dst = v
+	}
+	v, _, err := s.DB.Setting(ctx, settingPublicEnabled)
+	if err != nil {
+		return Public{}, err
+	}
+	p.Enabled, _ = strconv.ParseBool(v)
+	return p, nil
+}
+
+// SetPublicSettings stores the public form's settings; turning it on needs an existing
+// template. A mistake is Problems.
+func (s *Service) SetPublicSettings(ctx context.Context, actor auth.Actor, p Public) error {
+	p.Class = strings.Join(strings.Fields(p.Class), " ")
+	var ps Problems
+	name := ""
+	if p.TemplateID != "" {
+		t, err := s.DB.FeeTemplate(ctx, p.TemplateID)
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+			ps.add("template", "form.invalid_choice")
+		case err != nil:
+			return err
+		default:
+			name = t.Name
+		}
+	} else if p.Enabled {
+		ps.add("template", "form.required")
+	}
+	if len([]rune(p.Class)) > MaxClassLen {
+		ps.add("class", "form.too_long", MaxClassLen)
+	}
+	if len(ps) > 0 {
+		return ps
+	}
+	for key, v := range map[string]string{
+		settingPublicEnabled: strconv.FormatBool(p.Enabled), settingPublicTemplate: p.TemplateID, settingPublicClass: p.Class,
+	} {
+		if err := s.DB.SetSetting(ctx, key, v); err != nil {
+			return err
+		}
+	}
+	s.audit(ctx, actor, ActionPublicSettings, "public registration form",
+		fmt.Sprintf("enabled=%t template=%q class=%q", p.Enabled, name, p.Class))
+	return nil
+}
+
+// Review is what a registration with a template would bill today.
+type Review struct {
+	Template    store.FeeTemplate
+	Day         time.Time
+	Items       []Item
+	Fingerprint string
+}
+
+// Review computes the components template id bills on today. ErrTemplateGone when it no
+// longer exists; lines whose days do not fit today are Problems of the "template" field.
+func (s *Service) Review(ctx context.Context, templateID string) (Review, error) {
+	t, err := s.DB.FeeTemplate(ctx, templateID)
+	if errors.Is(err, store.ErrNotFound) {
+		return Review{}, ErrTemplateGone
+	} else if err != nil {
+		return Review{}, err
+	}
+	day := s.Today()
+	items, ps := Compute(t, day)
+	r := Review{Template: t, Day: day, Items: items, Fingerprint: Fingerprint(t, day)}
+	if len(ps) > 0 {
+		return r, ps
+	}
+	return r, nil
+}
+
+// NISKnown reports whether a student with nis exists: in the roster, or else at the
+// billing service. err is the service's failure to answer; taken is then false, and the
+// checkout itself will refuse an existing NIS.
+func (s *Service) NISKnown(ctx context.Context, nis string) (bool, error) {
+	if _, err := s.DB.StudentByNIS(ctx, nis); err == nil {
+		return true, nil
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return false, err
+	}
+	if s.Billing == nil {
+		return false, nil
+	}
+	_, err := s.Billing.Student(ctx, nis)
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, billing.ErrNotFound):
+		return false, nil
+	default:
+		return false, err
+	}
+}
+
+// Application is a registration to make.
+type Application struct {
+	Applicant  Applicant // cleaned and validated
+	TemplateID string
+	// Include says which optional lines to bill; nil bills them all.
+	Include func(lineID string) bool
+	// Fingerprint is the review's; when set and no longer current, ErrChanged.
+	Fingerprint string
+}
+
+// Register makes the checkout (student and bill at once, atomically at the service; the
+// writer audits it and adds the student to the roster) and keeps the record of it.
+//
+// Errors: Problems (a template line that does not fit today, no component chosen, the NIS
+// already taken), ErrTemplateGone, ErrChanged, or the billing service's error. A returned
+// record with a BillID means the service registered the student, even when err reports a
+// failure to note it in the roster or the portal's records.
+func (s *Service) Register(ctx context.Context, actor auth.Actor, app Application, source string) (store.Registration, error) {
+	rev, err := s.Review(ctx, app.TemplateID)
+	if err != nil {
+		return store.Registration{}, err
+	}
+	if app.Fingerprint != "" && app.Fingerprint != rev.Fingerprint {
+		return store.Registration{}, ErrChanged
+	}
+	items := Select(rev.Items, app.Include)
+	if len(items) == 0 {
+		return store.Registration{}, Problems{{Field: "lines", Key: "registration.err.none_selected"}}
+	}
+	req := billing.Checkout{Student: app.Applicant.Student()}
+	for _, it := range items {
+		req.Components = append(req.Components, it.Component)
+	}
+	res, err := s.Writer.Checkout(ctx, actor, req, source)
+	if res.BillID == "" {
+		if IsNISTaken(err) {
+			return store.Registration{}, Problems{{Field: "nis", Key: "registration.err.nis_taken"}}
+		}
+		if err == nil {
+			err = errors.New("registration: the billing service answered without a bill id")
+		}
+		return store.Registration{}, err
+	}
+	a := app.Applicant
+	rec := store.Registration{
+		BillID: res.BillID, NIS: a.NIS, StudentName: a.Name, ContactName: a.ContactName, Phone: a.Phone, Email: a.Email,
+		Description: a.Description, TemplateID: rev.Template.ID, TemplateName: rev.Template.Name, Source: source,
+		Actor: actor.Username, IP: actor.IP, Total: Total(items), CreatedAt: s.now(),
+	}
+	for i, it := range items {
+		c := it.Component
+		rc := store.RegisteredComponent{Name: c.Name, AccountCode: c.AccountCode, Amount: c.Amount, Penalty: c.Penalty,
+			Due: c.Due, Expiry: c.Expiry, Description: c.Description}
+		if i < len(res.ComponentIDs) {
+			rc.ID = res.ComponentIDs[i]
+		}
+		rec.Components = append(rec.Components, rc)
+	}
+	// Registered at the service: keep the record even if the request is gone by now.
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if rerr := s.DB.AddRegistration(rctx, rec); rerr != nil {
+		err = errors.Join(err, rerr)
+	}
+	return rec, err
+}
+
+// RateLimited says when the address may submit the public form again.
+type RateLimited struct{ Until time.Time }
+
+func (e *RateLimited) Error() string {
+	return "registration: too many public submissions until " + e.Until.UTC().Format(time.RFC3339)
+}
+
+// AllowPublic counts one public form submission from addr and answers *RateLimited when
+// the address already sent PublicLimit in the last PublicWindow. The submission is noted
+// before counting, so instances racing on one database never let more through; a refused
+// one is forgotten again, so retrying does not push the wait further out.
+func (s *Service) AllowPublic(ctx context.Context, addr string) error {
+	limit, window := s.PublicLimit, s.PublicWindow
+	if limit <= 0 {
+		limit = DefaultPublicLimit
+	}
+	if window <= 0 {
+		window = DefaultPublicWindow
+	}
+	now := s.now()
+	id, err := s.DB.RecordRegistrationAttempt(ctx, addr, now)
+	if err != nil {
+		return err
+	}
+	n, oldest, err := s.DB.RegistrationAttemptsSince(ctx, addr, now.Add(-window))
+	if err != nil {
+		return err
+	}
+	if n <= limit {
+		if err := s.DB.PruneRegistrationAttempts(ctx, now.Add(-window)); err != nil {
+			s.logger().Warn("prune registration attempts", "err", err)
+		}
+		return nil
+	}
+	if err := s.DB.DeleteRegistrationAttempt(ctx, id); err != nil {
+		return err
+	}
+	return &RateLimited{Until: oldest.Add(window)}
+}

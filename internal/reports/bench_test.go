@@ -1,0 +1,255 @@
+package reports_test
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"runtime"
+	"runtime/metrics"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/xuri/excelize/v2"
+
+	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/i18n"
+	"github.com/sekolah/portal/internal/reports"
+	"github.com/sekolah/portal/internal/store"
+)
+
+const benchBills = 100_000
+
+var benchMonth = reports.PaymentsFilter{From: day(2027, 3, 1), To: day(2027, 3, 31)}
+
+// benchSchool is a large school: 4,000 students in 36 classes and 100,000 components.
+// With paid, every component was paid during March 2027; otherwise a quarter is paid
+// across the school year and the rest is unpaid, due from September to June.
+func benchSchool(paid bool) ([]billing.Bill, memRoster) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	roster := memRoster{}
+	const students = 4000
+	first := []string{"Ahmad", "Siti", "Budi", "Dewi", "Rizky", "Putri", "Agus", "Nur", "Fajar", "Indah"}
+	last := []string{"Santoso", "Lestari", "Hidayat", "Nugroho", "Wibowo", "Saputra", "Handayani", "Kurniawan"}
+	for i := range students {
+		nis := fmt.Sprintf("2526%04d", i)
+		roster[nis] = store.Student{NIS: nis, Name: first[rng.IntN(len(first))] + " " + last[rng.IntN(len(last))],
+			Description: fmt.Sprintf("Kelas %d%c", 7+i%6, 'A'+rune(i/6%6))}
+	}
+	accounts := []string{"SPP", "BCA", "MANDIRI"}
+	bills := make([]billing.Bill, benchBills)
+	for i := range bills {
+		nis := fmt.Sprintf("2526%04d", rng.IntN(students))
+		due := day(2026, time.Month(9+rng.IntN(10)), 10)
+		b := billing.Bill{
+			ComponentID: strconv.Itoa(i), NIS: nis, StudentName: roster[nis].Name, AccountCode: accounts[rng.IntN(3)],
+			Name: "SPP " + i18n.MonthFull(i18n.Indonesian, due.Month()), Amount: 450_000 + int64(rng.IntN(4))*100_000, Penalty: 25_000,
+			Due: due, Expiry: due.AddDate(0, 3, 0), State: billing.StateProvisioned,
+		}
+		if paid || rng.IntN(4) == 0 {
+			b.State = billing.StatePaid
+			b.PaidAt = wib(2027, 3, 1+rng.IntN(31), 7+rng.IntN(12), rng.IntN(60))
+			if !paid {
+				b.PaidAt = b.Due.AddDate(0, 0, rng.IntN(40)-20).Add(9 * time.Hour)
+			}
+			b.AmountPaid = b.Amount
+			if rng.IntN(5) == 0 {
+				b.AmountPaid += b.Penalty
+			}
+			b.RefNumber = fmt.Sprintf("%s%08X", accounts[rng.IntN(3)][:3], rng.Uint32())
+		}
+		bills[i] = b
+	}
+	return bills, roster
+}
+
+// peakHeap samples the heap while the benchmark runs and reports its peak: absolute,
+// and above what was live before (the in-memory bills the benchmark itself holds).
+//
+// peak-heap-MB is the largest heap (live objects and garbage not yet collected) seen,
+// the 100,000 input bills included; export-heap-MB is that minus the heap before the
+// export; export-live-MB is the largest live heap the garbage collector found, minus the
+// live heap before: what the export itself holds.
+type peakHeap struct {
+	base, baseLive int64
+	peak, live     atomic.Int64
+	stop           chan struct{}
+	wg             sync.WaitGroup
+}
+
+func readHeap() (objects, live int64) {
+	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/gc/heap/live:bytes"}}
+	metrics.Read(s)
+	return int64(s[0].Value.Uint64()), int64(s[1].Value.Uint64())
+}
+
+func startPeakHeap() *peakHeap {
+	runtime.GC()
+	p := &peakHeap{stop: make(chan struct{})}
+	p.base, p.baseLive = readHeap()
+	p.wg.Go(func() {
+		t := time.NewTicker(time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-p.stop:
+				return
+			case <-t.C:
+				h, l := readHeap()
+				if h > p.peak.Load() {
+					p.peak.Store(h)
+				}
+				if l > p.live.Load() {
+					p.live.Store(l)
+				}
+			}
+		}
+	})
+	return p
+}
+
+func (p *peakHeap) report(b *testing.B) {
+	close(p.stop)
+	p.wg.Wait()
+	const mb = 1 << 20
+	b.ReportMetric(float64(p.peak.Load())/mb, "peak-heap-MB")
+	b.ReportMetric(float64(p.peak.Load()-p.base)/mb, "export-heap-MB")
+	b.ReportMetric(float64(p.live.Load()-p.baseLive)/mb, "export-live-MB")
+}
+
+// BenchmarkExportXLSX writes the payments report of a month with 100,000 payments:
+// read day by day from the source, names and classes from the roster, neutralised,
+// streamed into excelize's StreamWriter, totals and the daily sheet at the end.
+func BenchmarkExportXLSX(b *testing.B) {
+	bills, roster := benchSchool(true)
+	svc := reports.New(reports.Config{Source: newMemSource(bills, jakarta), Roster: roster, Location: jakarta, Now: func() time.Time { return today }})
+	p := i18n.NewPrinter(i18n.Indonesian, jakarta)
+	ctx := context.Background()
+	heap := startPeakHeap()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if err := svc.ExportPayments(ctx, benchMonth, reports.Export{Format: reports.XLSX, W: io.Discard, Printer: p, By: "Bench", At: today}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	heap.report(b)
+	b.ReportMetric(benchBills, "rows/op")
+}
+
+// BenchmarkExportXLSXRaw writes the same cells with a bare StreamWriter: the same column
+// widths and styles, header and totals, the values worked out inline from bills already
+// in date order. It is the floor BenchmarkExportXLSX is measured against.
+func BenchmarkExportXLSXRaw(b *testing.B) {
+	bills, roster := benchSchool(true)
+	slices.SortFunc(bills, func(a, c billing.Bill) int { return cmp.Or(a.PaidAt.Compare(c.PaidAt), cmp.Compare(a.NIS, c.NIS)) })
+	heap := startPeakHeap()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if err := rawExport(bills, roster, io.Discard); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	heap.report(b)
+	b.ReportMetric(benchBills, "rows/op")
+}
+
+func rawExport(bills []billing.Bill, roster memRoster, w io.Writer) error {
+	f := excelize.NewFile()
+	defer f.Close()
+	const sheet = "Sheet1"
+	rupiah, date := reports.RupiahFormat, reports.DateFormat
+	money, _ := f.NewStyle(&excelize.Style{CustomNumFmt: &rupiah})
+	dateSt, _ := f.NewStyle(&excelize.Style{CustomNumFmt: &date})
+	text, _ := f.NewStyle(&excelize.Style{NumFmt: 49})
+	header, _ := f.NewStyle(&excelize.Style{Font: &excelize.Font{Bold: true}})
+	sw, err := f.NewStreamWriter(sheet)
+	if err != nil {
+		return err
+	}
+	widths := []float64{13, 14, 30, 12, 32, 13, 16, 14, 17, 24}
+	styles := []int{dateSt, text, text, text, text, text, money, money, money, text}
+	for i := range widths {
+		_ = sw.SetColWidth(i+1, i+1, widths[i])
+		_ = sw.SetColStyle(i+1, i+1, styles[i])
+	}
+	_ = sw.SetPanes(&excelize.Panes{Freeze: true, YSplit: 1, TopLeftCell: "A2", ActivePane: "bottomLeft"})
+	head := make([]any, len(widths))
+	for i := range head {
+		head[i] = excelize.Cell{StyleID: header, Value: "Column " + strconv.Itoa(i)}
+	}
+	if err := sw.SetRow("A1", head); err != nil {
+		return err
+	}
+	row := make([]any, len(widths))
+	var sum [3]int64
+	for i, b := range bills {
+		pe := roster[b.NIS]
+		penalty := max(b.AmountPaid-b.Amount, 0)
+		class := pe.Description
+		if class == "" {
+			class = "Tanpa kelas"
+		}
+		row[0], row[1], row[2], row[3], row[4] = reports.DayOf(b.PaidAt, jakarta), b.NIS, pe.Name, class, b.Name
+		row[5], row[6], row[7], row[8], row[9] = b.AccountCode, b.AmountPaid-penalty, penalty, b.AmountPaid, b.RefNumber
+		sum[0], sum[1], sum[2] = sum[0]+b.AmountPaid-penalty, sum[1]+penalty, sum[2]+b.AmountPaid
+		if err := sw.SetRow("A"+strconv.Itoa(i+2), row); err != nil {
+			return err
+		}
+	}
+	last := strconv.Itoa(len(bills) + 1)
+	total := []any{"Total", nil, nil, nil, nil, nil,
+		excelize.Cell{StyleID: money, Formula: "SUM(G2:G" + last + ")", Value: sum[0]},
+		excelize.Cell{StyleID: money, Formula: "SUM(H2:H" + last + ")", Value: sum[1]},
+		excelize.Cell{StyleID: money, Formula: "SUM(I2:I" + last + ")", Value: sum[2]}}
+	if err := sw.SetRow("A"+strconv.Itoa(len(bills)+2), total); err != nil {
+		return err
+	}
+	if err := sw.Flush(); err != nil {
+		return err
+	}
+	return f.Write(w)
+}
+
+// BenchmarkExportCSV is the same report as CSV.
+func BenchmarkExportCSV(b *testing.B) {
+	bills, roster := benchSchool(true)
+	svc := reports.New(reports.Config{Source: newMemSource(bills, jakarta), Roster: roster, Location: jakarta, Now: func() time.Time { return today }})
+	p := i18n.NewPrinter(i18n.Indonesian, jakarta)
+	heap := startPeakHeap()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if err := svc.ExportPayments(context.Background(), benchMonth, reports.Export{Format: reports.CSV, W: io.Discard, Printer: p, By: "Bench", At: today}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	heap.report(b)
+}
+
+// BenchmarkDashboard computes the dashboard from 100,000 bills in memory.
+func BenchmarkDashboard(b *testing.B) {
+	bills, roster := benchSchool(false)
+	people := reports.People{}
+	for nis, s := range roster {
+		people[nis] = reports.Person{Name: s.Name, Class: s.Description}
+	}
+	src := newMemSource(bills, jakarta)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		d, err := reports.ComputeDashboard(reports.DayOf(today, jakarta), jakarta, src.All(context.Background(), billing.Query{}), people)
+		if err != nil || d.Bills != benchBills {
+			b.Fatal(err, d.Bills)
+		}
+	}
+}

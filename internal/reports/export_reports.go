@@ -1,0 +1,399 @@
+package reports
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/sekolah/portal/internal/i18n"
+)
+
+// ClassLabel is how a class shows: the roster's description, or "no class".
+func ClassLabel(p i18n.Printer, class string) string {
+	if class == "" {
+		return p.T("reports.no_class")
+	}
+	return class
+}
+
+// AccountLabel is how an account filter shows: the code, or "all".
+func AccountLabel(p i18n.Printer, account string) string {
+	if account == "" {
+		return p.T("term.all")
+	}
+	return account
+}
+
+// RangeLabel shows a range of days, either end open.
+func RangeLabel(p i18n.Printer, from, to time.Time) string {
+	switch {
+	case from.IsZero() && to.IsZero():
+		return p.T("term.all")
+	case from.IsZero():
+		return p.T("reports.until", p.Day(to))
+	case to.IsZero():
+		return p.T("reports.since", p.Day(from))
+	case from.Equal(to):
+		return p.Day(from)
+	}
+	return p.Day(from) + " – " + p.Day(to)
+}
+
+// Filename is the download name of an export: ASCII, the report's name and its filters.
+func Filename(report string, format Format, parts ...string) string {
+	name := report
+	for _, p := range parts {
+		if p = strings.Map(func(r rune) rune {
+			switch {
+			case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '.':
+				return r
+			}
+			return '_'
+		}, p); p != "" {
+			name += "_" + p
+		}
+	}
+	return name + "." + string(format)
+}
+
+// exporter runs one export: the writer, and whether the response has started.
+type exporter struct {
+	w       tableWriter
+	started bool
+}
+
+func newExporter(ex Export) (*exporter, error) {
+	w, err := newTableWriter(ex)
+	if err != nil {
+		return nil, err
+	}
+	return &exporter{w: w}, nil
+}
+
+// begin starts the first table once, when the first data is there (or at the end).
+func (e *exporter) begin(t table) error {
+	if e.started {
+		return nil
+	}
+	e.started = true
+	return e.w.begin(t)
+}
+
+// finish ends the table and the file.
+func (e *exporter) finish(t table) error {
+	if err := e.begin(t); err != nil {
+		return err
+	}
+	return e.w.end()
+}
+
+// PaymentsFilename is the download name of the payments report.
+func PaymentsFilename(f PaymentsFilter, format Format) string {
+	return Filename("laporan-pembayaran", format, f.From.Format(time.DateOnly), f.To.Format(time.DateOnly), f.Account)
+}
+
+func paymentsTable(p i18n.Printer, f PaymentsFilter) table {
+	return table{
+		Sheet: p.T("reports.sheet.payments"),
+		Title: p.T("reports.payments.title"),
+		Filters: []Filter{
+			{p.T("term.period"), RangeLabel(p, f.From, f.To)},
+			{p.T("term.account_code"), AccountLabel(p, f.Account)},
+		},
+		Columns: []Column{
+			{Title: p.T("term.paid_date"), Kind: KindDate, Width: 13},
+			{Title: p.T("term.nis"), Width: 14},
+			{Title: p.T("term.student_name"), Width: 30},
+			{Title: p.T("term.class"), Width: 12},
+			{Title: p.T("term.component"), Width: 32},
+			{Title: p.T("term.account_code"), Width: 13},
+			{Title: p.T("term.amount"), Kind: KindMoney, Width: 16, Total: true},
+			{Title: p.T("reports.penalty_part"), Kind: KindMoney, Width: 14, Total: true},
+			{Title: p.T("term.amount_paid"), Kind: KindMoney, Width: 17, Total: true},
+			{Title: p.T("term.ref_number"), Width: 24},
+		},
+		TotalLabel: p.T("term.total"),
+	}
+}
+
+func paymentValues(v []any, r PaymentRow, p i18n.Printer) {
+	v[0], v[1], v[2], v[3], v[4] = r.Day, r.NIS, r.Name, ClassLabel(p, r.Class), r.Component
+	v[5], v[6], v[7], v[8], v[9] = r.Account, r.Amount, r.Penalty, r.Paid, r.Ref
+}
+
+func dailyTable(p i18n.Printer, f PaymentsFilter) table {
+	return table{
+		Sheet: p.T("reports.sheet.daily"),
+		Title: p.T("reports.payments.daily"),
+		Filters: []Filter{
+			{p.T("term.period"), RangeLabel(p, f.From, f.To)},
+			{p.T("term.account_code"), AccountLabel(p, f.Account)},
+		},
+		Columns: []Column{
+			{Title: p.T("term.date"), Kind: KindDate, Width: 13},
+			{Title: p.T("reports.payments_count"), Kind: KindInt, Width: 12, Total: true},
+			{Title: p.T("term.amount"), Kind: KindMoney, Width: 18, Total: true},
+			{Title: p.T("reports.penalty_part"), Kind: KindMoney, Width: 16, Total: true},
+			{Title: p.T("term.amount_paid"), Kind: KindMoney, Width: 18, Total: true},
+		},
+		TotalLabel: p.T("term.total"),
+	}
+}
+
+// ExportPayments streams the payments of f into ex: every payment as it is read, day by
+// day; the xlsx also gets a sheet of daily totals.
+func (s *Service) ExportPayments(ctx context.Context, f PaymentsFilter, ex Export) error {
+	if err := f.Check(); err != nil {
+		return err
+	}
+	people, err := loadPeople(ctx, s.roster)
+	if err != nil {
+		return err
+	}
+	e, err := newExporter(ex)
+	if err != nil {
+		return err
+	}
+	defer e.w.discard()
+	t := paymentsTable(ex.Printer, f)
+	vals := make([]any, len(t.Columns))
+	days, _, err := s.eachPayment(ctx, f, people, func(r PaymentRow) error {
+		if err := e.begin(t); err != nil {
+			return err
+		}
+		paymentValues(vals, r, ex.Printer)
+		return e.w.row(vals)
+	})
+	if err != nil {
+		return err
+	}
+	if err := e.finish(t); err != nil {
+		return err
+	}
+	if e.w.more() {
+		dt := dailyTable(ex.Printer, f)
+		if err := e.w.begin(dt); err != nil {
+			return err
+		}
+		v := make([]any, len(dt.Columns))
+		for _, d := range days {
+			v[0], v[1], v[2], v[3], v[4] = d.Day, d.Count, d.Amount, d.Penalty, d.Paid
+			if err := e.w.row(v); err != nil {
+				return err
+			}
+		}
+		if err := e.w.end(); err != nil {
+			return err
+		}
+	}
+	return e.w.close()
+}
+
+// OutstandingFilename is the download name of the outstanding report.
+func OutstandingFilename(f OutstandingFilter, today time.Time, format Format) string {
+	return Filename("laporan-tunggakan", format, today.Format(time.DateOnly), f.Class, f.Account, dayKey(f.DueFrom), dayKey(f.DueTo))
+}
+
+func outstandingTable(p i18n.Printer, f OutstandingFilter, today time.Time) table {
+	class := p.T("term.all")
+	switch f.Class {
+	case "":
+	case NoClass:
+		class = ClassLabel(p, "")
+	default:
+		class = f.Class
+	}
+	cols := []Column{
+		{Title: p.T("term.nis"), Width: 14},
+		{Title: p.T("term.student_name"), Width: 30},
+		{Title: p.T("term.class"), Width: 12},
+		{Title: p.T("reports.components"), Kind: KindInt, Width: 11, Total: true},
+	}
+	for _, k := range bucketKeys {
+		cols = append(cols, Column{Title: p.T("reports.bucket." + k), Kind: KindMoney, Width: 16, Total: true})
+	}
+	cols = append(cols,
+		Column{Title: p.T("reports.penalty_accrued"), Kind: KindMoney, Width: 15, Total: true},
+		Column{Title: p.T("reports.due_today"), Kind: KindMoney, Width: 18, Total: true},
+		Column{Title: p.T("reports.oldest_due"), Kind: KindDate, Width: 14},
+	)
+	return table{
+		Sheet: p.T("reports.sheet.outstanding"),
+		Title: p.T("reports.outstanding.title"),
+		Filters: []Filter{
+			{p.T("reports.as_of"), p.Day(today)},
+			{p.T("term.class"), class},
+			{p.T("term.account_code"), AccountLabel(p, f.Account)},
+			{p.T("term.due_date"), RangeLabel(p, f.DueFrom, f.DueTo)},
+		},
+		Columns:    cols,
+		TotalLabel: p.T("term.total"),
+	}
+}
+
+func outstandingValues(v []any, r OutstandingRow, p i18n.Printer) {
+	v[0], v[1], v[2], v[3] = r.NIS, r.Name, ClassLabel(p, r.Class), r.Count
+	for i, b := range r.Buckets {
+		v[4+i] = b
+	}
+	v[4+NumBuckets], v[5+NumBuckets], v[6+NumBuckets] = r.Penalty, r.Total, r.OldestDue
+}
+
+// ExportOutstanding writes the outstanding report of f into ex. The rows are one per
+// student, so they are grouped in memory first (bounded by the roster, not the bills).
+func (s *Service) ExportOutstanding(ctx context.Context, f OutstandingFilter, ex Export) error {
+	if err := f.Check(); err != nil {
+		return err
+	}
+	people, err := loadPeople(ctx, s.roster)
+	if err != nil {
+		return err
+	}
+	today := s.Today()
+	rep, err := s.computeOutstanding(ctx, f, today, people)
+	if err != nil {
+		return err
+	}
+	e, err := newExporter(ex)
+	if err != nil {
+		return err
+	}
+	defer e.w.discard()
+	t := outstandingTable(ex.Printer, f, today)
+	if err := e.begin(t); err != nil {
+		return err
+	}
+	vals := make([]any, len(t.Columns))
+	for _, r := range rep.Rows {
+		outstandingValues(vals, r, ex.Printer)
+		if err := e.w.row(vals); err != nil {
+			return err
+		}
+	}
+	if err := e.finish(t); err != nil {
+		return err
+	}
+	return e.w.close()
+}
+
+// StatementFilename is the download name of a student's statement.
+func StatementFilename(nis string, today time.Time, format Format) string {
+	return Filename("rincian-tagihan", format, nis, today.Format(time.DateOnly))
+}
+
+func statementTable(p i18n.Printer, st Statement) table {
+	return table{
+		Sheet: p.T("reports.sheet.statement"),
+		Title: p.T("reports.statement.title"),
+		Filters: []Filter{
+			{p.T("term.nis"), st.NIS},
+			{p.T("term.student_name"), st.Name},
+			{p.T("term.class"), ClassLabel(p, st.Class)},
+			{p.T("reports.as_of"), p.Day(st.Today)},
+		},
+		Columns: []Column{
+			{Title: p.T("term.due_date"), Kind: KindDate, Width: 13},
+			{Title: p.T("term.component"), Width: 32},
+			{Title: p.T("term.account_code"), Width: 13},
+			{Title: p.T("term.amount"), Kind: KindMoney, Width: 16, Total: true},
+			{Title: p.T("term.penalty"), Kind: KindMoney, Width: 13},
+			{Title: p.T("term.state"), Width: 14},
+			{Title: p.T("term.paid_date"), Kind: KindDate, Width: 13},
+			{Title: p.T("term.amount_paid"), Kind: KindMoney, Width: 17, Total: true},
+			{Title: p.T("term.ref_number"), Width: 24},
+			{Title: p.T("reports.due_today"), Kind: KindMoney, Width: 18, Total: true},
+			{Title: p.T("reports.running_total"), Kind: KindMoney, Width: 18},
+		},
+		TotalLabel: p.T("term.total"),
+	}
+}
+
+// ExportStatement writes one student's statement into ex.
+func (s *Service) ExportStatement(ctx context.Context, nis string, ex Export) error {
+	st, err := s.computeStatement(ctx, nis, s.Today())
+	if err != nil {
+		return err
+	}
+	e, err := newExporter(ex)
+	if err != nil {
+		return err
+	}
+	defer e.w.discard()
+	t := statementTable(ex.Printer, st)
+	if err := e.begin(t); err != nil {
+		return err
+	}
+	v := make([]any, len(t.Columns))
+	for _, r := range st.Rows {
+		paidDay := time.Time{}
+		if !r.PaidAt.IsZero() {
+			paidDay = DayOf(r.PaidAt, s.loc)
+		}
+		v[0], v[1], v[2], v[3], v[4], v[5] = r.Due, r.Component, r.Account, r.Amount, r.Penalty, ex.Printer.T("state."+string(r.Status))
+		v[6], v[7], v[8], v[9], v[10] = paidDay, r.Paid, r.Ref, r.DueToday, r.Running
+		if err := e.w.row(v); err != nil {
+			return err
+		}
+	}
+	if err := e.finish(t); err != nil {
+		return err
+	}
+	return e.w.close()
+}
+
+// AccountsFilename is the download name of the per account code summary.
+func AccountsFilename(f PaymentsFilter, format Format) string {
+	return Filename("ringkasan-rekening", format, f.From.Format(time.DateOnly), f.To.Format(time.DateOnly))
+}
+
+func accountsTable(p i18n.Printer, f PaymentsFilter, today time.Time) table {
+	return table{
+		Sheet: p.T("reports.sheet.accounts"),
+		Title: p.T("reports.accounts.title"),
+		Filters: []Filter{
+			{p.T("term.period"), RangeLabel(p, f.From, f.To)},
+			{p.T("reports.as_of"), p.Day(today)},
+		},
+		Columns: []Column{
+			{Title: p.T("term.account_code"), Width: 16},
+			{Title: p.T("reports.payments_count"), Kind: KindInt, Width: 12, Total: true},
+			{Title: p.T("term.amount"), Kind: KindMoney, Width: 18, Total: true},
+			{Title: p.T("reports.penalty_part"), Kind: KindMoney, Width: 16, Total: true},
+			{Title: p.T("reports.received"), Kind: KindMoney, Width: 18, Total: true},
+			{Title: p.T("reports.bucket.not_due"), Kind: KindMoney, Width: 18, Total: true},
+			{Title: p.T("reports.overdue_now"), Kind: KindMoney, Width: 18, Total: true},
+			{Title: p.T("reports.outstanding_now"), Kind: KindMoney, Width: 18, Total: true},
+		},
+		TotalLabel: p.T("term.total"),
+	}
+}
+
+// ExportAccounts writes the per account code summary into ex.
+func (s *Service) ExportAccounts(ctx context.Context, f PaymentsFilter, ex Export) error {
+	today := s.Today()
+	rep, err := s.computeAccounts(ctx, f, today)
+	if err != nil {
+		return err
+	}
+	e, err := newExporter(ex)
+	if err != nil {
+		return err
+	}
+	defer e.w.discard()
+	t := accountsTable(ex.Printer, rep.Filter, today)
+	if err := e.begin(t); err != nil {
+		return err
+	}
+	v := make([]any, len(t.Columns))
+	for _, r := range rep.Rows {
+		v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7] = r.Account, r.Payments, r.Amount, r.Penalty, r.Paid, r.NotYetDue, r.Overdue, r.Outstanding
+		if err := e.w.row(v); err != nil {
+			return fmt.Errorf("reports: accounts export: %w", err)
+		}
+	}
+	if err := e.finish(t); err != nil {
+		return err
+	}
+	return e.w.close()
+}

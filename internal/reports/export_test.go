@@ -1,0 +1,358 @@
+package reports_test
+
+import (
+	"archive/zip"
+	"bytes"
+	"context"
+	"encoding/csv"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/xuri/excelize/v2"
+
+	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/i18n"
+	"github.com/sekolah/portal/internal/reports"
+	"github.com/sekolah/portal/internal/store"
+)
+
+func export(format reports.Format) (reports.Export, *bytes.Buffer, *bool) {
+	var buf bytes.Buffer
+	started := new(bool)
+	return reports.Export{
+		Format: format, W: &buf, Start: func() { *started = true },
+		Printer: i18n.NewPrinter(i18n.Indonesian, jakarta), By: "Bu Sari", At: today,
+	}, &buf, started
+}
+
+func openXLSX(t *testing.T, b []byte) *excelize.File {
+	t.Helper()
+	f, err := excelize.OpenReader(bytes.NewReader(b))
+	if err != nil {
+		t.Fatalf("open xlsx: %v", err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
+}
+
+// sheetXML returns the raw XML of a sheet, for what excelize has no getter for.
+func sheetXML(t *testing.T, b []byte, n int) string {
+	t.Helper()
+	zr, err := zip.NewReader(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range zr.File {
+		if f.Name == "xl/worksheets/sheet"+string(rune('0'+n))+".xml" {
+			rc, _ := f.Open()
+			defer rc.Close()
+			x, _ := io.ReadAll(rc)
+			return string(x)
+		}
+	}
+	t.Fatalf("sheet%d.xml not found", n)
+	return ""
+}
+
+func cell(t *testing.T, f *excelize.File, sheet, ref string) string {
+	t.Helper()
+	v, err := f.GetCellValue(sheet, ref, excelize.Options{RawCellValue: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func numFmt(t *testing.T, f *excelize.File, sheet, ref string) string {
+	t.Helper()
+	id, err := f.GetCellStyle(sheet, ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := f.GetStyle(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.CustomNumFmt != nil {
+		return *st.CustomNumFmt
+	}
+	return "builtin:" + string(rune('0'+st.NumFmt))
+}
+
+func TestExportPaymentsXLSX(t *testing.T) {
+	f := smallSchool(t)
+	ex, buf, started := export(reports.XLSX)
+	filter := reports.PaymentsFilter{From: day(2027, 2, 1), To: day(2027, 3, 15)}
+	if err := f.svc.ExportPayments(context.Background(), filter, ex); err != nil {
+		t.Fatal(err)
+	}
+	if !*started {
+		t.Fatal("Start was not called")
+	}
+	x := openXLSX(t, buf.Bytes())
+	if got := x.GetSheetList(); strings.Join(got, ",") != "Pembayaran,Harian" {
+		t.Fatalf("sheets = %v", got)
+	}
+	const s = "Pembayaran"
+	want := map[string]string{
+		"A1": "Laporan Pembayaran Diterima",
+		"A2": "Periode", "B2": "1 Feb 2027 – 15 Mar 2027",
+		"A3": "Kode rekening", "B3": "Semua",
+		"A4": "Dibuat", "B4": "15 Mar 2027 10:00 oleh Bu Sari",
+		"A6": "Tanggal bayar", "B6": "NIS", "C6": "Nama siswa", "D6": "Kelas", "E6": "Komponen tagihan",
+		"F6": "Kode rekening", "G6": "Nominal", "H6": "Bagian denda", "I6": "Jumlah dibayar", "J6": "No. referensi",
+		// 8 Feb 2027 is day 46426 of Excel's calendar.
+		"A7": "46426", "B7": "1001", "C7": "Ani Lestari", "D7": "Kelas 7A", "E7": "SPP Februari", "F7": "SPP",
+		"G7": "500000", "H7": "0", "I7": "500000", "J7": "REF-A",
+		"B8": "1002", "J8": "REF-G",
+		"B9": "1001", "G9": "500000", "H9": "25000", "I9": "525000",
+		"A10": "46461", "B10": "1003", "C10": "Citra Dewi", "D10": "Tanpa kelas", "J10": `'=HYPERLINK("x")`,
+		"A11": "Total", "G11": "1800000", "H11": "50000", "I11": "1850000",
+	}
+	for ref, w := range want {
+		if got := cell(t, x, s, ref); got != w {
+			t.Errorf("%s = %q, want %q", ref, got, w)
+		}
+	}
+	for ref, w := range map[string]string{"G11": "SUM(G7:G10)", "H11": "SUM(H7:H10)", "I11": "SUM(I7:I10)", "J10": ""} {
+		if got, _ := x.GetCellFormula(s, ref); got != w {
+			t.Errorf("formula %s = %q, want %q", ref, got, w)
+		}
+	}
+	for ref, w := range map[string]string{"A7": reports.DateFormat, "G7": reports.RupiahFormat, "I10": reports.RupiahFormat, "I11": reports.RupiahFormat} {
+		if got := numFmt(t, x, s, ref); got != w {
+			t.Errorf("number format of %s = %q, want %q", ref, got, w)
+		}
+	}
+	if typ, _ := x.GetCellType(s, "J10"); typ == excelize.CellTypeFormula {
+		t.Error("the injected ref became a formula")
+	}
+	panes, err := x.GetPanes(s)
+	if err != nil || !panes.Freeze || panes.YSplit != 6 {
+		t.Errorf("panes = %+v, %v; want frozen below row 6", panes, err)
+	}
+	if w, _ := x.GetColWidth(s, "C"); w != 30 {
+		t.Errorf("name column width = %v", w)
+	}
+	xml := sheetXML(t, buf.Bytes(), 1)
+	// excelize writes the range with absolute references, which Excel reads.
+	if !strings.Contains(xml, `<autoFilter ref="$A$6:$J$10"`) {
+		t.Errorf("no autofilter over the header and rows in:\n%s", xml[strings.Index(xml, "</sheetData>"):])
+	}
+
+	const daily = "Harian"
+	for ref, w := range map[string]string{
+		"A6": "Tanggal", "B6": "Jumlah pembayaran",
+		"A7": "46426", "B7": "1", "E7": "500000",
+		"A10": "46461", "E10": "525000",
+		"A11": "Total", "B11": "4", "C11": "1800000", "D11": "50000", "E11": "1850000",
+	} {
+		if got := cell(t, x, daily, ref); got != w {
+			t.Errorf("daily %s = %q, want %q", ref, got, w)
+		}
+	}
+	if got, _ := x.GetCellFormula(daily, "E11"); got != "SUM(E7:E10)" {
+		t.Errorf("daily total formula = %q", got)
+	}
+}
+
+func TestExportCSV(t *testing.T) {
+	f := smallSchool(t)
+	ctx := context.Background()
+	ex, buf, started := export(reports.CSV)
+	if err := f.svc.ExportPayments(ctx, reports.PaymentsFilter{From: day(2027, 3, 1), To: day(2027, 3, 15)}, ex); err != nil {
+		t.Fatal(err)
+	}
+	if !*started {
+		t.Fatal("Start was not called")
+	}
+	b := buf.Bytes()
+	if !bytes.HasPrefix(b, []byte("\xef\xbb\xbf")) {
+		t.Fatalf("no BOM: %q", b[:10])
+	}
+	recs, err := csv.NewReader(bytes.NewReader(b[3:])).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][]string{
+		{"Tanggal bayar", "NIS", "Nama siswa", "Kelas", "Komponen tagihan", "Kode rekening", "Nominal", "Bagian denda", "Jumlah dibayar", "No. referensi"},
+		{"2027-03-12", "1001", "Ani Lestari", "Kelas 7A", "SPP Maret", "SPP", "500000", "25000", "525000", "REF-B"},
+		{"2027-03-15", "1003", "Citra Dewi", "Tanpa kelas", "SPP Maret", "SPP", "500000", "25000", "525000", `'=HYPERLINK("x")`},
+	}
+	if len(recs) != len(want) {
+		t.Fatalf("records = %q", recs)
+	}
+	for i := range want {
+		if strings.Join(recs[i], "|") != strings.Join(want[i], "|") {
+			t.Errorf("row %d = %q\nwant %q", i, recs[i], want[i])
+		}
+	}
+
+	// The other reports export too, with the same totals as on screen.
+	for name, run := range map[string]func(reports.Export) error{
+		"outstanding": func(ex reports.Export) error { return f.svc.ExportOutstanding(ctx, reports.OutstandingFilter{}, ex) },
+		"statement":   func(ex reports.Export) error { return f.svc.ExportStatement(ctx, "1001", ex) },
+		"accounts": func(ex reports.Export) error {
+			return f.svc.ExportAccounts(ctx, reports.PaymentsFilter{From: day(2027, 2, 1), To: day(2027, 3, 15)}, ex)
+		},
+	} {
+		ex, buf, _ := export(reports.CSV)
+		if err := run(ex); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		recs, err := csv.NewReader(bytes.NewReader(buf.Bytes()[3:])).ReadAll()
+		if err != nil || len(recs) < 2 {
+			t.Fatalf("%s: %v %q", name, err, recs)
+		}
+	}
+}
+
+func TestExportOtherReportsXLSX(t *testing.T) {
+	f := smallSchool(t)
+	ctx := context.Background()
+
+	ex, buf, _ := export(reports.XLSX)
+	if err := f.svc.ExportOutstanding(ctx, reports.OutstandingFilter{}, ex); err != nil {
+		t.Fatal(err)
+	}
+	x := openXLSX(t, buf.Bytes())
+	// 4 filter lines + generated: header on row 8, three students, totals on row 12.
+	for ref, w := range map[string]string{
+		"A1": "Laporan Tunggakan dan Piutang", "B2": "15 Mar 2027", "B3": "Semua",
+		"A8": "NIS", "K8": "Harus dibayar hari ini", "L8": "Jatuh tempo terlama",
+		"A9": "1001", "E9": "2000000", "K9": "2000000",
+		"A11": "1003", "C11": "Tanpa kelas", "I11": "420000", "J11": "20000", "K11": "1620000", "L11": "46366",
+		"A12": "Total", "D12": "4", "K12": "4145000", "L12": "",
+	} {
+		if got := cell(t, x, "Tunggakan", ref); got != w {
+			t.Errorf("outstanding %s = %q, want %q", ref, got, w)
+		}
+	}
+	if got, _ := x.GetCellFormula("Tunggakan", "K12"); got != "SUM(K9:K11)" {
+		t.Errorf("outstanding total formula = %q", got)
+	}
+
+	ex, buf, _ = export(reports.XLSX)
+	if err := f.svc.ExportStatement(ctx, "1001", ex); err != nil {
+		t.Fatal(err)
+	}
+	x = openXLSX(t, buf.Bytes())
+	for ref, w := range map[string]string{
+		"B2": "1001", "B3": "Ani Lestari", "A8": "Jatuh tempo",
+		"B9": "SPP Februari", "F9": "Lunas", "K11": "2000000", "F11": "Belum dibayar",
+		"A12": "Total", "D12": "3000000", "H12": "1025000", "J12": "2000000", "K12": "",
+	} {
+		if got := cell(t, x, "Rincian", ref); got != w {
+			t.Errorf("statement %s = %q, want %q", ref, got, w)
+		}
+	}
+
+	ex, buf, _ = export(reports.XLSX)
+	if err := f.svc.ExportAccounts(ctx, reports.PaymentsFilter{From: day(2027, 2, 1), To: day(2027, 3, 15)}, ex); err != nil {
+		t.Fatal(err)
+	}
+	x = openXLSX(t, buf.Bytes())
+	for ref, w := range map[string]string{"A6": "Kode rekening", "A7": "BCA", "A8": "SPP", "E9": "1850000", "H9": "4145000"} {
+		if got := cell(t, x, "Rekening", ref); got != w {
+			t.Errorf("accounts %s = %q, want %q", ref, got, w)
+		}
+	}
+}
+
+func TestNeutralise(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"=1+2", "'=1+2"},
+		{"+62812", "'+62812"},
+		{"-5", "'-5"},
+		{"@SUM(A1)", "'@SUM(A1)"},
+		{"\tx", "'\tx"},
+		{"\rx", "'\rx"},
+		{"Budi =1", "Budi =1"},
+		{"", ""},
+		{"'already", "'already"},
+	}
+	for _, tt := range tests {
+		if got := reports.Neutralise(tt.in); got != tt.want {
+			t.Errorf("Neutralise(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// Names, classes, component names and refs that a spreadsheet would run come out as
+// text in both formats.
+func TestExportFormulaInjection(t *testing.T) {
+	evil := []string{`=cmd|' /C calc'!A0`, "+1+1", "-2+3", "@SUM(A1:A9)", "\t=1", "\r=1"}
+	paid := wib(2027, 3, 10, 9, 0)
+	var bills []billing.Bill
+	roster := memRoster{}
+	for i, s := range evil {
+		nis := string(rune('A'+i)) + "100"
+		roster[nis] = store.Student{NIS: nis, Name: s, Description: s}
+		bills = append(bills, billing.Bill{ComponentID: nis, NIS: nis, Name: s, AccountCode: "SPP", Amount: 1000, AmountPaid: 1000,
+			State: billing.StatePaid, PaidAt: paid.Add(time.Duration(i) * time.Minute), RefNumber: s, Due: day(2027, 3, 10)})
+	}
+	svc := reports.New(reports.Config{Source: newMemSource(bills, jakarta), Roster: roster, Location: jakarta, Now: func() time.Time { return today }})
+	filter := reports.PaymentsFilter{From: day(2027, 3, 10), To: day(2027, 3, 10)}
+
+	ex, buf, _ := export(reports.CSV)
+	ex.By = "=evil()"
+	if err := svc.ExportPayments(context.Background(), filter, ex); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(bytes.NewReader(buf.Bytes()[3:])).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, s := range evil {
+		r := recs[i+1]
+		s = strings.TrimPrefix(s, "\r")         // a CRLF CSV writer drops a lone CR inside a field
+		for _, col := range []int{2, 3, 4, 9} { // name, class, component, ref
+			if strings.TrimPrefix(r[col], "'") == r[col] || strings.TrimPrefix(r[col], "'") != s {
+				t.Errorf("csv row %d col %d = %q, want %q", i, col, r[col], "'"+s)
+			}
+		}
+		if r[6] != "1000" {
+			t.Errorf("csv amount = %q", r[6])
+		}
+	}
+
+	ex, buf, _ = export(reports.XLSX)
+	ex.By = "=evil()"
+	if err := svc.ExportPayments(context.Background(), filter, ex); err != nil {
+		t.Fatal(err)
+	}
+	x := openXLSX(t, buf.Bytes())
+	rows, err := x.GetRows("Pembayaran", excelize.Options{RawCellValue: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(rows[3][1], "oleh =evil()") {
+		t.Errorf("generated-by line = %q", rows[3][1])
+	}
+	for i, s := range evil {
+		r := rows[6+i]
+		for _, col := range []int{2, 3, 4, 9} {
+			ref, _ := excelize.CoordinatesToCellName(col+1, 7+i)
+			if r[col] != "'"+s {
+				t.Errorf("xlsx %s = %q, want %q", ref, r[col], "'"+s)
+			}
+			if f, _ := x.GetCellFormula("Pembayaran", ref); f != "" {
+				t.Errorf("xlsx %s holds formula %q", ref, f)
+			}
+		}
+	}
+}
+
+// An export that fails before any data was read has not started the response, so the
+// web layer can still show an error page; one that fails later has.
+func TestExportErrorBeforeStart(t *testing.T) {
+	f := smallSchool(t)
+	ex, buf, started := export(reports.XLSX)
+	f.sb.SetFaults(failAll())
+	err := f.svc.ExportPayments(context.Background(), reports.PaymentsFilter{From: day(2027, 3, 1), To: day(2027, 3, 15)}, ex)
+	if err == nil || *started || buf.Len() != 0 {
+		t.Fatalf("err %v, started %v, %d bytes written", err, *started, buf.Len())
+	}
+}

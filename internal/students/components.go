@@ -1,0 +1,263 @@
+package students
+
+import (
+	"errors"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/sekolah/portal/internal/billing"
+)
+
+// Columns of the add-components form, as FieldErrors keys of a row.
+const (
+	ColName    = "name"
+	ColAccount = "account_code"
+	ColAmount  = "amount"
+	ColPenalty = "penalty"
+	ColDue     = "due"
+	ColExpiry  = "expiry"
+	ColActive  = "active"
+	ColNotes   = "notes"
+)
+
+// Columns lists the row fields in form order.
+var Columns = []string{ColName, ColAccount, ColAmount, ColPenalty, ColDue, ColExpiry, ColActive, ColNotes}
+
+// ComponentRow is one row of the add-components form as typed.
+type ComponentRow struct {
+	Name, AccountCode, Amount, Penalty, Due, Expiry, Active, Notes string
+}
+
+// Get returns the row's value of a column (for forms built from Columns).
+func (r ComponentRow) Get(col string) string {
+	switch col {
+	case ColName:
+		return r.Name
+	case ColAccount:
+		return r.AccountCode
+	case ColAmount:
+		return r.Amount
+	case ColPenalty:
+		return r.Penalty
+	case ColDue:
+		return r.Due
+	case ColExpiry:
+		return r.Expiry
+	case ColActive:
+		return r.Active
+	case ColNotes:
+		return r.Notes
+	}
+	return ""
+}
+
+// Set stores v in the row's column col.
+func (r *ComponentRow) Set(col, v string) {
+	switch col {
+	case ColName:
+		r.Name = v
+	case ColAccount:
+		r.AccountCode = v
+	case ColAmount:
+		r.Amount = v
+	case ColPenalty:
+		r.Penalty = v
+	case ColDue:
+		r.Due = v
+	case ColExpiry:
+		r.Expiry = v
+	case ColActive:
+		r.Active = v
+	case ColNotes:
+		r.Notes = v
+	}
+}
+
+// Empty reports a row the person left alone. The account code is a drop-down that always
+// has a value, so it does not count.
+func (r ComponentRow) Empty() bool {
+	for _, v := range []string{r.Name, r.Amount, r.Penalty, r.Due, r.Expiry, r.Active, r.Notes} {
+		if strings.TrimSpace(v) != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// ComponentPlan is the outcome of checking the form: the components to send, the form
+// row each came from, and the problems of each row (by row index).
+type ComponentPlan struct {
+	Inputs []billing.ComponentInput
+	Rows   []int
+	Errors map[int]FieldErrors
+}
+
+// Valid reports whether there is something to send and nothing is wrong.
+func (p ComponentPlan) Valid() bool { return len(p.Errors) == 0 && len(p.Inputs) > 0 }
+
+// ValidateComponents checks the rows for student nis with the service's rules before any
+// call: name, account code (one of accounts), due and expiry are required; amount is a
+// whole rupiah > 0; penalty a whole rupiah >= 0 (empty is 0); due <= expiry; active, when
+// given, <= due. Empty rows are ignored.
+func ValidateComponents(nis string, rows []ComponentRow, accounts []string) ComponentPlan {
+	plan := ComponentPlan{Errors: map[int]FieldErrors{}}
+	for i, r := range rows {
+		if r.Empty() {
+			continue
+		}
+		in, errs := validateRow(nis, r, accounts)
+		if len(errs) > 0 {
+			plan.Errors[i] = errs
+			continue
+		}
+		plan.Inputs = append(plan.Inputs, in)
+		plan.Rows = append(plan.Rows, i)
+	}
+	return plan
+}
+
+func validateRow(nis string, r ComponentRow, accounts []string) (billing.ComponentInput, FieldErrors) {
+	errs := FieldErrors{}
+	in := billing.ComponentInput{
+		NIS:         nis,
+		AccountCode: strings.TrimSpace(r.AccountCode),
+		Name:        strings.Join(strings.Fields(r.Name), " "),
+		Notes:       strings.TrimSpace(r.Notes),
+	}
+	switch {
+	case in.Name == "":
+		errs[ColName] = ProblemRequired
+	case utf8.RuneCountInString(in.Name) > ComponentMaxLen[ColName]:
+		errs[ColName] = ProblemTooLong
+	}
+	switch {
+	case in.AccountCode == "":
+		errs[ColAccount] = ProblemRequired
+	case !slices.Contains(accounts, in.AccountCode):
+		errs[ColAccount] = ProblemAccount
+	}
+	if utf8.RuneCountInString(in.Notes) > ComponentMaxLen[ColNotes] {
+		errs[ColNotes] = ProblemTooLong
+	}
+
+	if strings.TrimSpace(r.Amount) == "" {
+		errs[ColAmount] = ProblemRequired
+	} else if v, err := ParseRupiah(r.Amount); err != nil {
+		errs[ColAmount] = ProblemAmount
+	} else if v <= 0 {
+		errs[ColAmount] = ProblemPositive
+	} else if v > MaxRupiah {
+		errs[ColAmount] = ProblemTooLarge
+	} else {
+		in.Amount = v
+	}
+	if strings.TrimSpace(r.Penalty) != "" {
+		if v, err := ParseRupiah(r.Penalty); err != nil {
+			errs[ColPenalty] = ProblemAmount
+		} else if v < 0 {
+			errs[ColPenalty] = ProblemNegative
+		} else if v > MaxRupiah {
+			errs[ColPenalty] = ProblemTooLarge
+		} else {
+			in.Penalty = v
+		}
+	}
+
+	day := func(col, s string, required bool) time.Time {
+		if strings.TrimSpace(s) == "" {
+			if required {
+				errs[col] = ProblemRequired
+			}
+			return time.Time{}
+		}
+		d, err := ParseDay(s)
+		if err != nil {
+			errs[col] = ProblemDate
+		}
+		return d
+	}
+	in.Due = day(ColDue, r.Due, true)
+	in.Expiry = day(ColExpiry, r.Expiry, true)
+	in.Active = day(ColActive, r.Active, false)
+	if !in.Due.IsZero() && !in.Expiry.IsZero() && in.Due.After(in.Expiry) {
+		errs[ColDue] = ProblemDueAfterExpiry
+	}
+	if !in.Active.IsZero() && !in.Due.IsZero() && in.Active.After(in.Due) {
+		errs[ColActive] = ProblemActiveAfterDue
+	}
+	return in, errs
+}
+
+// MaxRupiah is the largest amount or penalty the form accepts: far above any school
+// charge, and low enough that a whole school's totals cannot overflow an int64.
+const MaxRupiah int64 = 1_000_000_000_000
+
+// ErrNotRupiah means a text is not a whole number of rupiah.
+var ErrNotRupiah = errors.New("students: not a whole number of rupiah")
+
+// rupiahPattern is a whole amount as school staff type it: plain digits, or groups of
+// three split by dots (Indonesian) or spaces, optionally ending in ",00" or ",-".
+var rupiahPattern = regexp.MustCompile(`^-?(?:[0-9]+|[0-9]{1,3}(?:\.[0-9]{3})+|[0-9]{1,3}(?: [0-9]{3})+)(?:,0{1,2}|,-)?$`)
+
+// ParseRupiah reads a whole rupiah amount: "1250000", "1.250.000", "Rp 1.250.000",
+// "Rp1.250.000,-", "IDR 1.250.000,00". A fraction other than zero ("1.250,50"), a decimal
+// point ("1250000.5") or anything else is ErrNotRupiah; the caller decides the sign rule.
+func ParseRupiah(s string) (int64, error) {
+	t := strings.TrimSpace(strings.ReplaceAll(s, "\u00a0", " "))
+	neg := strings.HasPrefix(t, "-")
+	if neg {
+		t = strings.TrimSpace(t[1:])
+	}
+	lower := strings.ToLower(t)
+	for _, p := range []string{"rp.", "rp", "idr"} {
+		if strings.HasPrefix(lower, p) {
+			t = strings.TrimSpace(t[len(p):])
+			break
+		}
+	}
+	if !neg && strings.HasPrefix(t, "-") {
+		neg, t = true, strings.TrimSpace(t[1:])
+	}
+	if t == "" || strings.HasPrefix(t, "-") || !rupiahPattern.MatchString(t) {
+		return 0, ErrNotRupiah
+	}
+	if i := strings.IndexByte(t, ','); i >= 0 {
+		t = t[:i]
+	}
+	digits := strings.NewReplacer(".", "", " ", "").Replace(t)
+	v, err := strconv.ParseInt(digits, 10, 64)
+	if err != nil {
+		return 0, ErrNotRupiah
+	}
+	if neg {
+		v = -v
+	}
+	return v, nil
+}
+
+// ErrNotDay means a text is not a calendar day.
+var ErrNotDay = errors.New("students: not a calendar day")
+
+// ParseDay reads a calendar day as a date input sends it ("2026-01-10") or as people type
+// it without one ("10/01/2026", "10-01-2026"), and returns it at UTC midnight, the way
+// the service stores component days.
+func ParseDay(s string) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	for _, layout := range []string{time.DateOnly, "02/01/2006", "2/1/2006", "02-01-2006", "2-1-2006"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t, nil // time.Parse without a zone is UTC
+		}
+	}
+	return time.Time{}, ErrNotDay
+}
+
+// DayOf is the calendar day of t in t's own location, at UTC midnight like component
+// days, so the two compare directly.
+func DayOf(t time.Time) time.Time {
+	y, m, d := t.Date()
+	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+}

@@ -1,0 +1,88 @@
+package students
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/sekolah/portal/internal/billing"
+)
+
+// Totals are what the roster shows per student: the sum due today of the unpaid,
+// unexpired components (billing.Bill.DueToday) and how many of them are late.
+type Totals struct {
+	Outstanding int64
+	Overdue     int
+}
+
+// Add counts one component; today is now in the service zone.
+func (t *Totals) Add(b billing.Bill, today time.Time) {
+	t.Outstanding += b.DueToday(today)
+	if b.IsLate(today) {
+		t.Overdue++
+	}
+}
+
+// StateTotal is the count and money of one group of a student's components.
+type StateTotal struct {
+	Count  int
+	Amount int64
+}
+
+// Summary groups one student's components the way the student page shows them: unpaid
+// (not late) and overdue at what paying them costs today, paid at what was paid, expired
+// at their amount.
+type Summary struct {
+	Unpaid  StateTotal
+	Overdue StateTotal
+	Paid    StateTotal
+	Expired StateTotal
+	Totals  Totals
+}
+
+// Summarize adds up bills on today (now in the service zone).
+func Summarize(bills []billing.Bill, today time.Time) Summary {
+	var s Summary
+	for _, b := range bills {
+		s.Totals.Add(b, today)
+		switch {
+		case b.State == billing.StatePaid:
+			s.Paid.Count++
+			s.Paid.Amount += b.AmountPaid
+		case b.DueToday(today) == 0:
+			s.Expired.Count++
+			s.Expired.Amount += b.Amount
+		case b.IsLate(today):
+			s.Overdue.Count++
+			s.Overdue.Amount += b.DueToday(today)
+		default:
+			s.Unpaid.Count++
+			s.Unpaid.Amount += b.DueToday(today)
+		}
+	}
+	return s
+}
+
+// Account is one student's components, by due day (then name), and their summary.
+type Account struct {
+	Bills   []billing.Bill
+	Summary Summary
+}
+
+// LoadAccount reads every component of nis from the service and adds them up on today.
+func LoadAccount(ctx context.Context, c *billing.Client, nis string, today time.Time) (Account, error) {
+	var a Account
+	for b, err := range c.AllForStudent(ctx, nis, billing.Query{}) {
+		if err != nil {
+			return Account{}, fmt.Errorf("students: bills of %s: %w", nis, err)
+		}
+		a.Bills = append(a.Bills, b)
+	}
+	slices.SortStableFunc(a.Bills, func(x, y billing.Bill) int {
+		return cmp.Or(x.Due.Compare(y.Due), cmp.Compare(x.Name, y.Name), x.CreatedAt.Compare(y.CreatedAt))
+	})
+	a.Summary = Summarize(a.Bills, today)
+	return a, nil
+}

@@ -1,0 +1,169 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/sekolah/portal/internal/auth"
+	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/bills"
+	"github.com/sekolah/portal/internal/i18n"
+	"github.com/sekolah/portal/views/components"
+	"github.com/sekolah/portal/views/pages"
+	"github.com/sekolah/portal/views/viewctx"
+)
+
+// billsToday is "today" for the billing rules: now in the configured zone.
+func (h *Handler) billsToday() time.Time {
+	return h.now().In(h.cfg.Location)
+}
+
+// billsFieldLabels name the filter fields in the list of problems above the table.
+var billsFieldLabels = map[string]string{
+	bills.ParamState: "term.state", bills.ParamAccount: "term.account_code",
+	bills.ParamDueFrom: "bills.filter.due_from", bills.ParamDueTo: "bills.filter.due_to",
+	bills.ParamPaidFrom: "bills.filter.paid_from", bills.ParamPaidTo: "bills.filter.paid_to",
+	bills.ParamNIS: "term.nis", bills.ParamNotes: "term.notes", bills.ParamRef: "term.ref_number",
+}
+
+// billsProblems words the problems: per field, and as a list naming each field.
+func billsProblems(ctx context.Context, probs []bills.Problem) (map[string]string, []string) {
+	byField := map[string]string{}
+	var list []string
+	for _, p := range probs {
+		msg := i18n.T(ctx, p.Key, p.Args...)
+		if _, dup := byField[p.Field]; !dup {
+			byField[p.Field] = msg
+		}
+		if key, ok := billsFieldLabels[p.Field]; ok {
+			msg = i18n.T(ctx, key) + ": " + msg
+		}
+		list = append(list, msg)
+	}
+	return byField, list
+}
+
+func billsStudentURL(nis string) string { return "/students/" + url.PathEscape(nis) }
+
+func paymentReceiptURL(nis, ref string) string {
+	return "/payments/receipt?" + url.Values{"nis": {nis}, "ref": {ref}}.Encode()
+}
+
+func paymentNewURL(nis string) string { return "/payments/new?" + url.Values{"nis": {nis}}.Encode() }
+
+// billsOfStudentURL is the browser on every bill of one student.
+func billsOfStudentURL(nis string) string {
+	return bills.Filter{State: bills.StateAll, NIS: nis}.URL("/bills")
+}
+
+// billsView is the browser's frame for filter f: tabs, form, choices and sort links.
+func (h *Handler) billsView(ctx context.Context, f bills.Filter) pages.BillsView {
+	v := pages.BillsView{
+		Form: pages.BillsForm{
+			State: f.State, Account: f.Account, DueFrom: f.DueFrom, DueTo: f.DueTo,
+			PaidFrom: f.PaidFrom, PaidTo: f.PaidTo, NIS: f.NIS, Notes: f.Notes, Ref: f.Ref,
+			Sort: f.Sort, Limit: strconv.Itoa(f.Limit),
+		},
+		Sorts:  map[string]pages.BillsSortLink{},
+		CanPay: viewctx.Can(ctx, auth.WriteBilling),
+	}
+	for _, s := range bills.States {
+		v.Tabs = append(v.Tabs, pages.BillsTab{
+			State: s, Label: i18n.T(ctx, "bills.tab."+s), URL: f.WithState(s).URL("/bills"), Current: s == f.State,
+		})
+	}
+	for _, a := range h.cfg.AccountCodes {
+		v.Accounts = append(v.Accounts, components.Option{Value: a, Label: a})
+	}
+	for _, n := range bills.PageSizes {
+		v.PageSizes = append(v.PageSizes, components.Option{Value: strconv.Itoa(n), Label: i18n.T(ctx, "bills.page_size", n)})
+	}
+	reset := bills.Filter{State: bills.DefaultState, Limit: f.Limit}
+	if slices.Contains(bills.States, f.State) {
+		reset.State = f.State
+	}
+	v.ResetURL = reset.URL("/bills")
+	cur, _ := bills.ParseSort(f.Sort)
+	for _, k := range bills.SortKeys {
+		link := pages.BillsSortLink{URL: f.WithSort(bills.Toggle(f.Sort, k)).URL("/bills")}
+		if cur.Key == k {
+			link.Aria = "ascending"
+			if cur.Desc {
+				link.Aria = "descending"
+			}
+		}
+		v.Sorts[k] = link
+	}
+	v.Pager = components.Pager{
+		Offset: f.Offset, Limit: f.Limit, Total: -1, Target: "#bills-results",
+		URL: func(off int) string { return f.WithOffset(off).URL("/bills") },
+	}
+	return v
+}
+
+func billsRow(b billing.Bill, today time.Time, canPay bool) pages.BillsRow {
+	st := bills.StatusOf(b, today)
+	r := pages.BillsRow{
+		ComponentID: b.ComponentID, NIS: b.NIS, StudentName: b.StudentName, Name: b.Name,
+		AccountCode: b.AccountCode, Notes: b.Notes, Due: b.Due, DaysLate: b.DaysLate(today),
+		Status: string(st), Amount: b.Amount, PenaltyToday: bills.PenaltyToday(b, today),
+		DueToday: b.DueToday(today), AmountPaid: b.AmountPaid, PaidAt: b.PaidAt, Ref: b.RefNumber,
+		StudentURL: billsStudentURL(b.NIS),
+	}
+	if b.RefNumber != "" && st == bills.StatusPaid {
+		r.ReceiptURL = paymentReceiptURL(b.NIS, b.RefNumber)
+	}
+	if canPay && (st == bills.StatusProvisioned || st == bills.StatusOverdue) {
+		r.PayURL = paymentNewURL(b.NIS)
+	}
+	return r
+}
+
+// listBills is the bills browser: one page of the service's search, with the filters in
+// the URL. Sorting and totals apply to the page shown (the service has no total).
+func (h *Handler) listBills(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	today := h.billsToday()
+	req, probs := bills.ParseFilter(r.URL.Query(), h.cfg.AccountCodes)
+	f := req.Filter
+	v := h.billsView(ctx, f)
+	status := http.StatusOK
+	if len(probs) > 0 {
+		v.Errors, v.Problems = billsProblems(ctx, probs)
+		status = http.StatusUnprocessableEntity
+	} else {
+		var got []billing.Bill
+		var err error
+		if req.NIS != "" {
+			got, err = h.billing.StudentBills(ctx, req.NIS, req.Query)
+		} else {
+			got, err = h.billing.Search(ctx, req.Query)
+		}
+		switch {
+		case err != nil && req.NIS != "" && errors.Is(err, billing.ErrNotFound):
+			v.Notice = i18n.T(ctx, "bills.unknown_student", req.NIS)
+		case err != nil:
+			h.log.Warn("bills search", "err", err)
+			v.Notice, v.Failed, status = h.upstreamMessage(ctx, err, false), true, http.StatusBadGateway
+		default:
+			rows, next := bills.Page(got, f.Limit)
+			bills.SortBills(rows, f.Sort)
+			for _, b := range rows {
+				v.Rows = append(v.Rows, billsRow(b, today, v.CanPay))
+			}
+			t := bills.Total(rows, today)
+			v.Totals = pages.BillsTotals{Count: t.Count, Amount: t.Amount, PenaltyToday: t.PenaltyToday, DueToday: t.DueToday, AmountPaid: t.Paid}
+			v.Pager.Shown, v.Pager.HasNext = len(rows), next
+		}
+	}
+	if isPartial(r) {
+		// The form sends every field, empty ones included; the address bar gets the short form.
+		w.Header().Set("HX-Push-Url", f.URL("/bills"))
+	}
+	h.page(w, r, status, pages.Bills(v), pages.BillsResults(v))
+}

@@ -1,0 +1,56 @@
+package web
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/sekolah/portal/internal/auth"
+	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/bills"
+	"github.com/sekolah/portal/internal/i18n"
+	"github.com/sekolah/portal/views/pages"
+	"github.com/sekolah/portal/views/viewctx"
+)
+
+// showPaymentReceipt prints the receipt of one payment, read back from the service by its
+// reference number, so it shows what the service recorded rather than what was asked.
+func (h *Handler) showPaymentReceipt(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	nis := strings.TrimSpace(r.URL.Query().Get("nis"))
+	ref := strings.TrimSpace(r.URL.Query().Get("ref"))
+	notFound := i18n.T(ctx, "payments.receipt.not_found", ref, nis)
+	if bills.CheckNIS(nis) != nil || ref == "" || len(ref) > bills.MaxRefSearchLen {
+		h.renderError(w, r, http.StatusNotFound, notFound)
+		return
+	}
+	got, err := h.billing.StudentBills(ctx, nis, billing.Query{RefNumber: ref, Limit: billing.MaxLimit})
+	switch {
+	case errors.Is(err, billing.ErrNotFound):
+		h.renderError(w, r, http.StatusNotFound, notFound)
+		return
+	case err != nil:
+		h.log.Warn("read receipt", "nis", nis, "ref", ref, "err", err)
+		h.renderError(w, r, http.StatusBadGateway, h.upstreamMessage(ctx, err, false))
+		return
+	}
+	rec, ok := bills.BuildReceipt(nis, ref, got)
+	if !ok {
+		h.renderError(w, r, http.StatusNotFound, notFound)
+		return
+	}
+	p, _ := viewctx.CurrentPerson(ctx)
+	v := pages.PaymentReceiptView{
+		NIS: rec.NIS, Student: rec.StudentName, Ref: rec.Ref, PaidAt: rec.PaidAt,
+		Amount: rec.Amount, Penalty: rec.Penalty, Total: rec.Total,
+		Cashier: p.DisplayName, PrintedAt: h.now(), CanPay: viewctx.Can(ctx, auth.WriteBilling),
+	}
+	for _, l := range rec.Lines {
+		b := l.Bill
+		v.Lines = append(v.Lines, pages.PaymentReceiptLine{
+			Name: b.Name, AccountCode: b.AccountCode, Due: b.Due,
+			Amount: b.AmountPaid - l.Penalty, Penalty: l.Penalty, Paid: b.AmountPaid,
+		})
+	}
+	h.render(w, r, http.StatusOK, pages.PaymentReceipt(v))
+}

@@ -1,0 +1,477 @@
+package web_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/xuri/excelize/v2"
+
+	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/i18n"
+	"github.com/sekolah/portal/internal/portaltest"
+	"github.com/sekolah/portal/internal/reports"
+	"github.com/sekolah/portal/internal/sandbox"
+	"github.com/sekolah/portal/internal/store"
+	"github.com/sekolah/portal/internal/students"
+)
+
+// reportsNow is Monday 15 March 2027, 10:00 in Jakarta: deep in the demo school's year.
+var reportsNow = time.Date(2027, time.March, 15, 3, 0, 0, 0, time.UTC)
+
+// demoPortal starts a portal on the demo school with the roster filled by the students
+// area's sync, and a reports service of its own that
+// computes the expected figures independently of the handlers' cache.
+func reportsDemoPortal(t *testing.T) (*portaltest.Portal, *reports.Service) {
+	t.Helper()
+	p := portaltest.Start(t, portaltest.Options{Now: reportsNow, Demo: true})
+	sync := &students.Syncer{Billing: p.Billing, DB: p.DB, Now: func() time.Time { return reportsNow }, Concurrency: 8}
+	if _, err := sync.Run(context.Background(), "test"); err != nil {
+		t.Fatal(err)
+	}
+	svc := reports.New(reports.Config{Source: p.Billing, Roster: p.DB, Location: p.Config.Location, Now: func() time.Time { return reportsNow }})
+	return p, svc
+}
+
+func rText(res *portaltest.Response, sel string) string {
+	return strings.TrimSpace(res.Doc.Find(sel).First().Text())
+}
+
+func rAttr(res *portaltest.Response, sel, name string) string {
+	v, _ := res.Doc.Find(sel).First().Attr(name)
+	return v
+}
+
+func TestDashboardAndReportPages(t *testing.T) {
+	p, svc := reportsDemoPortal(t)
+	ctx := context.Background()
+	want, err := svc.Dashboard(ctx, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := want.Value
+	c := p.SignedIn(t, "principal")
+
+	t.Run("dashboard", func(t *testing.T) {
+		res := c.Get("/")
+		if res.StatusCode != http.StatusOK {
+			t.Fatalf("GET / = %d\n%s", res.StatusCode, res.Body)
+		}
+		cards := map[string]struct {
+			value, href string
+		}{
+			"card-collected-today": {i18n.Rupiah(d.CollectedToday.Amount), "/reports/payments?from=2027-03-15&to=2027-03-15"},
+			"card-collected-month": {i18n.Rupiah(d.CollectedMonth.Amount), "/reports/payments?from=2027-03-01&to=2027-03-15"},
+			"card-collected-year":  {i18n.Rupiah(d.CollectedYear.Amount), "/reports/payments?from=2026-07-01&to=2027-03-15"},
+			"card-outstanding":     {i18n.Rupiah(d.Outstanding.Amount), "/reports/outstanding"},
+			"card-not-due":         {i18n.Rupiah(d.NotYetDue.Amount), "/reports/outstanding?due_from=2027-03-15"},
+			"card-overdue":         {i18n.Rupiah(d.Overdue.Amount), "/reports/outstanding?due_to=2027-03-14"},
+			"card-expired":         {i18n.Rupiah(d.Expired.Amount), "/bills?state=expired"},
+			"card-rate":            {"", "/bills?due_from=2027-03-01&due_to=2027-03-31&state=all"},
+		}
+		for id, w := range cards {
+			sel := `[data-testid="` + id + `"]`
+			if w.value != "" && rText(res, sel+` [data-testid="value"]`) != w.value {
+				t.Errorf("%s shows %q, want %q", id, rText(res, sel+` [data-testid="value"]`), w.value)
+			}
+			if got := rAttr(res, sel, "href"); got != w.href {
+				t.Errorf("%s links to %q, want %q", id, got, w.href)
+			}
+		}
+		if r, _ := d.RatePermille(); !strings.Contains(rText(res, `[data-testid="card-rate"]`), strconv.FormatInt(r/10, 10)+",") {
+			t.Errorf("rate card = %q, rate %d‰", rText(res, `[data-testid="card-rate"]`), r)
+		}
+		// Charts: server-drawn SVG with the palette classes, bars linking to reports.
+		if n := res.Doc.Find(`[data-testid="chart-collections"] svg rect.fill--1`).Length(); n == 0 {
+			t.Error("collections chart has no bars")
+		}
+		if n := res.Doc.Find(`[data-testid="chart-collections"] .legend .swatch--1`).Length(); n != 1 {
+			t.Errorf("legend swatches: %d", n)
+		}
+		if href := rAttr(res, `[data-testid="chart-collections"] svg a`, "href"); !strings.HasPrefix(href, "/reports/payments?account=") {
+			t.Errorf("collections bar links to %q", href)
+		}
+		if n := res.Doc.Find(`[data-testid="chart-aging"] svg a`).Length(); n < 3 {
+			t.Errorf("aging chart has %d linked bars", n)
+		}
+		if href := rAttr(res, `[data-testid="chart-classes"] svg a`, "href"); !strings.HasPrefix(href, "/reports/outstanding?class=Kelas") {
+			t.Errorf("classes bar links to %q", href)
+		}
+		if res.Doc.Find(`[style]`).Length() != 0 || strings.Contains(res.Body, "<script>") {
+			t.Error("inline styles or scripts on the dashboard")
+		}
+		// Lists: the largest arrears link to the students' pages.
+		rows := res.Doc.Find(`[data-testid="top-arrears"] tbody tr`)
+		if rows.Length() != 10 {
+			t.Fatalf("top arrears rows = %d", rows.Length())
+		}
+		if href := rAttr(res, `[data-testid="arrears-student"]`, "href"); href != "/students/"+d.TopArrears[0].NIS {
+			t.Errorf("first arrears links to %q", href)
+		}
+		if n := res.Doc.Find(`[data-testid="due-soon"] tbody tr`).Length(); n != len(d.DueSoon) {
+			t.Errorf("due soon rows = %d, want %d", n, len(d.DueSoon))
+		}
+		if got := rText(res, `[data-testid="refreshed-at"]`); got != "Diperbarui baru saja" {
+			t.Errorf("freshness = %q", got)
+		}
+		if res.Doc.Find(`[data-testid="nav-reports"]`).Length() != 1 {
+			t.Error("no Laporan in the navigation")
+		}
+
+		hx := c.Get("/", "HX-Request", "true")
+		if hx.StatusCode != http.StatusOK || strings.Contains(hx.Body, "<html") || hx.Doc.Find(`[data-testid="card-overdue"]`).Length() != 1 {
+			t.Errorf("HTMX dashboard: %d, full page %v", hx.StatusCode, strings.Contains(hx.Body, "<html"))
+		}
+		if hx.Header.Get("Vary") != "HX-Request" {
+			t.Errorf("Vary = %q", hx.Header.Get("Vary"))
+		}
+	})
+
+	t.Run("payments", func(t *testing.T) {
+		res := c.Get("/reports/payments?from=2026-07-01&to=2027-03-15")
+		if res.StatusCode != http.StatusOK {
+			t.Fatalf("status %d\n%s", res.StatusCode, res.Body)
+		}
+		if got := rText(res, `[data-testid="payments-total"]`); got != i18n.Rupiah(d.CollectedYear.Amount) {
+			t.Errorf("payments total %q, dashboard year %s", got, i18n.Rupiah(d.CollectedYear.Amount))
+		}
+		if n := res.Doc.Find(`[data-testid="payments-table"] tbody tr`).Length(); n != 50 {
+			t.Errorf("first page has %d rows", n)
+		}
+		next := rAttr(res, `[data-testid="page-next"]`, "href")
+		if next != "/reports/payments?from=2026-07-01&offset=50&to=2027-03-15" {
+			t.Errorf("next page = %q", next)
+		}
+		if got := rAttr(res, `[data-testid="export-xlsx"]`, "href"); got != "/reports/payments?format=xlsx&from=2026-07-01&to=2027-03-15" {
+			t.Errorf("xlsx link = %q", got)
+		}
+		page2 := c.Get(next, "HX-Request", "true")
+		if page2.StatusCode != http.StatusOK || strings.Contains(page2.Body, "<html") || page2.Doc.Find(`[data-testid="payments-table"] tbody tr`).Length() != 50 {
+			t.Errorf("HTMX page 2: %d", page2.StatusCode)
+		}
+		bad := c.Get("/reports/payments?from=2027-03-10&to=2027-03-01")
+		if bad.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(rText(bad, `[data-testid="form-error"]`), "tidak boleh setelah") {
+			t.Errorf("reversed range: %d %q", bad.StatusCode, rText(bad, `[data-testid="form-error"]`))
+		}
+		if v := rAttr(bad, `#f-from`, "value"); v != "2027-03-10" {
+			t.Errorf("typed date lost: %q", v)
+		}
+		if res := c.Get("/reports/payments?from=2027-03-01&to=2027-03-15&format=pdf"); res.StatusCode != http.StatusBadRequest {
+			t.Errorf("unknown format: %d", res.StatusCode)
+		}
+	})
+
+	t.Run("outstanding", func(t *testing.T) {
+		res := c.Get("/reports/outstanding")
+		if got := rText(res, `[data-testid="outstanding-total"]`); res.StatusCode != 200 || got != i18n.Rupiah(d.Outstanding.Amount) {
+			t.Errorf("outstanding %d %q, dashboard %s", res.StatusCode, got, i18n.Rupiah(d.Outstanding.Amount))
+		}
+		class := d.TopClasses[0]
+		res = c.Get("/reports/outstanding?class=" + url.QueryEscape(class.Class) + "&due_to=2027-03-14")
+		if got := rText(res, `[data-testid="outstanding-total"]`); got != i18n.Rupiah(class.Amount) {
+			t.Errorf("class %s overdue %q, dashboard %s", class.Class, got, i18n.Rupiah(class.Amount))
+		}
+		if v := res.Doc.Find(`#f-class option[selected]`).AttrOr("value", ""); v != class.Class {
+			t.Errorf("class filter shows %q", v)
+		}
+		hx := c.Get("/reports/outstanding?account=SPP", "HX-Request", "true")
+		if hx.StatusCode != 200 || strings.Contains(hx.Body, "<html") || hx.Doc.Find(`[data-testid="outstanding-table"]`).Length() != 1 {
+			t.Errorf("HTMX outstanding: %d", hx.StatusCode)
+		}
+	})
+
+	t.Run("statement", func(t *testing.T) {
+		top := d.TopArrears[0]
+		res := c.Get("/reports/statement?nis=" + top.NIS)
+		if res.StatusCode != 200 || !strings.Contains(rText(res, `[data-testid="statement-student"]`), top.Name) {
+			t.Fatalf("statement %d %q", res.StatusCode, rText(res, `[data-testid="statement-student"]`))
+		}
+		if res.Doc.Find(`[data-testid="statement-table"] tr.is-overdue`).Length() != top.Count {
+			t.Errorf("overdue rows = %d, want %d", res.Doc.Find(`[data-testid="statement-table"] tr.is-overdue`).Length(), top.Count)
+		}
+		if res := c.Get("/reports/statement?nis=0000000"); res.StatusCode != http.StatusNotFound || res.Doc.Find(`[data-testid="statement-not-found"]`).Length() != 1 {
+			t.Errorf("unknown NIS: %d", res.StatusCode)
+		}
+		if res := c.Get("/reports/statement"); res.StatusCode != 200 {
+			t.Errorf("empty statement form: %d", res.StatusCode)
+		}
+	})
+
+	t.Run("accounts", func(t *testing.T) {
+		res := c.Get("/reports/accounts?from=2026-07-01&to=2027-03-15")
+		if got := rText(res, `[data-testid="accounts-total"]`); res.StatusCode != 200 || got != i18n.Rupiah(d.CollectedYear.Amount) {
+			t.Errorf("accounts %d %q, dashboard %s", res.StatusCode, got, i18n.Rupiah(d.CollectedYear.Amount))
+		}
+		if n := res.Doc.Find(`[data-testid="accounts-table"] tbody tr`).Length(); n != 3 {
+			t.Errorf("accounts rows = %d", n)
+		}
+	})
+
+	t.Run("index", func(t *testing.T) {
+		res := c.Get("/reports")
+		if res.StatusCode != 200 || rAttr(res, `[data-testid="report-payments"]`, "href") != "/reports/payments?from=2027-03-01&to=2027-03-15" {
+			t.Errorf("index %d %q", res.StatusCode, rAttr(res, `[data-testid="report-payments"]`, "href"))
+		}
+	})
+}
+
+// download fetches an export and checks it is an attachment of the right type.
+func rDownload(t *testing.T, c *portaltest.Client, path string, format reports.Format) []byte {
+	t.Helper()
+	res := c.Get(path)
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s = %d\n%.500s", path, res.StatusCode, res.Body)
+	}
+	if ct, _, _ := mime.ParseMediaType(res.Header.Get("Content-Type")); ct != strings.Split(format.ContentType(), ";")[0] {
+		t.Errorf("Content-Type = %q", res.Header.Get("Content-Type"))
+	}
+	if _, params, _ := mime.ParseMediaType(res.Header.Get("Content-Disposition")); !strings.HasSuffix(params["filename"], "."+string(format)) {
+		t.Errorf("Content-Disposition = %q", res.Header.Get("Content-Disposition"))
+	}
+	return []byte(res.Body)
+}
+
+func TestReportExportsDownload(t *testing.T) {
+	p, svc := reportsDemoPortal(t)
+	ctx := context.Background()
+	out, err := svc.Outstanding(ctx, reports.OutstandingFilter{Account: "SPP"}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pay, err := svc.Payments(ctx, reports.PaymentsFilter{From: time.Date(2027, 3, 1, 0, 0, 0, 0, time.UTC), To: time.Date(2027, 3, 15, 0, 0, 0, 0, time.UTC)}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := p.SignedIn(t, "principal")
+
+	b := rDownload(t, c, "/reports/payments?from=2027-03-01&to=2027-03-15&format=xlsx", reports.XLSX)
+	x, err := excelize.OpenReader(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	rows, _ := x.GetRows("Pembayaran", excelize.Options{RawCellValue: true})
+	last := rows[len(rows)-1]
+	if len(rows)-7 != pay.Value.Total.Count || last[0] != "Total" || last[8] != strconv.FormatInt(pay.Value.Total.Paid, 10) {
+		t.Errorf("xlsx: %d rows, totals %q; report %+v", len(rows)-7, last, pay.Value.Total)
+	}
+	if !strings.Contains(rows[3][1], "Kepala Sekolah Staf") && !strings.Contains(rows[3][1], "Principal Staf") {
+		t.Errorf("generated by = %q", rows[3][1])
+	}
+
+	b = rDownload(t, c, "/reports/outstanding?account=SPP&format=csv", reports.CSV)
+	if !bytes.HasPrefix(b, []byte("\ufeff")) {
+		t.Fatal("csv without BOM")
+	}
+	recs, err := csv.NewReader(bytes.NewReader(b[3:])).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum int64
+	for _, r := range recs[1:] {
+		v, _ := strconv.ParseInt(r[10], 10, 64)
+		sum += v
+	}
+	if len(recs)-1 != len(out.Value.Rows) || sum != out.Value.Total.Total {
+		t.Errorf("csv: %d students adding up to %d; report %d students, %d", len(recs)-1, sum, len(out.Value.Rows), out.Value.Total.Total)
+	}
+
+	rDownload(t, c, "/reports/statement?nis="+out.Value.Rows[0].NIS+"&format=xlsx", reports.XLSX)
+	rDownload(t, c, "/reports/accounts?from=2027-03-01&to=2027-03-15&format=csv", reports.CSV)
+
+	// Errors before the file starts are ordinary pages.
+	if res := c.Get("/reports/statement?nis=0000000&format=xlsx"); res.StatusCode != http.StatusNotFound {
+		t.Errorf("unknown NIS export: %d", res.StatusCode)
+	}
+	if res := c.Get("/reports/payments?from=2027-03-15&to=2027-03-01&format=csv"); res.StatusCode != http.StatusUnprocessableEntity {
+		t.Errorf("reversed range export: %d", res.StatusCode)
+	}
+
+	// Every download is in the audit log.
+	entries, _, err := p.DB.ListAudit(ctx, store.AuditFilter{Action: "report.export", Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 4 || entries[0].Actor != "principal" {
+		t.Errorf("audit entries: %+v", entries)
+	}
+}
+
+// The export starts the response while rows are still being read: the headers arrive
+// before the body is complete.
+func TestExportStreamsEarly(t *testing.T) {
+	p, _ := reportsDemoPortal(t)
+	c := p.SignedIn(t, "finance")
+	// Slow every later call to the service, so a year of payments takes a while.
+	p.Sandbox.SetFaults(sandbox.Faults{LatencyMS: 20})
+	req, _ := http.NewRequest(http.MethodGet, p.URL+"/reports/payments?from=2026-07-01&to=2027-03-15&format=csv", nil)
+	start := time.Now()
+	res, err := c.HTTP.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	headers := time.Since(start)
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole := time.Since(start)
+	if res.StatusCode != 200 || !bytes.HasPrefix(b, []byte("\ufeff")) {
+		t.Fatalf("status %d", res.StatusCode)
+	}
+	// Not a timing assertion on speed: only that the body took longer than the headers,
+	// i.e. the headers were not held back until the whole file was ready.
+	if !(headers < whole/2) {
+		t.Errorf("headers after %v of %v: the response did not start early", headers, whole)
+	}
+	t.Logf("headers after %v, whole csv (%d bytes) after %v", headers, len(b), whole)
+}
+
+func TestReportsRoles(t *testing.T) {
+	p := portaltest.Start(t, portaltest.Options{Now: reportsNow})
+	anon := p.NewClient(t)
+	for _, path := range []string{"/reports", "/reports/payments", "/reports/payments?format=xlsx"} {
+		res := anon.Get(path)
+		if res.StatusCode != http.StatusSeeOther || !strings.HasPrefix(res.Header.Get("Location"), "/login") {
+			t.Errorf("anonymous %s = %d %q", path, res.StatusCode, res.Header.Get("Location"))
+		}
+	}
+	for _, role := range []string{"principal", "finance", "admin"} {
+		c := p.SignedIn(t, role)
+		for _, path := range []string{"/", "/reports", "/reports/payments", "/reports/outstanding", "/reports/statement", "/reports/accounts",
+			"/reports/payments?format=xlsx", "/reports/outstanding?format=csv", "/reports/accounts?format=xlsx"} {
+			if res := c.Get(path); res.StatusCode != http.StatusOK {
+				t.Errorf("%s GET %s = %d", role, path, res.StatusCode)
+			}
+		}
+		if res := c.Get("/"); res.Doc.Find(`[data-testid="nav-reports"]`).Length() != 1 {
+			t.Errorf("%s does not see Laporan", role)
+		}
+		// Refreshing figures is reading, not writing: every reader may.
+		if res := c.Post("/", nil); res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/" {
+			t.Errorf("%s refresh = %d %q", role, res.StatusCode, res.Header.Get("Location"))
+		}
+		if res := c.Post("/reports/payments?from=2027-03-01&to=2027-03-15", nil, "HX-Request", "true"); res.Header.Get("HX-Redirect") != "/reports/payments?from=2027-03-01&to=2027-03-15" {
+			t.Errorf("%s HTMX refresh: %d %q", role, res.StatusCode, res.Header.Get("HX-Redirect"))
+		}
+	}
+	// In English too.
+	en := p.SignedIn(t, "finance")
+	en.Post("/lang", url.Values{"lang": {"en"}, "next": {"/"}})
+	res := en.Get("/")
+	if got := rText(res, `[data-testid="card-rate"] .stat-label`); got != "Collection rate this month" {
+		t.Errorf("English rate label = %q", got)
+	}
+	if got := rText(res, `[data-testid="refreshed-at"]`); !strings.HasPrefix(got, "Refreshed") {
+		t.Errorf("English freshness = %q", got)
+	}
+	res = en.Get("/reports/outstanding")
+	if got := rText(res, "h1"); got != "Outstanding and Arrears" {
+		t.Errorf("English outstanding title = %q", got)
+	}
+	// Without the CSRF token, a refresh is refused like any POST.
+	c := p.SignedIn(t, "principal")
+	if res := c.Post("/", url.Values{"csrf_token": {"forged"}}); res.StatusCode != http.StatusForbidden {
+		t.Errorf("forged refresh = %d", res.StatusCode)
+	}
+}
+
+// When the service fails, the dashboard keeps the last good figures and says so; after
+// a refresh it shows what changed.
+func TestDashboardCacheRefreshAndStale(t *testing.T) {
+	p := portaltest.Start(t, portaltest.Options{Now: reportsNow})
+	ctx := context.Background()
+	if _, err := p.Billing.CreateStudents(ctx, []billing.Student{{NIS: "2001", Name: "Dewi Anggraini", Description: "Kelas 9C"}}); err != nil {
+		t.Fatal(err)
+	}
+	day := func(m time.Month, d int) time.Time { return time.Date(2027, m, d, 0, 0, 0, 0, time.UTC) }
+	created, err := p.Billing.CreateComponents(ctx, []billing.ComponentInput{
+		{NIS: "2001", AccountCode: "SPP", Name: "SPP Maret", Amount: 450_000, Penalty: 25_000, Due: day(3, 20), Expiry: day(5, 20)},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := p.SignedIn(t, "principal")
+	value := func(res *portaltest.Response, id string) string {
+		return rText(res, `[data-testid="`+id+`"] [data-testid="value"]`)
+	}
+	res := c.Get("/")
+	if value(res, "card-not-due") != "Rp 450.000" || value(res, "card-collected-today") != "Rp 0" {
+		t.Fatalf("before: not due %q, today %q", value(res, "card-not-due"), value(res, "card-collected-today"))
+	}
+	// Due in five days: listed, with the reminder the service sends two days before.
+	soon := rText(res, `[data-testid="due-soon"] tbody tr`)
+	if !strings.Contains(soon, "SPP Maret") || !strings.Contains(soon, "Pengingat dikirim 18 Mar 2027") || !strings.Contains(soon, "dalam 5 hari") {
+		t.Errorf("due soon = %q", soon)
+	}
+	if href := rAttr(res, `[data-testid="due-soon"] tbody a`, "href"); href != "/bills?account=SPP&due_from=2027-03-20&due_to=2027-03-20&state=provisioned" {
+		t.Errorf("due soon links to %q", href)
+	}
+	if _, err := p.Billing.Pay(ctx, billing.Payment{NIS: "2001", RefNumber: "TELLER-1", ComponentIDs: []string{created[0].ComponentID}}); err != nil {
+		t.Fatal(err)
+	}
+	// Cached: the payment does not show yet, and the page says how old the figures are.
+	p.SetNow(reportsNow.Add(2 * time.Minute))
+	res = c.Get("/")
+	if value(res, "card-collected-today") != "Rp 0" || rText(res, `[data-testid="refreshed-at"]`) != "Diperbarui 2 menit lalu" {
+		t.Fatalf("cached: today %q, %q", value(res, "card-collected-today"), rText(res, `[data-testid="refreshed-at"]`))
+	}
+	// Refresh: the payment shows.
+	if res := c.Post("/", nil); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("refresh = %d", res.StatusCode)
+	}
+	res = c.Get("/")
+	if value(res, "card-collected-today") != "Rp 450.000" || rText(res, `[data-testid="refreshed-at"]`) != "Diperbarui baru saja" {
+		t.Fatalf("refreshed: today %q, %q", value(res, "card-collected-today"), rText(res, `[data-testid="refreshed-at"]`))
+	}
+	// The service goes down and the figures expire: the last good ones stay, with a warning.
+	p.Sandbox.SetFaults(sandbox.Faults{ErrorRate: 1, Status: http.StatusServiceUnavailable})
+	p.SetNow(reportsNow.Add(10 * time.Minute))
+	res = c.Get("/")
+	if res.StatusCode != http.StatusOK || value(res, "card-collected-today") != "Rp 450.000" {
+		t.Fatalf("stale: %d today %q", res.StatusCode, value(res, "card-collected-today"))
+	}
+	if w := rText(res, `[data-testid="stale-warning"]`); !strings.Contains(w, "angka terakhir yang berhasil") || !strings.Contains(w, "tidak tersedia") {
+		t.Errorf("stale warning = %q", w)
+	}
+	// A report never computed cannot fall back: it says the figures are unavailable.
+	res = c.Get("/reports/accounts")
+	if res.StatusCode != http.StatusBadGateway || rText(res, `[data-testid="report-error"]`) == "" {
+		t.Errorf("report without figures: %d %q", res.StatusCode, rText(res, `[data-testid="report-error"]`))
+	}
+}
+
+// A failure after the download has started aborts the connection: the browser reports a
+// failed download instead of saving a file that looks complete.
+func TestExportAbortsMidStream(t *testing.T) {
+	p := portaltest.Start(t, portaltest.Options{Now: reportsNow, Demo: true})
+	c := p.SignedIn(t, "finance")
+	res, err := c.HTTP.Get(p.URL + "/reports/payments?from=2026-07-01&to=2027-03-15&format=csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("status %d", res.StatusCode)
+	}
+	// The headers are here, so rows are flowing: now the service fails for good.
+	p.Sandbox.SetFaults(sandbox.Faults{ErrorRate: 1, Status: http.StatusInternalServerError})
+	b, err := io.ReadAll(res.Body)
+	if err == nil {
+		t.Fatalf("the download ended cleanly after %d bytes; want a broken connection", len(b))
+	}
+	t.Logf("download broke after %d bytes: %v", len(b), err)
+	entries, _, _ := p.DB.ListAudit(context.Background(), store.AuditFilter{Action: "report.export", Limit: 5})
+	if len(entries) != 1 || entries[0].Outcome != "failed" {
+		t.Errorf("audit: %+v", entries)
+	}
+}

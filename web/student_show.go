@@ -1,0 +1,67 @@
+package web
+
+import (
+	"net/http"
+
+	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/i18n"
+	"github.com/sekolah/portal/internal/students"
+	"github.com/sekolah/portal/views/pages"
+)
+
+// studentView reads the student's components and shapes the page; status is 200, or the
+// upstream failure's status with the message on the page. The roster's totals are
+// refreshed from what was read, so the list agrees with the page just seen.
+func (h *Handler) studentView(r *http.Request) (pages.StudentView, int) {
+	ctx := r.Context()
+	s := studentFrom(r)
+	today := h.today()
+	v := pages.StudentView{Student: studentInfo(s), Today: today}
+	uctx, cancel := h.upstreamCtx(ctx)
+	acc, err := students.LoadAccount(uctx, h.billing, s.NIS, today)
+	cancel()
+	if err != nil {
+		h.log.Warn("student bills", "nis", s.NIS, "err", err)
+		v.Error = h.upstreamMessage(ctx, err, false)
+		return v, upstreamStatus(err)
+	}
+	sum := acc.Summary
+	v.Unpaid = pages.StateSum(sum.Unpaid)
+	v.Overdue = pages.StateSum(sum.Overdue)
+	v.Paid = pages.StateSum(sum.Paid)
+	v.Expired = pages.StateSum(sum.Expired)
+	v.Outstanding = sum.Totals.Outstanding
+	var running int64
+	for _, b := range acc.Bills {
+		due := b.DueToday(today)
+		running += due
+		state := b.State
+		if state == billing.StateProvisioned && due == 0 {
+			state = billing.StateExpired // past expiry today; the service marks it so on its next read
+		}
+		v.Bills = append(v.Bills, pages.BillRow{
+			ID: b.ComponentID, Name: b.Name, AccountCode: b.AccountCode, State: string(state),
+			Overdue: b.IsLate(today), Amount: b.Amount, Penalty: b.Penalty, DueToday: due, AmountPaid: b.AmountPaid,
+			Active: b.Active, Due: b.Due, Expiry: b.Expiry, DaysLate: b.DaysLate(today),
+			ExpiryDays: i18n.DayCount(today, h.cfg.Location, b.Expiry), PaidAt: b.PaidAt,
+			RefNumber: b.RefNumber, Notes: b.Notes, Running: running,
+			NotYetActive: !b.Active.IsZero() && b.State == billing.StateProvisioned && b.Active.After(students.DayOf(today)),
+		})
+	}
+	if err := h.db.SetStudentTotals(ctx, s.NIS, sum.Totals.Outstanding, sum.Totals.Overdue, h.now()); err != nil {
+		h.log.Error("refresh student totals", "nis", s.NIS, "err", err)
+	}
+	return v, http.StatusOK
+}
+
+// showStudent is one student's page.
+func (h *Handler) showStudent(w http.ResponseWriter, r *http.Request) {
+	v, status := h.studentView(r)
+	h.page(w, r, status, pages.StudentShow(v), pages.StudentBody(v))
+}
+
+// studentStatement is the printable statement of the student's bills.
+func (h *Handler) studentStatement(w http.ResponseWriter, r *http.Request) {
+	v, status := h.studentView(r)
+	h.page(w, r, status, pages.StudentStatement(v), pages.StatementDoc(v))
+}

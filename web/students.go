@@ -1,0 +1,193 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/i18n"
+	"github.com/sekolah/portal/internal/store"
+	"github.com/sekolah/portal/internal/students"
+	"github.com/sekolah/portal/views/components"
+	"github.com/sekolah/portal/views/pages"
+)
+
+const studentsPageSize = 50
+
+type studentKey struct{}
+
+// studentCtx loads the {nis} student once: from the roster, or else from the billing
+// service (then adding them to the roster, source sync). Unknown students are a 404
+// before any handler runs.
+func (h *Handler) studentCtx(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx := r.Context()
+		nis := chi.URLParam(r, "nis")
+		if !students.ValidNIS(nis) {
+			h.notFound(w, r)
+			return
+		}
+		s, err := h.db.StudentByNIS(ctx, nis)
+		if errors.Is(err, store.ErrNotFound) {
+			uctx, cancel := h.upstreamCtx(ctx)
+			s, err = h.fetchStudent(uctx, nis)
+			cancel()
+			switch {
+			case errors.Is(err, billing.ErrNotFound):
+				h.notFound(w, r)
+				return
+			case err != nil:
+				h.log.Warn("load student from the billing service", "nis", nis, "err", err)
+				h.renderError(w, r, upstreamStatus(err), h.upstreamMessage(ctx, err, false))
+				return
+			}
+		} else if err != nil {
+			h.serverError(w, r, err)
+			return
+		}
+		next.ServeHTTP(w, r.WithContext(context.WithValue(ctx, studentKey{}, s)))
+	})
+}
+
+// fetchStudent reads a student the roster lacks from the service and adds them to it.
+func (h *Handler) fetchStudent(ctx context.Context, nis string) (store.Student, error) {
+	bs, err := h.billing.Student(ctx, nis)
+	if err != nil {
+		return store.Student{}, err
+	}
+	if bs.NIS == "" {
+		bs.NIS = nis
+	}
+	entry := store.Student{NIS: bs.NIS, Name: bs.Name, KeyName: bs.KeyName, Phone: bs.Phone, Email: bs.Email,
+		Description: bs.Description, Source: store.SourceSync, SyncedAt: h.now()}
+	if err := h.db.UpsertStudents(ctx, []store.Student{entry}); err != nil {
+		return store.Student{}, fmt.Errorf("add student %s to the roster: %w", nis, err)
+	}
+	return h.db.StudentByNIS(ctx, nis)
+}
+
+func studentFrom(r *http.Request) store.Student {
+	s, _ := r.Context().Value(studentKey{}).(store.Student)
+	return s
+}
+
+func studentInfo(s store.Student) pages.StudentInfo {
+	keyName := s.KeyName
+	if keyName == "" {
+		keyName = billing.DefaultKeyName
+	}
+	return pages.StudentInfo{NIS: s.NIS, Name: s.Name, KeyName: keyName, Phone: s.Phone, Email: s.Email,
+		Class: s.Description, Source: s.Source, SyncedAt: s.SyncedAt}
+}
+
+// errUpstreamSlow is why a page stops waiting for the billing service; it reads as a
+// timeout, so the person gets the timeout message.
+var errUpstreamSlow = fmt.Errorf("web: the billing service answered too slowly: %w", billing.ErrTimeout)
+
+// upstreamCtx bounds a page's calls to the billing service, retries included, to about
+// one upstream timeout, so a slow service is reported while the person still waits.
+func (h *Handler) upstreamCtx(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeoutCause(ctx, h.cfg.UpstreamTimeout+time.Second, errUpstreamSlow)
+}
+
+// today is the current date in the service zone, for the billing helpers.
+func (h *Handler) today() time.Time { return h.now().In(h.cfg.Location) }
+
+// upstreamStatus is the status a page answers with when the billing service failed.
+func upstreamStatus(err error) int {
+	switch {
+	case errors.Is(err, billing.ErrTimeout):
+		return http.StatusGatewayTimeout
+	case errors.Is(err, billing.ErrUnavailable):
+		return http.StatusServiceUnavailable
+	case errors.Is(err, billing.ErrNotFound):
+		return http.StatusNotFound
+	case errors.Is(err, billing.ErrValidation):
+		return http.StatusUnprocessableEntity
+	}
+	return http.StatusBadGateway
+}
+
+// problemKeys translate the students package's problem codes.
+var problemKeys = map[students.Problem]string{
+	students.ProblemRequired:       "form.required",
+	students.ProblemTooLong:        "form.too_long",
+	students.ProblemNIS:            "students.err.nis",
+	students.ProblemPhone:          "students.err.phone",
+	students.ProblemEmail:          "form.invalid_email",
+	students.ProblemAmount:         "students.err.amount",
+	students.ProblemPositive:       "form.positive",
+	students.ProblemNegative:       "form.not_negative",
+	students.ProblemTooLarge:       "students.err.too_large",
+	students.ProblemDate:           "students.err.date",
+	students.ProblemDueAfterExpiry: "students.err.due_after_expiry",
+	students.ProblemActiveAfterDue: "students.err.active_after_due",
+	students.ProblemAccount:        "students.err.account",
+}
+
+// problemMessage says what is wrong with a field; limit is the field's length limit.
+func problemMessage(ctx context.Context, p students.Problem, limit int) string {
+	key, ok := problemKeys[p]
+	if !ok {
+		return i18n.T(ctx, "form.invalid_choice")
+	}
+	if p == students.ProblemTooLong {
+		return i18n.T(ctx, key, limit)
+	}
+	return i18n.T(ctx, key)
+}
+
+// listStudents is the roster: search by NIS or name, filter by class, paged.
+func (h *Handler) listStudents(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	q := r.URL.Query()
+	f := pages.StudentsFilter{Query: q.Get("q"), Class: q.Get("class")}
+	offset, _ := strconv.Atoi(q.Get("offset"))
+	offset = max(offset, 0)
+	list, total, err := h.db.ListStudents(ctx, store.StudentFilter{Query: f.Query, Class: f.Class, Offset: offset, Limit: studentsPageSize})
+	if err != nil {
+		h.serverError(w, r, err)
+		return
+	}
+	v := pages.StudentsView{Filter: f, Sync: h.syncView(ctx), Now: h.now()}
+	if v.Classes, err = h.db.Classes(ctx); err != nil {
+		h.serverError(w, r, err)
+		return
+	}
+	for _, s := range list {
+		v.Rows = append(v.Rows, pages.StudentRow{
+			NIS: s.NIS, Name: s.Name, Class: s.Description, Phone: s.Phone, Source: s.Source,
+			HasTotals: s.HasTotals(), Outstanding: s.Outstanding, Overdue: s.OverdueCount, SyncedAt: s.SyncedAt,
+		})
+	}
+	v.Pager = components.Pager{
+		Offset: offset, Limit: studentsPageSize, Shown: len(v.Rows), Total: total, Target: "#students-results",
+		URL: func(off int) string { return studentsURL(f, off) },
+	}
+	h.page(w, r, http.StatusOK, pages.Students(v), pages.StudentsResults(v))
+}
+
+// studentsURL is the roster address with the filter kept.
+func studentsURL(f pages.StudentsFilter, offset int) string {
+	u := url.Values{}
+	if f.Query != "" {
+		u.Set("q", f.Query)
+	}
+	if f.Class != "" {
+		u.Set("class", f.Class)
+	}
+	if offset > 0 {
+		u.Set("offset", strconv.Itoa(offset))
+	}
+	if len(u) == 0 {
+		return "/students"
+	}
+	return "/students?" + u.Encode()
+}

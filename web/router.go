@@ -39,11 +39,12 @@ func New(d Deps) http.Handler {
 	r.Get("/healthz", h.healthz)
 	r.Handle("/static/*", static.Handler())
 
-	// The upload form's POST: the body limit is the upload limit, and the multipart form is
-	// read (a large file to a temporary file) before the CSRF check looks for its token.
+	// The upload form's POST: the body limit is the upload limit; only a person allowed to
+	// upload gets the body read (a large file into a temporary file), before the CSRF check
+	// looks for the token in it.
 	r.Group(func(r chi.Router) {
-		r.Use(limitBody(h.cfg.UploadMaxBytes+uploadFormOverhead), h.loadSession, h.parseUpload, h.csrf,
-			http.NewCrossOriginProtection().Handler, h.requireSignIn, h.require(auth.WriteBilling))
+		r.Use(limitBody(h.cfg.UploadMaxBytes+uploadFormOverhead), h.loadSession, h.requireSignIn,
+			h.require(auth.WriteBilling), h.parseUpload, h.csrf, http.NewCrossOriginProtection().Handler)
 		r.Post("/uploads", h.receiveUpload)
 	})
 

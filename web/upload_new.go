@@ -65,7 +65,8 @@ func (h *Handler) refuseUpload(w http.ResponseWriter, r *http.Request, status in
 
 // parseUpload reads the multipart upload form before the CSRF check does, with little
 // memory (a large file goes to a temporary file), and answers a body over the upload
-// limit with the form and a plain message instead of a broken page.
+// limit with the form and a plain message instead of a broken page. It runs after the
+// permission check: nobody else gets a body read.
 func (h *Handler) parseUpload(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
@@ -83,10 +84,6 @@ func (h *Handler) parseUpload(next http.Handler) http.Handler {
 		if !errors.As(err, &tooBig) {
 			h.log.Warn("read upload", "err", err)
 			h.renderError(w, r, http.StatusBadRequest, i18n.T(ctx, "uploads.err.upload_failed"))
-			return
-		}
-		if !viewctx.Can(ctx, auth.WriteBilling) {
-			h.renderError(w, r, http.StatusRequestEntityTooLarge, "")
 			return
 		}
 		form := pages.UploadForm{Errors: map[string]string{"file": i18n.T(ctx, "uploads.err.too_big", strconv.FormatInt(h.cfg.UploadMaxBytes>>20, 10))}}

@@ -2,7 +2,6 @@ package uploads
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -111,7 +110,8 @@ func dayOfEpoch(d int32) time.Time { return time.Unix(int64(d)*86400, 0).UTC() }
 // to sink as it is found (in row order, except unknown NIS, which are known only once the
 // whole sheet has been read). It never holds the sheet: only a few numbers per row.
 // A problem with the file itself is a *FileError.
-func Analyse(ctx context.Context, path string, o Options, sink func(Issue) error) (Summary, error) {
+func Analyse(ctx context.Context, path string, o Options, sink func(Issue) error) (sum Summary, err error) {
+	defer recoverUnreadable(&err)
 	s, err := openSheet(path, o.Kind, o.Limits)
 	if err != nil {
 		return Summary{}, err
@@ -388,7 +388,8 @@ func ReadStudents(ctx context.Context, path string, o Options, skip func(row int
 	})
 }
 
-func readRows(ctx context.Context, path string, o Options, kind Kind, fn func(v *validator, row int, cells []string) error) error {
+func readRows(ctx context.Context, path string, o Options, kind Kind, fn func(v *validator, row int, cells []string) error) (err error) {
+	defer recoverUnreadable(&err)
 	s, err := openSheet(path, kind, o.Limits)
 	if err != nil {
 		return err
@@ -419,9 +420,6 @@ func readRows(ctx context.Context, path string, o Options, kind Kind, fn func(v 
 	}
 }
 
-// errStop ends a read early without being an error.
-var errStop = errors.New("stop")
-
 // SortIssues orders issues as the preview shows them: by row, then column.
 func SortIssues(list []Issue) {
 	slices.SortFunc(list, func(a, b Issue) int {
@@ -430,4 +428,12 @@ func SortIssues(list []Issue) {
 		}
 		return a.Col - b.Col
 	})
+}
+
+// recoverUnreadable turns a panic of the spreadsheet library on a malformed file into the
+// file problem "unreadable": one odd upload must not take the portal down.
+func recoverUnreadable(err *error) {
+	if r := recover(); r != nil {
+		*err = &FileError{Code: "unreadable"}
+	}
 }

@@ -18,7 +18,8 @@ import (
 // template's name and headers, so the fixed file can be uploaded as it is. Both the sheet
 // and the problems (by row, as the store yields them) are streamed.
 func WriteErrorWorkbook(ctx context.Context, w io.Writer, path string, kind Kind, lim Limits,
-	issues iter.Seq2[store.UploadIssue, error], p i18n.Printer) error {
+	issues iter.Seq2[store.UploadIssue, error], p i18n.Printer) (err error) {
+	defer recoverUnreadable(&err)
 	s, err := openSheet(path, kind, lim)
 	if err != nil {
 		return err

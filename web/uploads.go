@@ -139,6 +139,7 @@ func (h *Handler) uploadView(ctx context.Context, j store.UploadJob, offset int)
 		if uploads.Finished(j.State) {
 			v.Progress.Unsent = pr.Pending
 			v.Progress.Duration = uploadDuration(ctx, j, h.now())
+			v.CanRetry = pr.Pending > 0 || pr.Chunks == 0 && j.FileKept && (j.Problem == "upstream" || j.Problem == "internal")
 		} else {
 			v.Progress.Wait = pr.Unknown
 		}

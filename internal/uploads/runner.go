@@ -379,16 +379,18 @@ func (r *Runner) Commit(ctx context.Context, id string, actor auth.Actor) error 
 // Retry queues again a job that ended with rows not sent (the service was unavailable,
 // or calls went unanswered); rows the service refused stay refused.
 func (r *Runner) Retry(ctx context.Context, id string) error {
+	j, err := r.db.UploadJobByID(ctx, id)
+	if err != nil {
+		return err
+	}
+	if j.State != StatePartial && j.State != StateFailed {
+		return ErrState
+	}
+	// The chunks first, the job's state last: the job loop must not find the job sending
+	// while its chunks still say failed, or it would finish it again at once.
 	chunks, err := r.db.UploadChunks(ctx, id)
 	if err != nil {
 		return err
-	}
-	ok, err := r.db.SetUploadJobState(ctx, id, StateSending, StatePartial, StateFailed)
-	if err != nil {
-		return err
-	}
-	if !ok {
-		return ErrState
 	}
 	for _, c := range chunks {
 		if c.State == ChunkFailed && len(c.PendingRows) > 0 {
@@ -397,6 +399,25 @@ func (r *Runner) Retry(ctx context.Context, id string) error {
 				return err
 			}
 		}
+	}
+	next := StateSending
+	if len(chunks) == 0 {
+		// It failed before any chunk was made (the service did not answer the check):
+		// it starts again from the check.
+		if !j.FileKept {
+			return ErrFileGone
+		}
+		next = StateQueued
+		if err := r.db.SetUploadProblem(ctx, id, "", nil); err != nil {
+			return err
+		}
+	}
+	ok, err := r.db.SetUploadJobState(ctx, id, next, StatePartial, StateFailed)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return ErrState
 	}
 	r.wakeUp()
 	return nil

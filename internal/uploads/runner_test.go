@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/sandbox"
 	"github.com/sekolah/portal/internal/store"
 	"github.com/sekolah/portal/internal/uploads"
 	"github.com/sekolah/portal/internal/uploads/sheettest"
@@ -437,5 +438,36 @@ func TestCleanUp(t *testing.T) {
 	j, _ := e.db.UploadJobByID(context.Background(), done.ID)
 	if err := r2.ErrorWorkbook(context.Background(), j, &buf, i18nPrinter()); !errors.Is(err, uploads.ErrFileGone) {
 		t.Errorf("error workbook of a cleaned job: %v", err)
+	}
+}
+
+// TestRetryAfterTheCheckFailed: a job whose check before sending could not reach the
+// service fails with that reason and nothing sent; Retry runs it from the check again.
+func TestRetryAfterTheCheckFailed(t *testing.T) {
+	e := newEnv(t, time.Second)
+	sh, err := sheettest.Components(filepath.Join(e.dir, "a.xlsx"), sheettest.Options{Rows: 20, Students: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.enrol(t, sh)
+	cfg := e.config()
+	cfg.MaxAttempts = 2
+	r := e.start(t, cfg)
+	j := receive(t, r, uploads.Components, sh.Path)
+	e.sb.SetFaults(sandbox.Faults{ErrorRate: 1, Status: 503})
+	if err := r.Commit(context.Background(), j.ID, financeActor); err != nil {
+		t.Fatal(err)
+	}
+	j = wait(t, r, j.ID)
+	if j.State != uploads.StateFailed || j.Problem != "upstream" {
+		t.Fatalf("job %s, problem %q", j.State, j.Problem)
+	}
+	e.sb.SetFaults(sandbox.Faults{})
+	if err := r.Retry(context.Background(), j.ID); err != nil {
+		t.Fatal(err)
+	}
+	j = wait(t, r, j.ID)
+	if j.State != uploads.StateDone || j.Created != 20 || j.Problem != "" {
+		t.Fatalf("after retry: %s, created %d, problem %q", j.State, j.Created, j.Problem)
 	}
 }

@@ -82,7 +82,7 @@ func init() {
 		"uploads.summary.errors":            {ID: "Baris bermasalah (tidak dikirim)", EN: "Rows with problems (not sent)"},
 		"uploads.summary.failed":            {ID: "Ditolak layanan pembayaran", EN: "Refused by the payment service"},
 		"uploads.summary.unsent":            {ID: "Belum terkirim", EN: "Not sent yet"},
-		"uploads.summary.recognised":        {ID: "%[1]d baris ternyata sudah tercatat setelah jawaban layanan pembayaran hilang; tidak dikirim dua kali.", EN: "%[1]d rows turned out to be recorded after the payment service's answer was lost; they were not sent twice."},
+		"uploads.summary.recognised":        {ID: "%[1]d baris ternyata sudah tercatat di layanan pembayaran (jawabannya hilang di jalan, atau dicatat dari tempat lain) dan tidak dikirim dua kali.", EN: "%[1]d rows turned out to be at the payment service already (its answer was lost on the way, or they were recorded elsewhere) and were not sent twice."},
 		"uploads.summary.duration":          {ID: "Selesai dalam %[1]s.", EN: "Finished in %[1]s."},
 		"uploads.failures":                  {ID: "Baris yang ditolak", EN: "Rows refused"},
 		"uploads.failures.more":             {ID: "… dan %[1]d lainnya.", EN: "… and %[1]d more."},

@@ -24,12 +24,15 @@ import (
 // lose a successful answer (the call was applied; the portal hears nothing) or answer 503
 // itself without forwarding (nothing applied).
 type faulty struct {
-	next  http.RoundTripper
-	path  string
-	mu    sync.Mutex
-	lose  int // answers still to lose
-	fail  int // calls still to refuse with 503
-	hang  int // applied calls still to leave hanging until the caller gives up
+	next http.RoundTripper
+	path string
+	mu   sync.Mutex
+	lose int // answers still to lose
+	fail int // calls still to refuse with 503
+	hang int // applied calls still to leave hanging until the caller gives up
+	// first runs before the first matching call is forwarded (another person's change
+	// landing just before ours).
+	first func()
 	calls atomic.Int64
 }
 
@@ -37,7 +40,9 @@ func (f *faulty) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req.Method != http.MethodPost || req.URL.Path != f.path {
 		return f.next.RoundTrip(req)
 	}
-	f.calls.Add(1)
+	if f.calls.Add(1) == 1 && f.first != nil {
+		f.first()
+	}
 	f.mu.Lock()
 	fail := f.lose == 0 && f.fail > 0
 	if fail {
@@ -469,5 +474,36 @@ func TestRetryAfterTheCheckFailed(t *testing.T) {
 	j = wait(t, r, j.ID)
 	if j.State != uploads.StateDone || j.Created != 20 || j.Problem != "" {
 		t.Fatalf("after retry: %s, created %d, problem %q", j.State, j.Created, j.Problem)
+	}
+}
+
+// TestStudentCreatedMeanwhile: a student registered by someone else after the check and
+// before the batch is not an error: the service's "already exists" counts as there, and
+// the rest of the batch is sent.
+func TestStudentCreatedMeanwhile(t *testing.T) {
+	e, f := faultyEnv(t, "/bill/batch")
+	sh, err := sheettest.Students(filepath.Join(e.dir, "s.xlsx"), sheettest.Options{Rows: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.first = func() {
+		if _, err := e.client.CreateStudents(context.Background(), []billing.Student{{NIS: sh.NIS[3], Name: "Didaftarkan di loket"}}); err != nil {
+			t.Error(err)
+		}
+	}
+	r := e.start(t, e.config())
+	j := receive(t, r, uploads.Students, sh.Path)
+	if err := r.Commit(context.Background(), j.ID, financeActor); err != nil {
+		t.Fatal(err)
+	}
+	j = wait(t, r, j.ID)
+	o, _ := r.Outcome(context.Background(), j.ID)
+	if j.State != uploads.StateDone || j.Created != 8 || o.Progress.Recognised != 1 || len(o.Failures) != 0 {
+		t.Fatalf("job %s, created %d, outcome %+v", j.State, j.Created, o)
+	}
+	for _, n := range sh.NIS {
+		if _, err := e.client.Student(context.Background(), n); err != nil {
+			t.Errorf("student %s: %v", n, err)
+		}
 	}
 }

@@ -8,11 +8,9 @@ import (
 	"net/http"
 	"strconv"
 
-	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/i18n"
 	"github.com/sekolah/portal/internal/uploads"
 	"github.com/sekolah/portal/views/pages"
-	"github.com/sekolah/portal/views/viewctx"
 )
 
 // uploadFormOverhead is what an upload request may carry beside the file itself: the
@@ -24,7 +22,7 @@ const uploadFormOverhead = 64 << 10
 const uploadMemory = 256 << 10
 
 func (h *Handler) uploadNewView(ctx context.Context, form pages.UploadForm) (pages.UploadNewView, error) {
-	v := pages.UploadNewView{Form: form, Kinds: uploadKindOptions(ctx), CanWrite: viewctx.Can(ctx, auth.WriteBilling),
+	v := pages.UploadNewView{Form: form, Kinds: uploadKindOptions(ctx),
 		MaxMB: strconv.FormatInt(h.cfg.UploadMaxBytes>>20, 10)}
 	if h.cfg.UploadMaxBytes < 1<<20 {
 		v.MaxMB = strconv.FormatFloat(float64(h.cfg.UploadMaxBytes)/(1<<20), 'f', 1, 64)

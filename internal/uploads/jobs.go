@@ -414,10 +414,6 @@ func (r *Runner) processChunk(ctx context.Context, j store.UploadJob, seq int) e
 			w.drop(found)
 			w.c.Recognised += len(found)
 			w.c.State = ChunkPending
-			if len(w.c.PendingRows) == 0 {
-				w.c.State, w.c.LastError = ChunkConfirmed, ""
-				return save()
-			}
 			if err := save(); err != nil {
 				return err
 			}

@@ -2,7 +2,7 @@
 // dashboard, served from the reports cache) over many connections for a while, then
 // prints the latency percentiles. It talks to loopback addresses only.
 //
-//	PORTAL_LOADTEST_PASSWORD=... go run ./internal/reports/loadtest -url http://127.0.0.1:8080 -user admin -c 50 -d 30s
+//	PORTAL_LOADTEST_PASSWORD=... go run ./cmd/loadtest -url http://127.0.0.1:8080 -user admin -c 50 -d 30s
 package main
 
 import (

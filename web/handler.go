@@ -81,11 +81,17 @@ func newHandler(d Deps) *Handler {
 		sessions: cs, now: now, uploads: d.Uploads,
 		syncer: &students.Syncer{Billing: d.Billing, DB: d.DB, Log: log, Now: now, Location: d.Config.Location},
 	}
-	if h.uploads == nil {
-		h.uploads = uploads.NewRunner(uploads.ConfigFrom(d.Config), d.DB, d.Billing, h.writer, log.With("component", "uploads"))
-		if err := h.uploads.Start(context.Background()); err != nil {
-			log.Error("start upload runner", "err", err)
-		}
-	}
 	return h
+}
+
+// startUploads builds and starts the upload job runner when the caller did not bring one
+// (cmd/portal and the test harness do, to stop it on shutdown).
+func (h *Handler) startUploads(d Deps) {
+	if h.uploads != nil {
+		return
+	}
+	h.uploads = uploads.NewRunner(uploads.ConfigFrom(d.Config), d.DB, d.Billing, h.writer, h.log.With("component", "uploads"))
+	if err := h.uploads.Start(context.Background()); err != nil {
+		h.log.Error("start upload runner", "err", err)
+	}
 }

@@ -16,6 +16,7 @@ const maxFormBytes = 1 << 20
 // New builds the portal's HTTP handler: every route is registered here, grouped by section.
 func New(d Deps) http.Handler {
 	h := newHandler(d)
+	h.startUploads(d)
 	if d.SyncRoster {
 		if err := h.syncer.Start("system"); err != nil {
 			h.log.Warn("roster sync at start", "err", err)

@@ -18,6 +18,7 @@ import (
 	"github.com/xuri/excelize/v2"
 
 	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/i18n"
 	"github.com/sekolah/portal/internal/portaltest"
 	"github.com/sekolah/portal/internal/store"
 	"github.com/sekolah/portal/internal/uploads"
@@ -161,7 +162,7 @@ func TestUploadComponentsPreviewCommitAndHistory(t *testing.T) {
 	}
 	var sum int64
 	doc.Find(`[data-testid="upload-totals"] tbody tr td:nth-child(3)`).Each(func(_ int, s *goquery.Selection) {
-		v, _ := uploads.ParseAmount(s.Text())
+		v, _ := i18n.ParseRupiah(s.Text())
 		sum += v
 	})
 	if sum != sh.Total {

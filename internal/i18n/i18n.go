@@ -1,5 +1,6 @@
-// Package i18n holds every visible string of the portal and formats numbers,
-// money and dates the way Indonesian school finance staff read them.
+// Package i18n holds every visible string of the portal, formats numbers, money
+// and dates the way Indonesian school finance staff read them, and reads amounts
+// of rupiah the way they type them.
 //
 // Indonesian is the default language; English is offered on request. Messages
 // are registered per area from init() in messages_<area>.go files, so each

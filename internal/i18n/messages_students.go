@@ -57,7 +57,7 @@ func init() {
 		"students.err.exists":           {ID: "NIS %[1]s sudah terdaftar di layanan pembayaran. Periksa nomornya, atau cari siswa ini di daftar siswa.", EN: "Student ID %[1]s is already registered at the payment service. Check the number, or look the student up in the list."},
 		"students.err.service":          {ID: "Ditolak layanan pembayaran: %[1]s", EN: "Rejected by the payment service: %[1]s"},
 		"students.err.amount":           {ID: "Tulis nominal rupiah tanpa sen, misalnya 1.250.000 atau Rp 1.250.000.", EN: "Write whole rupiah, e.g. 1.250.000 or Rp 1.250.000."},
-		"students.err.too_large":        {ID: "Nominal terlalu besar: paling banyak Rp 1.000.000.000.000.", EN: "Too large: at most Rp 1.000.000.000.000."},
+		"students.err.too_large":        {ID: "Nominal terlalu besar: paling banyak Rp 999.999.999.999.", EN: "Too large: at most Rp 999.999.999.999."},
 		"students.err.date":             {ID: "Tanggal tidak valid. Gunakan pemilih tanggal atau tulis seperti 31/01/2026.", EN: "Not a valid date. Use the date picker or write it like 31/01/2026."},
 		"students.err.due_after_expiry": {ID: "Jatuh tempo tidak boleh setelah tanggal kedaluwarsa.", EN: "The due date must not be after the expiry date."},
 		"students.err.active_after_due": {ID: "Tanggal aktif tidak boleh setelah jatuh tempo.", EN: "The active date must not be after the due date."},

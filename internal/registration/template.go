@@ -13,16 +13,16 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/sekolah/portal/internal/i18n"
 	"github.com/sekolah/portal/internal/store"
 )
 
 // Limits of a fee template.
 const (
-	MaxLines     = 20   // lines in one template
-	MaxOffset    = 3650 // days after registration a due or expiry day may be
-	MaxNameLen   = 100  // template and component names
-	MaxDescLen   = 200  // a line's description
-	maxAmountLen = 13   // digits of an amount: below 10 trillion rupiah
+	MaxLines   = 20   // lines in one template
+	MaxOffset  = 3650 // days after registration a due or expiry day may be
+	MaxNameLen = 100  // template and component names
+	MaxDescLen = 200  // a line's description
 )
 
 // Problem is one thing wrong with what a person typed: the form field it belongs to and
@@ -138,15 +138,16 @@ func parseLine(i int, in LineInput, accounts []string) (store.FeeTemplateLine, P
 	}
 	if strings.TrimSpace(in.Amount) == "" {
 		ps.add(f("amount"), "form.required")
-	} else if v, ok := ParseRupiah(in.Amount); !ok {
+	} else if v, err := i18n.ParseRupiah(in.Amount); err != nil || v < 0 {
+		// A sign is not how a fee is written: the same message as any other typo.
 		ps.add(f("amount"), "form.invalid_number")
-	} else if v <= 0 {
+	} else if v == 0 {
 		ps.add(f("amount"), "form.positive")
 	} else {
 		l.Amount = v
 	}
 	if strings.TrimSpace(in.Penalty) != "" {
-		if v, ok := ParseRupiah(in.Penalty); !ok {
+		if v, err := i18n.ParseRupiah(in.Penalty); err != nil || v < 0 {
 			ps.add(f("penalty"), "form.invalid_number")
 		} else {
 			l.Penalty = v
@@ -212,25 +213,4 @@ func FormatDay(d store.DayRule) string {
 		return d.Fixed.UTC().Format(time.DateOnly)
 	}
 	return "+" + strconv.Itoa(d.Offset)
-}
-
-// ParseRupiah reads whole rupiah as people type them: "1250000", "1.250.000",
-// "Rp 1.250.000". Commas are refused: in Indonesian they start decimals, which rupiah
-// amounts do not have.
-func ParseRupiah(s string) (int64, bool) {
-	s = strings.TrimSpace(s)
-	if len(s) >= 2 && strings.EqualFold(s[:2], "rp") {
-		s = strings.TrimSpace(strings.TrimPrefix(s[2:], "."))
-	}
-	s = strings.NewReplacer(".", "", " ", "").Replace(s)
-	if s == "" || len(s) > maxAmountLen {
-		return 0, false
-	}
-	for _, r := range s {
-		if r < '0' || r > '9' {
-			return 0, false
-		}
-	}
-	v, err := strconv.ParseInt(s, 10, 64)
-	return v, err == nil
 }

@@ -2,14 +2,13 @@ package students
 
 import (
 	"errors"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/i18n"
 )
 
 // Columns of the add-components form, as FieldErrors keys of a row.
@@ -146,22 +145,18 @@ func validateRow(nis string, r ComponentRow, accounts []string) (billing.Compone
 
 	if strings.TrimSpace(r.Amount) == "" {
 		errs[ColAmount] = ProblemRequired
-	} else if v, err := ParseRupiah(r.Amount); err != nil {
-		errs[ColAmount] = ProblemAmount
+	} else if v, p := rupiah(r.Amount); p != "" {
+		errs[ColAmount] = p
 	} else if v <= 0 {
 		errs[ColAmount] = ProblemPositive
-	} else if v > MaxRupiah {
-		errs[ColAmount] = ProblemTooLarge
 	} else {
 		in.Amount = v
 	}
 	if strings.TrimSpace(r.Penalty) != "" {
-		if v, err := ParseRupiah(r.Penalty); err != nil {
-			errs[ColPenalty] = ProblemAmount
+		if v, p := rupiah(r.Penalty); p != "" {
+			errs[ColPenalty] = p
 		} else if v < 0 {
 			errs[ColPenalty] = ProblemNegative
-		} else if v > MaxRupiah {
-			errs[ColPenalty] = ProblemTooLarge
 		} else {
 			in.Penalty = v
 		}
@@ -192,51 +187,17 @@ func validateRow(nis string, r ComponentRow, accounts []string) (billing.Compone
 	return in, errs
 }
 
-// MaxRupiah is the largest amount or penalty the form accepts: far above any school
-// charge, and low enough that a whole school's totals cannot overflow an int64.
-const MaxRupiah int64 = 1_000_000_000_000
-
-// ErrNotRupiah means a text is not a whole number of rupiah.
-var ErrNotRupiah = errors.New("students: not a whole number of rupiah")
-
-// rupiahPattern is a whole amount as school staff type it: plain digits, or groups of
-// three split by dots (Indonesian) or spaces, optionally ending in ",00" or ",-".
-var rupiahPattern = regexp.MustCompile(`^-?(?:[0-9]+|[0-9]{1,3}(?:\.[0-9]{3})+|[0-9]{1,3}(?: [0-9]{3})+)(?:,0{1,2}|,-)?$`)
-
-// ParseRupiah reads a whole rupiah amount: "1250000", "1.250.000", "Rp 1.250.000",
-// "Rp1.250.000,-", "IDR 1.250.000,00". A fraction other than zero ("1.250,50"), a decimal
-// point ("1250000.5") or anything else is ErrNotRupiah; the caller decides the sign rule.
-func ParseRupiah(s string) (int64, error) {
-	t := strings.TrimSpace(strings.ReplaceAll(s, "\u00a0", " "))
-	neg := strings.HasPrefix(t, "-")
-	if neg {
-		t = strings.TrimSpace(t[1:])
+// rupiah reads an amount as staff type it (i18n.ParseRupiah); the problem is empty when
+// it is whole rupiah up to i18n.MaxRupiah, the sign is the caller's rule.
+func rupiah(s string) (int64, Problem) {
+	v, err := i18n.ParseRupiah(s)
+	switch {
+	case errors.Is(err, i18n.ErrTooLarge):
+		return 0, ProblemTooLarge
+	case err != nil:
+		return 0, ProblemAmount
 	}
-	lower := strings.ToLower(t)
-	for _, p := range []string{"rp.", "rp", "idr"} {
-		if strings.HasPrefix(lower, p) {
-			t = strings.TrimSpace(t[len(p):])
-			break
-		}
-	}
-	if !neg && strings.HasPrefix(t, "-") {
-		neg, t = true, strings.TrimSpace(t[1:])
-	}
-	if t == "" || strings.HasPrefix(t, "-") || !rupiahPattern.MatchString(t) {
-		return 0, ErrNotRupiah
-	}
-	if i := strings.IndexByte(t, ','); i >= 0 {
-		t = t[:i]
-	}
-	digits := strings.NewReplacer(".", "", " ", "").Replace(t)
-	v, err := strconv.ParseInt(digits, 10, 64)
-	if err != nil {
-		return 0, ErrNotRupiah
-	}
-	if neg {
-		v = -v
-	}
-	return v, nil
+	return v, ""
 }
 
 // ErrNotDay means a text is not a calendar day.

@@ -1,7 +1,7 @@
 // Package students holds the rules of the portal's students area: the checks the billing
 // service applies to a student and to bill components (run before the call, so a person
-// sees every mistake at once and beside its field), the money and date formats school
-// staff type, the totals shown per student, and the roster sync job.
+// sees every mistake at once and beside its field), the date formats school staff type,
+// the totals shown per student, and the roster sync job.
 //
 // Nothing here knows HTTP or templates: problems are codes the web layer translates.
 package students
@@ -28,7 +28,7 @@ const (
 	ProblemAmount         Problem = "amount"           // not a whole number of rupiah
 	ProblemPositive       Problem = "positive"         // must be > 0
 	ProblemNegative       Problem = "negative"         // must be >= 0
-	ProblemTooLarge       Problem = "too_large"        // above MaxRupiah
+	ProblemTooLarge       Problem = "too_large"        // above i18n.MaxRupiah
 	ProblemDate           Problem = "date"             // not a calendar day
 	ProblemDueAfterExpiry Problem = "due_after_expiry" // due day later than expiry day
 	ProblemActiveAfterDue Problem = "active_after_due" // active day later than due day

@@ -2,7 +2,6 @@ package uploads_test
 
 import (
 	"errors"
-	"strconv"
 	"testing"
 	"time"
 
@@ -10,68 +9,6 @@ import (
 
 	"github.com/sekolah/portal/internal/uploads"
 )
-
-func TestParseAmount(t *testing.T) {
-	tests := []struct {
-		in   string
-		want int64
-		err  error
-	}{
-		// Numbers as Excel stores them.
-		{"1250000", 1250000, nil},
-		{"0", 0, nil},
-		{"1.25E+6", 1250000, nil},
-		{"1250000.0000000002", 1250000, nil},
-		{"1249999.9999999998", 1250000, nil},
-		{"1250000.5", 0, uploads.ErrFraction},
-		// Text as people type it.
-		{"1.250.000", 1250000, nil},
-		{"Rp 1.250.000", 1250000, nil},
-		{"Rp1.250.000", 1250000, nil},
-		{"rp. 1.250.000", 1250000, nil},
-		{"RP 1.250.000,-", 1250000, nil},
-		{"Rp 1.250.000,00", 1250000, nil},
-		{"IDR 1,250,000", 1250000, nil},
-		{"1,250,000.00", 1250000, nil},
-		{"1 250 000", 1250000, nil},
-		{"1\u00a0250\u00a0000", 1250000, nil},
-		{"  350000  ", 350000, nil},
-		{"1.250", 1250, nil},
-		{"25.000", 25000, nil},
-		{"1250000 IDR", 1250000, nil},
-		{"-5.000", -5000, nil},
-		{"-Rp 5.000", -5000, nil},
-		{"Rp -5.000", -5000, nil},
-		{"(5.000)", -5000, nil},
-		{"−5000", -5000, nil},
-		// Not whole rupiah.
-		{"1,5", 0, uploads.ErrFraction},
-		{"12.50", 0, uploads.ErrFraction},
-		{"1.250.000,50", 0, uploads.ErrFraction},
-		// Not numbers at all.
-		{"", 0, uploads.ErrNotNumber},
-		{"Rp", 0, uploads.ErrNotNumber},
-		{"dua ratus ribu", 0, uploads.ErrNotNumber},
-		{"1.2.3", 0, uploads.ErrNotNumber},
-		{"1.25.000", 0, uploads.ErrNotNumber},
-		{"12,34,567", 0, uploads.ErrNotNumber},
-		{"1.250,000.00", 0, uploads.ErrNotNumber},
-		{"1e400", 0, uploads.ErrNotNumber},
-		{"NaN", 0, uploads.ErrNotNumber},
-		{"0x10", 0, uploads.ErrNotNumber},
-		{"12a", 0, uploads.ErrNotNumber},
-		// Too large for a bill.
-		{"1.000.000.000.000", 0, uploads.ErrTooLarge},
-		{"99999999999999999999", 0, uploads.ErrNotNumber},
-		{"1E+13", 0, uploads.ErrTooLarge},
-	}
-	for _, tt := range tests {
-		got, err := uploads.ParseAmount(tt.in)
-		if !errors.Is(err, tt.err) || (err == nil && got != tt.want) {
-			t.Errorf("ParseAmount(%q) = %d, %v; want %d, %v", tt.in, got, err, tt.want, tt.err)
-		}
-	}
-}
 
 func TestParseDate(t *testing.T) {
 	day := func(y int, m time.Month, d int) time.Time { return time.Date(y, m, d, 0, 0, 0, 0, time.UTC) }
@@ -158,31 +95,6 @@ func TestParseDateMatchesExcel(t *testing.T) {
 	}
 }
 
-func FuzzParseAmount(f *testing.F) {
-	for _, s := range []string{"1250000", "1.250.000", "Rp 1.250.000", "Rp1.250.000,-", "1,250,000.00", "1 250 000",
-		"1.25E+6", "1250000.0000000002", "-5.000", "(5.000)", "1,5", "abc", "", "Rp", "1.2.3", "99999999999999999999"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		v, err := uploads.ParseAmount(s)
-		if err != nil {
-			if v != 0 {
-				t.Fatalf("ParseAmount(%q) = %d with error %v", s, v, err)
-			}
-			return
-		}
-		if v > uploads.MaxAmount || v < -uploads.MaxAmount {
-			t.Fatalf("ParseAmount(%q) = %d, beyond MaxAmount", s, v)
-		}
-		// A read amount reads the same once written the plain way.
-		plain := strconv.FormatInt(abs(v), 10)
-		back, err := uploads.ParseAmount(plain)
-		if err != nil || back != abs(v) {
-			t.Fatalf("ParseAmount(%q) = %d, but %q reads as %d, %v", s, v, plain, back, err)
-		}
-	})
-}
-
 func FuzzParseDate(f *testing.F) {
 	for _, s := range []string{"46366", "46366.75", "2026-12-10", "10/12/2026", "10-12-26", "10 Des 2026",
 		"Dec 10, 2026", "Kamis, 10 Des 2026", "2026-12-10T08:00:00Z", "31/11/2026", "besok", "", "1.2.3.4.5.6.7"} {
@@ -207,11 +119,4 @@ func FuzzParseDate(f *testing.F) {
 			t.Fatalf("ParseDate(%q) = %v, but its ISO form reads as %v, %v", s, d, back, err)
 		}
 	})
-}
-
-func abs(v int64) int64 {
-	if v < 0 {
-		return -v
-	}
-	return v
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"iter"
+	"strconv"
 	"strings"
 
 	"github.com/xuri/excelize/v2"
@@ -142,14 +143,15 @@ func WriteErrorWorkbook(ctx context.Context, w io.Writer, path string, kind Kind
 // cellValue writes a cell back as the person meant it: a readable date as a date cell, a
 // plain number as a number, anything else as the text it was.
 func cellValue(v string, f Field, date1904 bool, dateStyle int) any {
-	t := trimSpace(v)
+	t := i18n.TrimSpace(v)
 	switch f {
 	case FieldDue, FieldExpiry, FieldActive:
 		if d, err := ParseDate(t, date1904); err == nil {
 			return excelize.Cell{StyleID: dateStyle, Value: d}
 		}
 	case FieldAmount, FieldPenalty:
-		if n, ok := digitsOnly(t); ok {
+		if len(t) <= 18 && isDigits(t) { // 18 digits always fit an int64
+			n, _ := strconv.ParseInt(t, 10, 64)
 			return n
 		}
 	}

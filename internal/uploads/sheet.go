@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/xuri/excelize/v2"
+
+	"github.com/sekolah/portal/internal/i18n"
 )
 
 // FileError is a problem with the whole file (not one cell): not a workbook, too big when
@@ -229,7 +231,7 @@ func (s *sheet) header(kind Kind) (*Layout, error) {
 
 func blankRow(cells []string) bool {
 	for _, c := range cells {
-		if trimSpace(c) != "" {
+		if i18n.TrimSpace(c) != "" {
 			return false
 		}
 	}

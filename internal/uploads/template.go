@@ -122,12 +122,12 @@ func addCheck(f *excelize.File, sheet, ref string, field Field, accounts []strin
 		}
 		dv.SetError(excelize.DataValidationErrorStyleStop, "Kode rekening / Account code", bilingual("uploads.tpl.col.account", strings.Join(accounts, ", ")))
 	case FieldAmount:
-		if err := dv.SetRange(1, int(MaxAmount), excelize.DataValidationTypeWhole, excelize.DataValidationOperatorBetween); err != nil {
+		if err := dv.SetRange(1, int(i18n.MaxRupiah), excelize.DataValidationTypeWhole, excelize.DataValidationOperatorBetween); err != nil {
 			return err
 		}
 		dv.SetError(excelize.DataValidationErrorStyleStop, "Nominal / Amount", bilingual("uploads.tpl.col.amount"))
 	case FieldPenalty:
-		if err := dv.SetRange(0, int(MaxAmount), excelize.DataValidationTypeWhole, excelize.DataValidationOperatorBetween); err != nil {
+		if err := dv.SetRange(0, int(i18n.MaxRupiah), excelize.DataValidationTypeWhole, excelize.DataValidationOperatorBetween); err != nil {
 			return err
 		}
 		dv.SetError(excelize.DataValidationErrorStyleStop, "Denda / Late fee", bilingual("uploads.tpl.col.penalty"))

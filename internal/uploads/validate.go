@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/i18n"
 )
 
 // Issue is one problem with one cell. Code is the message key under "uploads.err." and
@@ -93,7 +94,7 @@ func (v *validator) get(cells []string, f Field) string {
 	if col < 0 || col >= len(cells) {
 		return ""
 	}
-	return trimSpace(cells[col])
+	return i18n.TrimSpace(cells[col])
 }
 
 func (v *validator) issue(row int, f Field, code string, args ...string) Issue {
@@ -154,11 +155,11 @@ func (v *validator) amount(row int, cells []string, f Field, required bool, emit
 		}
 		return 0, true
 	}
-	n, err := ParseAmount(s)
+	n, err := i18n.ParseRupiahCell(s)
 	switch {
-	case errors.Is(err, ErrFraction):
+	case errors.Is(err, i18n.ErrFraction):
 		emit(v.issue(row, f, "amount_fraction", s))
-	case errors.Is(err, ErrTooLarge):
+	case errors.Is(err, i18n.ErrTooLarge):
 		emit(v.issue(row, f, "amount_too_large", s))
 	case err != nil:
 		emit(v.issue(row, f, "amount_invalid", s))

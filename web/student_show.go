@@ -45,7 +45,7 @@ func (h *Handler) studentView(r *http.Request) (pages.StudentView, int) {
 			Active: b.Active, Due: b.Due, Expiry: b.Expiry, DaysLate: b.DaysLate(today),
 			ExpiryDays: i18n.DayCount(today, h.cfg.Location, b.Expiry), PaidAt: b.PaidAt,
 			RefNumber: b.RefNumber, Notes: b.Notes, Running: running,
-			NotYetActive: !b.Active.IsZero() && b.State == billing.StateProvisioned && b.Active.After(students.DayOf(today)),
+			NotYetActive: !b.Active.IsZero() && b.State == billing.StateProvisioned && b.Active.After(billing.DayIn(today, h.cfg.Location)),
 		})
 	}
 	if err := h.db.SetStudentTotals(ctx, s.NIS, sum.Totals.Outstanding, sum.Totals.Overdue, h.now()); err != nil {

@@ -42,6 +42,17 @@ type Bill struct {
 // Due and Expiry, so the helpers agree with the service whatever zone the
 // host runs in.
 
+// DayIn is the calendar day of instant t in zone loc (nil is UTC) at UTC midnight, the
+// form component days take: DayIn(now, service zone) is "today", and DayIn(d, time.UTC)
+// the day a component timestamp stands for; the two then compare directly.
+func DayIn(t time.Time, loc *time.Location) time.Time {
+	if loc == nil {
+		loc = time.UTC
+	}
+	y, m, d := t.In(loc).Date()
+	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+}
+
 // civil is a calendar date as a count of days, for comparing and subtracting.
 func civil(y int, m time.Month, d int) int {
 	return int(time.Date(y, m, d, 0, 0, 0, 0, time.UTC).Unix() / 86400)
@@ -85,6 +96,5 @@ func (b Bill) DaysLate(today time.Time) int {
 // ReminderDay is the day the service reminds the student: two days before
 // the due day, as a UTC-midnight time like Due.
 func (b Bill) ReminderDay() time.Time {
-	y, m, d := b.Due.UTC().Date()
-	return time.Date(y, m, d-2, 0, 0, 0, 0, time.UTC)
+	return DayIn(b.Due, time.UTC).AddDate(0, 0, -2)
 }

@@ -5,6 +5,34 @@ import (
 	"time"
 )
 
+func TestDayIn(t *testing.T) {
+	jakarta := mustZone(t, "Asia/Jakarta")
+	day := func(y int, m time.Month, d int) time.Time { return time.Date(y, m, d, 0, 0, 0, 0, time.UTC) }
+	tests := []struct {
+		t    time.Time
+		loc  *time.Location
+		want time.Time
+	}{
+		// 23:30 UTC on 30 Nov is already 1 Dec in Jakarta (UTC+7).
+		{time.Date(2026, 11, 30, 23, 30, 0, 0, time.UTC), jakarta, day(2026, 12, 1)},
+		{time.Date(2026, 11, 30, 16, 59, 0, 0, time.UTC), jakarta, day(2026, 11, 30)},
+		{time.Date(2026, 11, 30, 17, 0, 0, 0, time.UTC), jakarta, day(2026, 12, 1)},
+		{time.Date(2026, 12, 31, 20, 0, 0, 0, time.UTC), jakarta, day(2027, 1, 1)},
+		// Already in the zone: its own date.
+		{time.Date(2026, 12, 1, 0, 30, 0, 0, jakarta), jakarta, day(2026, 12, 1)},
+		// A component timestamp read as its UTC date, wherever it was parsed.
+		{time.Date(2026, 12, 1, 0, 30, 0, 0, jakarta), time.UTC, day(2026, 11, 30)},
+		{day(2026, 12, 10), time.UTC, day(2026, 12, 10)},
+		// No zone is UTC.
+		{time.Date(2026, 11, 30, 23, 30, 0, 0, time.UTC), nil, day(2026, 11, 30)},
+	}
+	for _, tt := range tests {
+		if got := DayIn(tt.t, tt.loc); !got.Equal(tt.want) || got.Location() != time.UTC {
+			t.Errorf("DayIn(%v, %v) = %v, want %v", tt.t, tt.loc, got, tt.want)
+		}
+	}
+}
+
 func TestBillDayHelpers(t *testing.T) {
 	jakarta := mustZone(t, "Asia/Jakarta")
 	day := func(y int, m time.Month, d int) time.Time { return time.Date(y, m, d, 0, 0, 0, 0, time.UTC) }

@@ -31,7 +31,7 @@ func lineOf(b billing.Bill, today time.Time) Line {
 	switch {
 	case expired(b, today):
 		l.Payable, l.Reason, l.Due = false, ReasonExpired, 0
-	case !b.Active.IsZero() && Day(b.Active.UTC()).After(Day(today)):
+	case !b.Active.IsZero() && billing.DayIn(b.Active, time.UTC).After(billing.DayIn(today, today.Location())):
 		l.Payable, l.Reason = false, ReasonNotActive
 	}
 	return l

@@ -9,17 +9,10 @@ import (
 // UpcomingDays is how many days, today included, the upcoming dues page looks ahead.
 const UpcomingDays = 7
 
-// Day is the calendar date of t in its own location, as the UTC-midnight time the billing
-// types use for days. Pass now.In(service zone) to get today.
-func Day(t time.Time) time.Time {
-	y, m, d := t.Date()
-	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
-}
-
 // UpcomingRange is the first and last due day the upcoming page covers: today and the
 // following UpcomingDays-1 days.
 func UpcomingRange(today time.Time) (first, last time.Time) {
-	first = Day(today)
+	first = billing.DayIn(today, today.Location())
 	return first, first.AddDate(0, 0, UpcomingDays-1)
 }
 
@@ -32,7 +25,7 @@ func UpcomingQuery(today time.Time) billing.Query {
 // ReminderSent reports whether the service has reminded the student of b by today: the
 // reminder goes out on b.ReminderDay (two days before the due day).
 func ReminderSent(b billing.Bill, today time.Time) bool {
-	return !b.ReminderDay().After(Day(today))
+	return !b.ReminderDay().After(billing.DayIn(today, today.Location()))
 }
 
 // Upcoming is one component due soon.
@@ -69,7 +62,7 @@ func GroupUpcoming(bs []billing.Bill, today time.Time) UpcomingDues {
 	byDay := map[time.Time]int{}
 	sorted := make([]billing.Bill, 0, len(bs))
 	for _, b := range bs {
-		due := Day(b.Due.UTC())
+		due := billing.DayIn(b.Due, time.UTC)
 		if b.State == billing.StatePaid || expired(b, today) || due.Before(first) || due.After(last) {
 			continue
 		}
@@ -78,7 +71,7 @@ func GroupUpcoming(bs []billing.Bill, today time.Time) UpcomingDues {
 	SortBills(sorted, SortNIS)
 	SortBills(sorted, SortDue)
 	for _, b := range sorted {
-		due := Day(b.Due.UTC())
+		due := billing.DayIn(b.Due, time.UTC)
 		i, ok := byDay[due]
 		if !ok {
 			i = len(u.Days)
@@ -89,7 +82,7 @@ func GroupUpcoming(bs []billing.Bill, today time.Time) UpcomingDues {
 		if it.ReminderSent {
 			u.Reminded++
 		} else {
-			it.ReminderIn = int(b.ReminderDay().Sub(Day(today)).Hours() / 24)
+			it.ReminderIn = int(b.ReminderDay().Sub(first).Hours() / 24) // first is today
 			u.RemindedSoon++
 		}
 		d := &u.Days[i]

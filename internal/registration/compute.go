@@ -8,21 +8,10 @@ import (
 	"github.com/sekolah/portal/internal/store"
 )
 
-// Day is the registration day of instant now: today's date in the service zone loc, as a
-// UTC-midnight time like every component day (docs/briefing.md, the day rule).
-func Day(now time.Time, loc *time.Location) time.Time {
-	if loc == nil {
-		loc = time.UTC
-	}
-	y, m, d := now.In(loc).Date()
-	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
-}
-
 // resolve gives the calendar day of rule r for a registration on day.
 func resolve(r store.DayRule, day time.Time) time.Time {
 	if r.IsFixed() {
-		y, m, d := r.Fixed.UTC().Date()
-		return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+		return billing.DayIn(r.Fixed, time.UTC)
 	}
 	return day.AddDate(0, 0, r.Offset)
 }
@@ -36,10 +25,10 @@ type Item struct {
 }
 
 // Compute returns the checkout components of template t for a registration on day (a
-// UTC-midnight day, see Day), one per line in order. Lines whose days do not fit that
-// day are problems of the "template" field: a fixed expiry already past (the component
-// could never be paid), a fixed due day already past (it would cost the penalty at
-// once), or a due day after the expiry day.
+// UTC-midnight day, see Service.Today), one per line in order. Lines whose days do not
+// fit that day are problems of the "template" field: a fixed expiry already past (the
+// component could never be paid), a fixed due day already past (it would cost the
+// penalty at once), or a due day after the expiry day.
 func Compute(t store.FeeTemplate, day time.Time) ([]Item, Problems) {
 	var ps Problems
 	items := make([]Item, 0, len(t.Lines))

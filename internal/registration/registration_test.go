@@ -151,28 +151,6 @@ func TestParseDay(t *testing.T) {
 	}
 }
 
-func TestDay(t *testing.T) {
-	jakarta, err := time.LoadLocation("Asia/Jakarta")
-	if err != nil {
-		t.Skip("no tzdata")
-	}
-	tests := []struct {
-		now  time.Time
-		want time.Time
-	}{
-		// 23:30 UTC on 30 Nov is already 1 Dec in Jakarta (UTC+7).
-		{time.Date(2026, 11, 30, 23, 30, 0, 0, time.UTC), day(2026, 12, 1)},
-		{time.Date(2026, 11, 30, 16, 59, 0, 0, time.UTC), day(2026, 11, 30)},
-		{time.Date(2026, 11, 30, 17, 0, 0, 0, time.UTC), day(2026, 12, 1)},
-		{time.Date(2026, 12, 31, 20, 0, 0, 0, time.UTC), day(2027, 1, 1)},
-	}
-	for _, tt := range tests {
-		if got := registration.Day(tt.now, jakarta); !got.Equal(tt.want) || got.Location() != time.UTC {
-			t.Errorf("Day(%v) = %v, want %v", tt.now, got, tt.want)
-		}
-	}
-}
-
 func TestCompute(t *testing.T) {
 	line := func(name string, due, exp store.DayRule, optional bool) store.FeeTemplateLine {
 		return store.FeeTemplateLine{ID: "id-" + name, Name: name, AccountCode: "SPP", Amount: 1_000_000, Penalty: 50_000,

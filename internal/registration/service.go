@@ -79,8 +79,9 @@ func (s *Service) logger() *slog.Logger {
 	return slog.Default()
 }
 
-// Today is the registration day of a registration made now.
-func (s *Service) Today() time.Time { return Day(s.now(), s.Location) }
+// Today is the registration day of a registration made now: today's date in the service
+// zone, as a UTC-midnight time like every component day (docs/briefing.md, the day rule).
+func (s *Service) Today() time.Time { return billing.DayIn(s.now(), s.Location) }
 
 // audit records a change; the change already happened, so a failure is logged only.
 func (s *Service) audit(ctx context.Context, actor auth.Actor, action, target, detail string) {

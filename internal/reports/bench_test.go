@@ -198,7 +198,7 @@ func rawExport(bills []billing.Bill, roster memRoster, w io.Writer) error {
 		if class == "" {
 			class = "Tanpa kelas"
 		}
-		row[0], row[1], row[2], row[3], row[4] = reports.DayOf(b.PaidAt, jakarta), b.NIS, pe.Name, class, b.Name
+		row[0], row[1], row[2], row[3], row[4] = billing.DayIn(b.PaidAt, jakarta), b.NIS, pe.Name, class, b.Name
 		row[5], row[6], row[7], row[8], row[9] = b.AccountCode, b.AmountPaid-penalty, penalty, b.AmountPaid, b.RefNumber
 		sum[0], sum[1], sum[2] = sum[0]+b.AmountPaid-penalty, sum[1]+penalty, sum[2]+b.AmountPaid
 		if err := sw.SetRow("A"+strconv.Itoa(i+2), row); err != nil {
@@ -247,7 +247,7 @@ func BenchmarkDashboard(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		d, err := reports.ComputeDashboard(reports.DayOf(today, jakarta), jakarta, src.All(context.Background(), billing.Query{}), people)
+		d, err := reports.ComputeDashboard(billing.DayIn(today, jakarta), jakarta, src.All(context.Background(), billing.Query{}), people)
 		if err != nil || d.Bills != benchBills {
 			b.Fatal(err, d.Bills)
 		}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/i18n"
 )
 
@@ -328,7 +329,7 @@ func (s *Service) ExportStatement(ctx context.Context, nis string, ex Export) er
 	for _, r := range st.Rows {
 		paidDay := time.Time{}
 		if !r.PaidAt.IsZero() {
-			paidDay = DayOf(r.PaidAt, s.loc)
+			paidDay = billing.DayIn(r.PaidAt, s.loc)
 		}
 		v[0], v[1], v[2], v[3], v[4], v[5] = r.Due, r.Component, r.Account, r.Amount, r.Penalty, ex.Printer.T("state."+string(r.Status))
 		v[6], v[7], v[8], v[9], v[10] = paidDay, r.Paid, r.Ref, r.DueToday, r.Running

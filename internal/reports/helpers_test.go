@@ -76,7 +76,7 @@ func newMemSource(bills []billing.Bill, loc *time.Location) *memSource {
 	m := &memSource{bills: bills, loc: loc, byDay: map[time.Time][]int32{}}
 	for i, b := range bills {
 		if !b.PaidAt.IsZero() {
-			d := reports.DayOf(b.PaidAt, loc)
+			d := billing.DayIn(b.PaidAt, loc)
 			m.byDay[d] = append(m.byDay[d], int32(i))
 		}
 	}
@@ -91,7 +91,7 @@ func (m *memSource) match(b billing.Bill, q billing.Query) bool {
 		if b.PaidAt.IsZero() {
 			return false
 		}
-		d := reports.DayOf(b.PaidAt, m.loc)
+		d := billing.DayIn(b.PaidAt, m.loc)
 		if !q.PaidFrom.IsZero() && d.Before(q.PaidFrom) || !q.PaidTo.IsZero() && d.After(q.PaidTo) {
 			return false
 		}

@@ -94,7 +94,7 @@ func paymentRow(p payment, people People, loc *time.Location) PaymentRow {
 	}
 	penalty := max(p.amountPaid-p.amount, 0)
 	return PaymentRow{
-		Day: DayOf(p.paidAt, loc), PaidAt: p.paidAt, NIS: p.nis, Name: pe.Name, Class: pe.Class,
+		Day: billing.DayIn(p.paidAt, loc), PaidAt: p.paidAt, NIS: p.nis, Name: pe.Name, Class: pe.Class,
 		Component: p.name, Account: p.account, Amount: p.amountPaid - penalty, Penalty: penalty, Paid: p.amountPaid, Ref: p.ref,
 	}
 }
@@ -131,7 +131,7 @@ func paidByDay(ctx context.Context, src Source, q billing.Query, from, to time.T
 						return
 					}
 					// Defensive: keep only what the portal's day rule puts on this day.
-					if b.State == billing.StatePaid && !b.PaidAt.IsZero() && DayOf(b.PaidAt, loc).Equal(days[i]) {
+					if b.State == billing.StatePaid && !b.PaidAt.IsZero() && billing.DayIn(b.PaidAt, loc).Equal(days[i]) {
 						list = append(list, paymentOf(b))
 					}
 				}
@@ -180,7 +180,7 @@ func (s *Service) eachPayment(ctx context.Context, f PaymentsFilter, people Peop
 		if len(list) == 0 {
 			continue
 		}
-		day := DayTotal{Day: DayOf(list[0].paidAt, s.loc)}
+		day := DayTotal{Day: billing.DayIn(list[0].paidAt, s.loc)}
 		for _, p := range list {
 			r := paymentRow(p, people, s.loc)
 			day.add(r)

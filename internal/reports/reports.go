@@ -143,14 +143,7 @@ func New(cfg Config) *Service {
 func (s *Service) Location() *time.Location { return s.loc }
 
 // Today is the current date in the school's zone as a UTC-midnight day.
-func (s *Service) Today() time.Time { return DayOf(s.now(), s.loc) }
-
-// DayOf is the calendar day of instant t in loc, as a UTC-midnight time (the form
-// billing uses for due days).
-func DayOf(t time.Time, loc *time.Location) time.Time {
-	y, m, d := t.In(loc).Date()
-	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
-}
+func (s *Service) Today() time.Time { return billing.DayIn(s.now(), s.loc) }
 
 // dayNum counts days since 1970 for t's own calendar date, for cheap comparisons.
 func dayNum(t time.Time) int {

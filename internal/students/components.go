@@ -215,10 +215,3 @@ func ParseDay(s string) (time.Time, error) {
 	}
 	return time.Time{}, ErrNotDay
 }
-
-// DayOf is the calendar day of t in t's own location, at UTC midnight like component
-// days, so the two compare directly.
-func DayOf(t time.Time) time.Time {
-	y, m, d := t.Date()
-	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
-}

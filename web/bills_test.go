@@ -252,8 +252,19 @@ func TestBillsFiltersInURL(t *testing.T) {
 			}
 		}
 	}
+	// Days typed by hand, day first, filter the same and come back as a date input sends them.
+	res := c.Get("/bills?state=all&due_from=20/11/2026&due_to=30+Nov+2026&sort=due")
+	if got := billRowNames(res.Doc); res.StatusCode != http.StatusOK || !slices.Equal(got, []string{"SPP Desember", "SPP November", "Buku"}) {
+		t.Errorf("typed days: status %d, rows %v", res.StatusCode, got)
+	}
+	if v := res.Doc.Find(`[data-testid="bills-filters"] [name="due_from"]`).AttrOr("value", ""); v != "2026-11-20" {
+		t.Errorf("typed due_from shows as %q", v)
+	}
+	if tab, _ := url.Parse(res.Doc.Find(`[data-testid="tab-expired"]`).AttrOr("href", "")); tab.Query().Get("due_to") != "2026-11-30" {
+		t.Errorf("expired tab link %q", tab)
+	}
 	// An unknown NIS is a plain message, not an error page.
-	res := c.Get("/bills?state=all&nis=9999999")
+	res = c.Get("/bills?state=all&nis=9999999")
 	if res.StatusCode != http.StatusOK || !strings.Contains(billsText(res.Doc.Find(`[data-testid="bills-notice"]`)), "Tidak ada siswa dengan NIS 9999999") {
 		t.Errorf("unknown NIS: %d %q", res.StatusCode, billsText(res.Doc.Find(`[data-testid="bills-notice"]`)))
 	}
@@ -273,7 +284,7 @@ func TestBillsInvalidFilters(t *testing.T) {
 		query, field, message string
 	}{
 		{"due_from=2026-02-30", "due_from", "Tanggal tidak valid"},
-		{"paid_to=22/11/2026", "paid_to", "Tanggal tidak valid"},
+		{"paid_to=31/11/2026", "paid_to", "Tanggal tidak valid"},
 		{"due_from=2026-12-01&due_to=2026-11-01", "due_to", "tidak boleh sebelum"},
 		{"paid_from=2026-12-01&paid_to=2026-11-01", "paid_to", "tidak boleh sebelum"},
 		{"account=KOPERASI", "account", "Pilihan tidak valid"},

@@ -37,12 +37,16 @@ func (h *Handler) reportsIndex(w http.ResponseWriter, r *http.Request) {
 	}}))
 }
 
-// parseDay reads a YYYY-MM-DD filter; empty is the zero day.
-func parseDay(s string) (time.Time, bool) {
-	if s = strings.TrimSpace(s); s == "" {
+// parseDay reads a day filter (a date input's value, or a day typed by hand) and rewrites
+// it as a date input sends it, so the form shows the day understood; empty is the zero day.
+func parseDay(s *string) (time.Time, bool) {
+	if *s = strings.TrimSpace(*s); *s == "" {
 		return time.Time{}, true
 	}
-	t, err := time.Parse(time.DateOnly, s)
+	t, err := i18n.ParseDay(*s)
+	if err == nil {
+		*s = t.Format(time.DateOnly)
+	}
 	return t, err == nil
 }
 
@@ -69,8 +73,8 @@ func (h *Handler) parsePaymentsForm(r *http.Request) (pages.PaymentsForm, report
 	if form.To == "" {
 		form.To = today.Format(time.DateOnly)
 	}
-	from, okFrom := parseDay(form.From)
-	to, okTo := parseDay(form.To)
+	from, okFrom := parseDay(&form.From)
+	to, okTo := parseDay(&form.To)
 	if !okFrom || !okTo {
 		return form, reports.PaymentsFilter{}, i18n.T(ctx, "form.invalid_date")
 	}
@@ -161,8 +165,8 @@ func (h *Handler) reportOutstanding(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v.Classes = classes
-	dueFrom, okFrom := parseDay(form.DueFrom)
-	dueTo, okTo := parseDay(form.DueTo)
+	dueFrom, okFrom := parseDay(&v.Form.DueFrom)
+	dueTo, okTo := parseDay(&v.Form.DueTo)
 	filter := reports.OutstandingFilter{Class: form.Class, Account: form.Account, DueFrom: dueFrom, DueTo: dueTo}
 	v.URL = pages.OutstandingURL(filter.Class, filter.Account, filter.DueFrom, filter.DueTo)
 	switch {

@@ -182,6 +182,14 @@ func TestDashboardAndReportPages(t *testing.T) {
 		if v := res.Doc.Find(`#f-class option[selected]`).AttrOr("value", ""); v != class.Class {
 			t.Errorf("class filter shows %q", v)
 		}
+		// A day typed by hand, day first, is the same day, shown back as a date input sends it.
+		typed := c.Get("/reports/outstanding?class=" + url.QueryEscape(class.Class) + "&due_to=14/03/2027")
+		if got := rText(typed, `[data-testid="outstanding-total"]`); typed.StatusCode != 200 || got != i18n.Rupiah(class.Amount) {
+			t.Errorf("typed due_to: %d %q, dashboard %s", typed.StatusCode, got, i18n.Rupiah(class.Amount))
+		}
+		if v := rAttr(typed, `#f-due_to`, "value"); v != "2027-03-14" {
+			t.Errorf("typed due_to shows as %q", v)
+		}
 		hx := c.Get("/reports/outstanding?account=SPP", "HX-Request", "true")
 		if hx.StatusCode != 200 || strings.Contains(hx.Body, "<html") || hx.Doc.Find(`[data-testid="outstanding-table"]`).Length() != 1 {
 			t.Errorf("HTMX outstanding: %d", hx.StatusCode)

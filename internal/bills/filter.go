@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/i18n"
 )
 
 // The browser's tabs, as the `state` URL parameter spells them. Other pages link to them.
@@ -142,8 +143,8 @@ func ParseFilter(v url.Values, accounts []string) (Request, []Problem) {
 	if f.Account != "" && !slices.Contains(accounts, f.Account) {
 		probs = append(probs, Problem{Field: ParamAccount, Key: "form.invalid_choice"})
 	}
-	probs = append(probs, dateRange(f.DueFrom, f.DueTo, ParamDueFrom, ParamDueTo, "bills.err.due_order", &q.DueFrom, &q.DueTo)...)
-	probs = append(probs, dateRange(f.PaidFrom, f.PaidTo, ParamPaidFrom, ParamPaidTo, "bills.err.paid_order", &q.PaidFrom, &q.PaidTo)...)
+	probs = append(probs, dateRange(&f.DueFrom, &f.DueTo, ParamDueFrom, ParamDueTo, "bills.err.due_order", &q.DueFrom, &q.DueTo)...)
+	probs = append(probs, dateRange(&f.PaidFrom, &f.PaidTo, ParamPaidFrom, ParamPaidTo, "bills.err.paid_order", &q.PaidFrom, &q.PaidTo)...)
 	if f.NIS != "" {
 		if p := CheckNIS(f.NIS); p != nil {
 			probs = append(probs, *p)
@@ -159,34 +160,32 @@ func ParseFilter(v url.Values, accounts []string) (Request, []Problem) {
 	return Request{Filter: f, Query: q, NIS: f.NIS}, probs
 }
 
-// dateRange parses a from/to pair of days; a day that is not a date, or a range that ends
-// before it starts, is a Problem.
-func dateRange(from, to, fromField, toField, orderKey string, dFrom, dTo *time.Time) []Problem {
+// dateRange parses a from/to pair of days (i18n.ParseDay: a date input's value or a day
+// typed by hand); a day that is not a date, or a range that ends before it starts, is a
+// Problem. A day that reads is rewritten in DateLayout, so links and the date inputs carry
+// what was understood.
+func dateRange(from, to *string, fromField, toField, orderKey string, dFrom, dTo *time.Time) []Problem {
 	var probs []Problem
-	var okFrom, okTo bool
-	if from != "" {
-		if *dFrom, okFrom = ParseDay(from); !okFrom {
-			probs = append(probs, Problem{Field: fromField, Key: "form.invalid_date"})
-		}
-	}
-	if to != "" {
-		if *dTo, okTo = ParseDay(to); !okTo {
-			probs = append(probs, Problem{Field: toField, Key: "form.invalid_date"})
-		}
-	}
+	okFrom := readDay(from, fromField, dFrom, &probs)
+	okTo := readDay(to, toField, dTo, &probs)
 	if okFrom && okTo && dTo.Before(*dFrom) {
 		probs = append(probs, Problem{Field: toField, Key: orderKey})
 	}
 	return probs
 }
 
-// ParseDay reads a YYYY-MM-DD day as the UTC-midnight time the billing types use for days.
-func ParseDay(s string) (time.Time, bool) {
-	t, err := time.Parse(DateLayout, s)
-	if err != nil {
-		return time.Time{}, false
+// readDay is one side of dateRange; empty is no day.
+func readDay(s *string, field string, d *time.Time, probs *[]Problem) bool {
+	if *s == "" {
+		return false
 	}
-	return t, true
+	t, err := i18n.ParseDay(*s)
+	if err != nil {
+		*probs = append(*probs, Problem{Field: field, Key: "form.invalid_date"})
+		return false
+	}
+	*d, *s = t, t.Format(DateLayout)
+	return true
 }
 
 // CheckNIS reports a NIS that the service would refuse: 1–32 of letters, digits, dot, hyphen.

@@ -13,8 +13,8 @@ import (
 var accounts = []string{"SPP", "BCA", "MANDIRI"}
 
 func day(s string) time.Time {
-	t, ok := ParseDay(s)
-	if !ok {
+	t, err := time.Parse(DateLayout, s)
+	if err != nil {
 		panic("bad test day " + s)
 	}
 	return t
@@ -51,7 +51,8 @@ func TestParseFilter(t *testing.T) {
 		{name: "paid range", query: "state=paid&paid_from=2026-10-01&paid_to=2026-10-31",
 			want: billing.Query{State: billing.StatePaid, PaidFrom: day("2026-10-01"), PaidTo: day("2026-10-31"), Limit: 51}},
 		{name: "bad due date", query: "due_from=2026-13-01", problem: []string{"due_from:form.invalid_date"}},
-		{name: "due date in another layout", query: "due_to=01/11/2026", problem: []string{"due_to:form.invalid_date"}},
+		{name: "due date typed day first", query: "due_to=01/11/2026",
+			want: billing.Query{State: billing.StateProvisioned, DueTo: day("2026-11-01"), Limit: 51}},
 		{name: "bad paid dates", query: "paid_from=kemarin&paid_to=2026-02-30",
 			problem: []string{"paid_from:form.invalid_date", "paid_to:form.invalid_date"}},
 		{name: "due from after to", query: "due_from=2026-12-01&due_to=2026-11-01", problem: []string{"due_to:bills.err.due_order"}},
@@ -109,6 +110,19 @@ func TestParseFilter(t *testing.T) {
 				t.Errorf("sort = %q, want %q", req.Filter.Sort, tt.sort)
 			}
 		})
+	}
+}
+
+// TestFilterRewritesTypedDays: a day typed by hand travels on as a date input sends it, so
+// the date inputs and the page links show what was understood.
+func TestFilterRewritesTypedDays(t *testing.T) {
+	v := url.Values{"due_from": {"1/11/2026"}, "due_to": {"30 Nov 2026"}, "paid_from": {"2026-10-01"}}
+	req, probs := ParseFilter(v, accounts)
+	if len(probs) != 0 {
+		t.Fatalf("problems = %v", probs)
+	}
+	if f := req.Filter; f.DueFrom != "2026-11-01" || f.DueTo != "2026-11-30" || f.PaidFrom != "2026-10-01" || f.PaidTo != "" {
+		t.Fatalf("filter = %+v", f)
 	}
 }
 

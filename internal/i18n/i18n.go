@@ -1,6 +1,6 @@
 // Package i18n holds every visible string of the portal, formats numbers, money
-// and dates the way Indonesian school finance staff read them, and reads amounts
-// of rupiah the way they type them.
+// and dates the way Indonesian school finance staff read them, and reads the
+// amounts of rupiah and the calendar days they type.
 //
 // Indonesian is the default language; English is offered on request. Messages
 // are registered per area from init() in messages_<area>.go files, so each

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -280,4 +281,140 @@ func TrimSpace(s string) string {
 		s = strings.NewReplacer("\u00a0", " ", "\u202f", " ", "\u2007", " ").Replace(s)
 	}
 	return s
+}
+
+// ErrNotDay means a text is not a calendar day in any form people write one.
+var ErrNotDay = errors.New("i18n: not a calendar day")
+
+// ParseDay reads a calendar day the way it is written here: 2026-12-10 (what a date input
+// sends), 10/12/2026 (day first, as Indonesia writes it; also with - or ., and 10/12/26
+// for 2026), 10 Des 2026, 10-Dec-2026 or Dec 10, 2026 (month names in Indonesian or
+// English, short or full). A weekday before it ("Kamis, ") or a time of day after it is
+// ignored. The result is the day at UTC midnight, the form the billing service wants;
+// which years make sense is the caller's business.
+func ParseDay(s string) (time.Time, error) {
+	s = TrimSpace(s)
+	// Drop a leading weekday ("Kamis, 10 Des 2026").
+	if i := strings.IndexByte(s, ','); i > 0 && i < 10 && !strings.ContainsAny(s[:i], "0123456789") {
+		s = TrimSpace(s[i+1:])
+	}
+	// Drop a time of day: "2026-12-10T08:00:00Z", "10/12/2026 08:00", "10 Des 2026 08.00".
+	if i := strings.IndexByte(s, 'T'); i == 10 && s[4] == '-' {
+		s = s[:i]
+	}
+	if i := strings.IndexByte(s, ':'); i > 0 {
+		if j := strings.LastIndexByte(s[:i], ' '); j > 0 {
+			s = TrimSpace(s[:j])
+		}
+	}
+	if j := strings.LastIndexByte(s, ' '); j > 0 && isClock(s[j+1:]) {
+		s = TrimSpace(s[:j]) // "10 Des 2026 08.00"
+	}
+	y, m, d, ok := splitDate(s)
+	if !ok || m < 1 || m > 12 || d < 1 || d > 31 {
+		return time.Time{}, ErrNotDay
+	}
+	t := time.Date(y, time.Month(m), d, 0, 0, 0, 0, time.UTC)
+	if t.Day() != d { // 31/11, 29/02/2027
+		return time.Time{}, ErrNotDay
+	}
+	return t, nil
+}
+
+// isClock reports a time of day written with dots: 8.00, 08.00.00.
+func isClock(s string) bool {
+	parts := strings.Split(s, ".")
+	if len(parts) < 2 || len(parts) > 3 {
+		return false
+	}
+	for i, p := range parts {
+		if _, ok := smallInt(p, 2); !ok || (i > 0 && len(p) != 2) {
+			return false
+		}
+	}
+	return true
+}
+
+// splitDate reads year, month and day from the text forms.
+func splitDate(s string) (y, m, d int, ok bool) {
+	parts, n := dateFields(s)
+	if n != 3 {
+		return 0, 0, 0, false
+	}
+	a, b, c := parts[0], parts[1], parts[2]
+	if mon, isName := ParseMonthShort(b); isName {
+		// 10 Des 2026
+		d, ok1 := smallInt(a, 2)
+		y, ok2 := year(c)
+		return y, int(mon), d, ok1 && ok2
+	}
+	if mon, isName := ParseMonthShort(a); isName {
+		// Dec 10 2026 (the comma is gone with the separators)
+		d, ok1 := smallInt(b, 2)
+		y, ok2 := year(c)
+		return y, int(mon), d, ok1 && ok2
+	}
+	if len(a) == 4 {
+		// 2026-12-10, 2026/12/10
+		y, ok1 := smallInt(a, 4)
+		m, ok2 := smallInt(b, 2)
+		d, ok3 := smallInt(c, 2)
+		return y, m, d, ok1 && ok2 && ok3
+	}
+	// 10/12/2026, 10-12-26: day first.
+	d, ok1 := smallInt(a, 2)
+	m, ok2 := smallInt(b, 2)
+	y, ok3 := year(c)
+	return y, m, d, ok1 && ok2 && ok3
+}
+
+// dateFields splits on the date separators (space, /, -, ., comma) without allocating;
+// more than three parts is reported as four.
+func dateFields(s string) ([3]string, int) {
+	var out [3]string
+	n := 0
+	start := -1
+	for i := 0; i <= len(s); i++ {
+		sep := i == len(s)
+		if !sep {
+			switch s[i] {
+			case ' ', '/', '-', '.', ',', '\t':
+				sep = true
+			}
+		}
+		if sep {
+			if start >= 0 {
+				if n == len(out) {
+					return out, n + 1
+				}
+				out[n] = s[start:i]
+				n++
+				start = -1
+			}
+		} else if start < 0 {
+			start = i
+		}
+	}
+	return out, n
+}
+
+// smallInt reads a run of at most maxLen digits.
+func smallInt(s string, maxLen int) (int, bool) {
+	if len(s) > maxLen {
+		return 0, false
+	}
+	v, ok := digitsOnly(s)
+	return int(v), ok
+}
+
+// year reads a four-digit year, or two digits as 20xx.
+func year(s string) (int, bool) {
+	switch len(s) {
+	case 2:
+		v, ok := smallInt(s, 2)
+		return 2000 + v, ok
+	case 4:
+		return smallInt(s, 4)
+	}
+	return 0, false
 }

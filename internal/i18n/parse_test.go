@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strconv"
 	"testing"
+	"time"
 )
 
 func TestParseRupiah(t *testing.T) {
@@ -151,4 +152,74 @@ func FuzzParseRupiah(f *testing.F) {
 			t.Fatalf("ParseRupiahCell(%q) = %d, but %q reads as %d, %v", s, v, Rupiah(v), back, err)
 		}
 	})
+}
+
+func TestParseDay(t *testing.T) {
+	day := func(y int, m time.Month, d int) time.Time { return time.Date(y, m, d, 0, 0, 0, 0, time.UTC) }
+	tests := []struct {
+		in   string
+		want time.Time // zero: ErrNotDay
+	}{
+		// What a date input sends.
+		{"2026-12-10", day(2026, 12, 10)},
+		{" 2026-01-10 ", day(2026, 1, 10)},
+		{"2026/12/10", day(2026, 12, 10)},
+		{"2026-12-10T08:30:00Z", day(2026, 12, 10)},
+		{"2026-12-10 23:59:59", day(2026, 12, 10)},
+		// Day first, as Indonesia writes it.
+		{"10/12/2026", day(2026, 12, 10)},
+		{"10/01/2026", day(2026, 1, 10)},
+		{"10/1/2026", day(2026, 1, 10)},
+		{"5/7/2027", day(2027, 7, 5)},
+		{"01/11/2026", day(2026, 11, 1)}, // the bills filter used to refuse it
+		{"10-12-2026", day(2026, 12, 10)},
+		{"10-01-2026", day(2026, 1, 10)},
+		{"15-07-2027", day(2027, 7, 15)},
+		{"10.12.2026", day(2026, 12, 10)},
+		{"1/2/2026", day(2026, 2, 1)},
+		{"10/12/26", day(2026, 12, 10)},
+		{"10/12/2026 08:00", day(2026, 12, 10)},
+		// Month names, Indonesian or English.
+		{"10 Des 2026", day(2026, 12, 10)},
+		{"10 des 2026", day(2026, 12, 10)},
+		{"10 Desember 2026", day(2026, 12, 10)},
+		{"10-Dec-2026", day(2026, 12, 10)},
+		{"10 Agu 2026", day(2026, 8, 10)},
+		{"10 Agustus 2026 08.00", day(2026, 8, 10)},
+		{"Dec 10, 2026", day(2026, 12, 10)},
+		{"Jan 10 2026", day(2026, 1, 10)}, // the students form used to refuse it
+		{"Kamis, 10 Des 2026", day(2026, 12, 10)},
+		{" 10 Mei 2026 ", day(2026, 5, 10)},
+		// Any year: the range is the caller's rule.
+		{"10/12/1999", day(1999, 12, 10)},
+		// Not days.
+		{"", time.Time{}},
+		{"besok", time.Time{}},
+		{"kemarin", time.Time{}},
+		{"next week", time.Time{}},
+		{"31/11/2026", time.Time{}},
+		{"31/02/2026", time.Time{}},
+		{"2026-02-30", time.Time{}},
+		{"29/02/2027", time.Time{}},
+		{"12/31/2026", time.Time{}}, // month first is not how Indonesia writes
+		{"10 Foo 2026", time.Time{}},
+		{"2026-13-01", time.Time{}},
+		{"10/12", time.Time{}},
+		{"10/12/2026/1", time.Time{}},
+		{"1.2.3.4.5.6.7", time.Time{}},
+		{"20260110", time.Time{}},
+		{"46366", time.Time{}}, // an Excel serial is the uploads' to read
+	}
+	for _, tt := range tests {
+		got, err := ParseDay(tt.in)
+		if tt.want.IsZero() {
+			if !errors.Is(err, ErrNotDay) || !got.IsZero() {
+				t.Errorf("ParseDay(%q) = %v, %v; want ErrNotDay", tt.in, got, err)
+			}
+			continue
+		}
+		if err != nil || !got.Equal(tt.want) || got.Location() != time.UTC {
+			t.Errorf("ParseDay(%q) = %v, %v; want %v UTC", tt.in, got, err, tt.want)
+		}
+	}
 }

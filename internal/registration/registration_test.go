@@ -132,6 +132,7 @@ func TestParseDay(t *testing.T) {
 		{"15-07-2027", store.DayRule{Fixed: day(2027, 7, 15)}, true},
 		{"15/07/2027", store.DayRule{Fixed: day(2027, 7, 15)}, true},
 		{"5/7/2027", store.DayRule{Fixed: day(2027, 7, 5)}, true},
+		{"15 Jul 2027", store.DayRule{Fixed: day(2027, 7, 15)}, true},
 		{"-3", store.DayRule{}, false},
 		{"3650", store.DayRule{Offset: 3650}, true},
 		{"3651", store.DayRule{Offset: 3651}, false},

@@ -188,8 +188,8 @@ func parseDayField(ps *Problems, field, s string) (store.DayRule, bool) {
 var offsetRE = regexp.MustCompile(`^\+?\s*(\d{1,6})$`)
 
 // ParseDay reads a due or expiry rule: a number of days after registration ("14", "+14")
-// or a fixed day ("2027-07-15", or day first as Indonesians write it: "15-07-2027",
-// "15/07/2027").
+// or a fixed day in any form i18n.ParseDay reads ("2027-07-15", or day first as
+// Indonesians write it: "15-07-2027", "15/07/2027", "15 Jul 2027").
 func ParseDay(s string) (store.DayRule, error) {
 	s = strings.TrimSpace(s)
 	if m := offsetRE.FindStringSubmatch(s); m != nil {
@@ -199,10 +199,8 @@ func ParseDay(s string) (store.DayRule, error) {
 		}
 		return store.DayRule{Offset: n}, nil
 	}
-	for _, layout := range []string{"2006-01-02", "02-01-2006", "02/01/2006", "2-1-2006", "2/1/2006"} {
-		if t, err := time.Parse(layout, s); err == nil {
-			return store.DayRule{Fixed: t}, nil
-		}
+	if t, err := i18n.ParseDay(s); err == nil {
+		return store.DayRule{Fixed: t}, nil
 	}
 	return store.DayRule{}, fmt.Errorf("registration: %q is neither a number of days nor a date", s)
 }

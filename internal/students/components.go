@@ -169,7 +169,7 @@ func validateRow(nis string, r ComponentRow, accounts []string) (billing.Compone
 			}
 			return time.Time{}
 		}
-		d, err := ParseDay(s)
+		d, err := i18n.ParseDay(s)
 		if err != nil {
 			errs[col] = ProblemDate
 		}
@@ -198,20 +198,4 @@ func rupiah(s string) (int64, Problem) {
 		return 0, ProblemAmount
 	}
 	return v, ""
-}
-
-// ErrNotDay means a text is not a calendar day.
-var ErrNotDay = errors.New("students: not a calendar day")
-
-// ParseDay reads a calendar day as a date input sends it ("2026-01-10") or as people type
-// it without one ("10/01/2026", "10-01-2026"), and returns it at UTC midnight, the way
-// the service stores component days.
-func ParseDay(s string) (time.Time, error) {
-	s = strings.TrimSpace(s)
-	for _, layout := range []string{time.DateOnly, "02/01/2006", "2/1/2006", "02-01-2006", "2-1-2006"} {
-		if t, err := time.Parse(layout, s); err == nil {
-			return t, nil // time.Parse without a zone is UTC
-		}
-	}
-	return time.Time{}, ErrNotDay
 }

@@ -1,7 +1,7 @@
 // Package students holds the rules of the portal's students area: the checks the billing
 // service applies to a student and to bill components (run before the call, so a person
-// sees every mistake at once and beside its field), the date formats school staff type,
-// the totals shown per student, and the roster sync job.
+// sees every mistake at once and beside its field), the totals shown per student, and the
+// roster sync job.
 //
 // Nothing here knows HTTP or templates: problems are codes the web layer translates.
 package students

@@ -68,21 +68,6 @@ func TestValidateStudentNormalizes(t *testing.T) {
 	}
 }
 
-func TestParseDay(t *testing.T) {
-	want := time.Date(2026, 1, 10, 0, 0, 0, 0, time.UTC)
-	for _, in := range []string{"2026-01-10", " 2026-01-10 ", "10/01/2026", "10/1/2026", "10-01-2026"} {
-		got, err := ParseDay(in)
-		if err != nil || !got.Equal(want) || got.Location() != time.UTC {
-			t.Errorf("ParseDay(%q) = %v, %v", in, got, err)
-		}
-	}
-	for _, in := range []string{"", "2026-13-01", "2026-02-30", "31/02/2026", "Jan 10 2026", "20260110"} {
-		if _, err := ParseDay(in); err == nil {
-			t.Errorf("ParseDay(%q) accepted", in)
-		}
-	}
-}
-
 func TestValidateComponents(t *testing.T) {
 	accounts := []string{"SPP", "BCA"}
 	ok := ComponentRow{Name: "SPP Januari", AccountCode: "SPP", Amount: "Rp 450.000", Penalty: "25.000", Due: "2026-01-10", Expiry: "2026-03-10", Active: "2026-01-01", Notes: "semester 2"}

@@ -160,3 +160,6 @@ func cellValue(v string, f Field, date1904 bool, dateStyle int) any {
 	}
 	return v
 }
+
+// isDigits reports a non-empty run of ASCII digits (strconv alone would also take a sign).
+func isDigits(s string) bool { return s != "" && strings.Trim(s, "0123456789") == "" }

@@ -98,8 +98,8 @@ func init() {
 		"term.required":         {ID: "wajib", EN: "required"},
 		"term.not_set":          {ID: "—", EN: "—"},
 		"term.days_late":        {ID: "Hari terlambat", EN: "Days late"},
-		"term.components_count": {ID: "%[1]d komponen", EN: "%[1]d items"},
-		"term.students_count":   {ID: "%[1]d siswa", EN: "%[1]d students"},
+		"term.components_count": {ID: "%[1]d komponen", EN: "components: %[1]d"},
+		"term.students_count":   {ID: "%[1]d siswa", EN: "students: %[1]d"},
 
 		// Buttons.
 		"btn.save":     {ID: "Simpan", EN: "Save"},

@@ -1,12 +1,9 @@
 package web
 
 import (
-	"context"
 	"errors"
 	"net/http"
 	"strconv"
-
-	"github.com/go-chi/chi/v5"
 
 	"github.com/sekolah/portal/internal/i18n"
 	"github.com/sekolah/portal/internal/registration"
@@ -22,27 +19,12 @@ const (
 	maxFormRows = 2 * registration.MaxLines
 )
 
-type feeTemplateKey struct{}
-
 // feeTemplateCtx loads the {id} template once and answers 404 early.
 func (h *Handler) feeTemplateCtx(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		t, err := h.db.FeeTemplate(r.Context(), chi.URLParam(r, "id"))
-		if errors.Is(err, store.ErrNotFound) {
-			h.notFound(w, r)
-			return
-		} else if err != nil {
-			h.serverError(w, r, err)
-			return
-		}
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), feeTemplateKey{}, t)))
-	})
+	return recordCtx(h, h.db.FeeTemplate, next)
 }
 
-func feeTemplateFrom(r *http.Request) store.FeeTemplate {
-	t, _ := r.Context().Value(feeTemplateKey{}).(store.FeeTemplate)
-	return t
-}
+func feeTemplateFrom(r *http.Request) store.FeeTemplate { return recordFrom[store.FeeTemplate](r) }
 
 // listFeeTemplates shows every template, marking the one the public form uses.
 func (h *Handler) listFeeTemplates(w http.ResponseWriter, r *http.Request) {

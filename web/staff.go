@@ -6,8 +6,6 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/go-chi/chi/v5"
-
 	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/i18n"
 	"github.com/sekolah/portal/internal/store"
@@ -16,27 +14,10 @@ import (
 	"github.com/sekolah/portal/views/viewctx"
 )
 
-type staffKey struct{}
-
 // staffCtx loads the {id} account once and answers 404 early.
-func (h *Handler) staffCtx(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		u, err := h.db.UserByID(r.Context(), chi.URLParam(r, "id"))
-		if errors.Is(err, store.ErrNotFound) {
-			h.notFound(w, r)
-			return
-		} else if err != nil {
-			h.serverError(w, r, err)
-			return
-		}
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), staffKey{}, u)))
-	})
-}
+func (h *Handler) staffCtx(next http.Handler) http.Handler { return recordCtx(h, h.db.UserByID, next) }
 
-func staffFrom(r *http.Request) store.User {
-	u, _ := r.Context().Value(staffKey{}).(store.User)
-	return u
-}
+func staffFrom(r *http.Request) store.User { return recordFrom[store.User](r) }
 
 func (h *Handler) actor(r *http.Request) auth.Actor {
 	p, _ := viewctx.CurrentPerson(r.Context())

@@ -2,13 +2,10 @@ package web
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"net/url"
 	"strconv"
 	"time"
-
-	"github.com/go-chi/chi/v5"
 
 	"github.com/sekolah/portal/internal/i18n"
 	"github.com/sekolah/portal/internal/store"
@@ -20,27 +17,12 @@ import (
 // uploadIssuesPage is how many problems the preview lists per page.
 const uploadIssuesPage = 50
 
-type uploadKey struct{}
-
 // uploadCtx loads the {id} upload once and answers 404 early.
 func (h *Handler) uploadCtx(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		j, err := h.db.UploadJobByID(r.Context(), chi.URLParam(r, "id"))
-		if errors.Is(err, store.ErrNotFound) {
-			h.notFound(w, r)
-			return
-		} else if err != nil {
-			h.serverError(w, r, err)
-			return
-		}
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), uploadKey{}, j)))
-	})
+	return recordCtx(h, h.db.UploadJobByID, next)
 }
 
-func uploadFrom(r *http.Request) store.UploadJob {
-	j, _ := r.Context().Value(uploadKey{}).(store.UploadJob)
-	return j
-}
+func uploadFrom(r *http.Request) store.UploadJob { return recordFrom[store.UploadJob](r) }
 
 func uploadKindOptions(ctx context.Context) []components.Option {
 	var opts []components.Option

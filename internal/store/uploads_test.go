@@ -149,3 +149,60 @@ func TestUploadJobs(t *testing.T) {
 		}
 	})
 }
+
+// TestUploadJobLease: one owner at a time holds a job; a renewed lease keeps others out,
+// a lapsed or released one lets the next owner in, and a lost lease cannot be renewed.
+func TestUploadJobLease(t *testing.T) {
+	eachDB(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		j, err := db.CreateUploadJob(ctx, store.UploadJob{Kind: "components", FileName: "a.xlsx", FileSHA256: "abc", FileSize: 10,
+			FileKept: true, State: "queued", UploadedByID: "u1", UploadedBy: "finance"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t0 := time.Date(2026, 7, 1, 3, 0, 0, 0, time.UTC)
+		ttl := time.Minute
+		steps := []struct {
+			name string
+			do   func() (bool, error)
+			want bool
+		}{
+			{"a claims a free job", func() (bool, error) { return db.ClaimUploadJob(ctx, j.ID, "a", t0.Add(ttl), t0) }, true},
+			{"a claims again", func() (bool, error) { return db.ClaimUploadJob(ctx, j.ID, "a", t0.Add(ttl), t0) }, true},
+			{"b is kept out of a live lease", func() (bool, error) {
+				return db.ClaimUploadJob(ctx, j.ID, "b", t0.Add(30*time.Second+ttl), t0.Add(30*time.Second))
+			}, false},
+			{"b cannot renew a's lease", func() (bool, error) { return db.RenewUploadJob(ctx, j.ID, "b", t0.Add(2*ttl)) }, false},
+			{"a renews", func() (bool, error) { return db.RenewUploadJob(ctx, j.ID, "a", t0.Add(50*time.Second+ttl)) }, true},
+			{"b is kept out past the first expiry", func() (bool, error) {
+				return db.ClaimUploadJob(ctx, j.ID, "b", t0.Add(90*time.Second+ttl), t0.Add(90*time.Second))
+			}, false},
+			{"b takes the lapsed lease", func() (bool, error) {
+				return db.ClaimUploadJob(ctx, j.ID, "b", t0.Add(111*time.Second+ttl), t0.Add(111*time.Second))
+			}, true},
+			{"a lost it and cannot renew", func() (bool, error) { return db.RenewUploadJob(ctx, j.ID, "a", t0.Add(3*ttl)) }, false},
+			{"a releasing does not free b's lease", func() (bool, error) {
+				if err := db.ReleaseUploadJob(ctx, j.ID, "a"); err != nil {
+					return false, err
+				}
+				return db.ClaimUploadJob(ctx, j.ID, "c", t0.Add(2*ttl), t0.Add(112*time.Second))
+			}, false},
+			{"c claims once b released", func() (bool, error) {
+				if err := db.ReleaseUploadJob(ctx, j.ID, "b"); err != nil {
+					return false, err
+				}
+				return db.ClaimUploadJob(ctx, j.ID, "c", t0.Add(2*ttl), t0.Add(112*time.Second))
+			}, true},
+			{"no lease on a job that does not exist", func() (bool, error) { return db.ClaimUploadJob(ctx, "nope", "c", t0, t0) }, false},
+		}
+		for _, s := range steps {
+			got, err := s.do()
+			if err != nil {
+				t.Fatalf("%s: %v", s.name, err)
+			}
+			if got != s.want {
+				t.Fatalf("%s: %v, want %v", s.name, got, s.want)
+			}
+		}
+	})
+}

@@ -33,6 +33,9 @@ type env struct {
 	writer *upstream.Writer
 	dir    string
 	log    *slog.Logger
+	// url and timeout make more clients on the same sandbox (see instance).
+	url     string
+	timeout time.Duration
 }
 
 func newEnv(t testing.TB, timeout time.Duration) *env {
@@ -55,17 +58,25 @@ func newEnvWith(t testing.TB, timeout time.Duration, wrap func(http.RoundTripper
 	}
 	srv := httptest.NewServer(sb)
 	t.Cleanup(func() { srv.Close(); sb.Close() })
+	e := &env{db: db, sb: sb, url: srv.URL, timeout: timeout, dir: t.TempDir(), log: log}
+	e.client, e.writer = e.instance(t, wrap)
+	return e
+}
+
+// instance is another portal instance's client and writer on the same sandbox and
+// database, its calls going through wrap(http.DefaultTransport) when wrap is not nil.
+func (e *env) instance(t testing.TB, wrap func(http.RoundTripper) http.RoundTripper) (*billing.Client, *upstream.Writer) {
+	t.Helper()
 	var hc *http.Client
 	if wrap != nil {
 		hc = &http.Client{Transport: wrap(http.DefaultTransport)}
 	}
-	client, err := billing.New(billing.Config{BaseURL: srv.URL, Username: "portal", Password: "issued", Now: sb.Now,
-		Timeout: timeout, RetryBase: 5 * time.Millisecond, RetryMax: 20 * time.Millisecond, Logger: log, HTTPClient: hc})
+	client, err := billing.New(billing.Config{BaseURL: e.url, Username: "portal", Password: "issued", Now: e.sb.Now,
+		Timeout: e.timeout, RetryBase: 5 * time.Millisecond, RetryMax: 20 * time.Millisecond, Logger: e.log, HTTPClient: hc})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &env{db: db, sb: sb, client: client, dir: t.TempDir(), log: log,
-		writer: &upstream.Writer{Client: client, DB: db, Log: log}}
+	return client, &upstream.Writer{Client: client, DB: e.db, Log: e.log}
 }
 
 // config is a runner configuration that retries fast.
@@ -104,11 +115,17 @@ func (e *env) upstreamKeys(t testing.TB) map[string]int {
 func (e *env) start(t testing.TB, cfg uploads.Config) *uploads.Runner {
 	t.Helper()
 	r := uploads.NewRunner(cfg, e.db, e.client, e.writer, e.log)
+	e.startRunner(t, r)
+	return r
+}
+
+// startRunner starts r and stops it when the test ends.
+func (e *env) startRunner(t testing.TB, r *uploads.Runner) {
+	t.Helper()
 	if err := r.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = r.Stop(context.Background()) })
-	return r
 }
 
 // receive uploads the file at path and waits for its analysis.

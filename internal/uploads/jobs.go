@@ -100,11 +100,91 @@ func (r *Runner) loop() {
 			t.Stop()
 			continue
 		}
-		if err := r.run(jobs[0]); err != nil && r.ctx.Err() == nil && !r.quitting() {
+		now := r.now()
+		until := now.Add(r.cfg.LeaseTTL)
+		ok, err := r.db.ClaimUploadJob(r.ctx, jobs[0].ID, r.owner, until, now)
+		if err != nil {
+			r.log.Error("upload job: claim", "job", jobs[0].ID, "err", err)
+			if !r.sleep(5 * time.Second) {
+				return
+			}
+			continue
+		}
+		if !ok {
+			// Another instance runs the oldest job. The later ones wait here too, as they
+			// would behind it in one instance: two jobs never race on the same rows. The job
+			// comes back to us when that instance ends it, or dies and its lease lapses.
+			t := time.NewTimer(r.cfg.LeaseRenew)
+			select {
+			case <-r.wake:
+			case <-t.C:
+			case <-r.quit:
+			}
+			t.Stop()
+			continue
+		}
+		if err := r.runLeased(jobs[0], until); err != nil && r.ctx.Err() == nil && !r.quitting() {
 			r.log.Error("upload job", "job", jobs[0].ID, "err", err)
 			if !r.sleep(5 * time.Second) {
 				return
 			}
+		}
+	}
+}
+
+// runLeased runs a job whose lease the runner holds until `until`: it renews the lease
+// while the job runs and releases it when the job ends or the runner stops. When the
+// lease is lost (renewals failed until it lapsed and another instance took it), the
+// job's work is cancelled so nothing more is sent from here.
+func (r *Runner) runLeased(j store.UploadJob, until time.Time) error {
+	ctx, cancel := context.WithCancel(r.ctx)
+	defer cancel()
+	renewed := make(chan struct{})
+	go func() {
+		defer close(renewed)
+		r.keepLease(ctx, cancel, j.ID, until)
+	}()
+	err := r.run(ctx, j)
+	cancel()
+	<-renewed
+	// Released even when the runner is being stopped hard: another instance may go on at once.
+	rctx, rcancel := context.WithTimeout(context.WithoutCancel(r.ctx), 5*time.Second)
+	defer rcancel()
+	if rerr := r.db.ReleaseUploadJob(rctx, j.ID, r.owner); rerr != nil {
+		r.log.Error("upload job: release lease", "job", j.ID, "err", rerr)
+	}
+	return err
+}
+
+// keepLease renews the job's lease every LeaseRenew until ctx ends, and calls lost when
+// the lease is gone or may lapse before the next renewal.
+func (r *Runner) keepLease(ctx context.Context, lost context.CancelFunc, id string, until time.Time) {
+	t := time.NewTicker(r.cfg.LeaseRenew)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		now := r.now()
+		ok, err := r.db.RenewUploadJob(ctx, id, r.owner, now.Add(r.cfg.LeaseTTL))
+		switch {
+		case err != nil && ctx.Err() != nil:
+			return
+		case err != nil:
+			r.log.Warn("upload job: renew lease", "job", id, "err", err)
+			if !now.Add(r.cfg.LeaseRenew).Before(until) {
+				r.log.Error("upload job: lease about to lapse; stopping the job here", "job", id)
+				lost()
+				return
+			}
+		case !ok:
+			r.log.Error("upload job: lease taken by another instance; stopping the job here", "job", id)
+			lost()
+			return
+		default:
+			until = now.Add(r.cfg.LeaseTTL)
 		}
 	}
 }
@@ -114,9 +194,9 @@ func actorOf(j store.UploadJob) auth.Actor {
 }
 
 // run takes a job as far as it goes: prepared (checked again and cut into chunks), sent,
-// finished. Stopping leaves it where it is, for the next start.
-func (r *Runner) run(j store.UploadJob) error {
-	ctx := r.ctx
+// finished. Stopping, or losing the lease (ctx ends), leaves it where it is, for the next
+// start or the instance that holds the lease.
+func (r *Runner) run(ctx context.Context, j store.UploadJob) error {
 	if j.State == StateQueued || j.State == StateChecking {
 		if _, err := r.db.SetUploadJobState(ctx, j.ID, StateChecking, StateQueued, StateChecking); err != nil {
 			return err

@@ -100,6 +100,13 @@ type Config struct {
 	Settle time.Duration
 	// Retention is how long files of finished or abandoned uploads are kept (default 14 days).
 	Retention time.Duration
+	// LeaseTTL is how long a job's lease lasts unless renewed (default 60s): several
+	// portal instances may share the database, and one whose instance died is taken up
+	// by another once its lease lapses.
+	LeaseTTL time.Duration
+	// LeaseRenew is how often a running job's lease is renewed, and how often a job
+	// leased by another instance is looked at again (default 10s, below LeaseTTL).
+	LeaseRenew time.Duration
 }
 
 func (c *Config) defaults() {
@@ -137,13 +144,22 @@ func (c *Config) defaults() {
 	if c.Retention <= 0 {
 		c.Retention = 14 * 24 * time.Hour
 	}
+	if c.LeaseTTL <= 0 {
+		c.LeaseTTL = time.Minute
+	}
+	if c.LeaseRenew <= 0 || c.LeaseRenew >= c.LeaseTTL {
+		c.LeaseRenew = max(min(10*time.Second, c.LeaseTTL/3), time.Nanosecond) // a ticker needs > 0
+	}
 }
 
 // Runner receives files, analyses them and runs the jobs that send their rows, in the
 // background of the portal process. Jobs run one at a time, oldest commit first (so two
 // jobs never race on the same rows); within a job a few chunks are in flight at once.
+// A job runs only under its lease (see Config.LeaseTTL), so portal instances sharing
+// the database never send the same job's chunks at once.
 type Runner struct {
 	cfg    Config
+	owner  string // this runner's lease owner id
 	db     *store.DB
 	client *billing.Client
 	writer *upstream.Writer
@@ -169,7 +185,7 @@ func NewRunner(cfg Config, db *store.DB, client *billing.Client, writer *upstrea
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Runner{cfg: cfg, db: db, client: client, writer: writer, log: log, now: time.Now,
+	return &Runner{cfg: cfg, owner: store.NewID(), db: db, client: client, writer: writer, log: log, now: time.Now,
 		quit: make(chan struct{}), wake: make(chan struct{}, 1), analyses: map[string]bool{}, slots: make(chan struct{}, 2)}
 }
 
@@ -205,7 +221,8 @@ func (r *Runner) Start(ctx context.Context) error {
 
 // Stop stops taking new work and waits for the calls in flight to end; when ctx ends
 // first, it aborts them (their chunks become unknown and are reconciled at the next
-// start). Jobs not finished resume at the next Start.
+// start). Jobs not finished resume at the next Start, here or in another instance: their
+// leases are released.
 func (r *Runner) Stop(ctx context.Context) error {
 	r.mu.Lock()
 	if !r.started || r.stopped {

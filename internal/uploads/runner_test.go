@@ -33,6 +33,8 @@ type faulty struct {
 	// first runs before the first matching call is forwarded (another person's change
 	// landing just before ours).
 	first func()
+	// delay holds every matching call this long before it is forwarded (a slow service).
+	delay time.Duration
 	calls atomic.Int64
 }
 
@@ -42,6 +44,9 @@ func (f *faulty) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	if f.calls.Add(1) == 1 && f.first != nil {
 		f.first()
+	}
+	if f.delay > 0 {
+		time.Sleep(f.delay)
 	}
 	f.mu.Lock()
 	fail := f.lose == 0 && f.fail > 0

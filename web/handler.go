@@ -35,9 +35,10 @@ type Deps struct {
 	// shutdown; nil makes New build and start one that is never stopped (fine for tools
 	// and tests that do not restart the portal).
 	Uploads *uploads.Runner
-	// SyncRoster starts a roster sync at once: the embedded sandbox's demo school is then
-	// browsable by name and class without anyone pressing "Sync" first.
-	SyncRoster bool
+	// Demo marks a portal on the embedded sandbox: an empty roster is filled from the demo
+	// school at once and a sample fee template is offered, so every page can be tried
+	// without anyone setting anything up first.
+	Demo bool
 }
 
 // Handler holds the dependencies of every handler method.

@@ -116,16 +116,8 @@ func serve(ctx context.Context, cfg config.Config, db *store.DB, authSvc *auth.S
 		}
 	}()
 
-	// With the embedded sandbox, a roster that is still empty is filled from the demo school.
-	syncRoster := false
-	if cfg.Sandbox() {
-		_, known, err := db.ListStudents(ctx, store.StudentFilter{Limit: 1})
-		if err != nil {
-			return fmt.Errorf("read roster: %w", err)
-		}
-		syncRoster = known == 0
-	}
-	handler := web.New(web.Deps{Config: cfg, DB: db, Auth: authSvc, Billing: client, Logger: log, SessionKeys: keys, SyncRoster: syncRoster, Uploads: jobs})
+	// On the embedded sandbox the demo school is made ready to browse (web.Deps.Demo).
+	handler := web.New(web.Deps{Config: cfg, DB: db, Auth: authSvc, Billing: client, Logger: log, SessionKeys: keys, Demo: cfg.Sandbox(), Uploads: jobs})
 	srv := &http.Server{
 		Addr:              cfg.Addr,
 		Handler:           handler,

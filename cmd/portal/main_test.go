@@ -103,6 +103,10 @@ func TestFreshStart(t *testing.T) {
 			t.Fatalf("roster not filled from the demo school: %d students, %v", n, err)
 		}
 	}
+	// ... and the registration wizard has a sample fee template to try.
+	if templates, err := db.ListFeeTemplates(context.Background()); err != nil || len(templates) != 1 || len(templates[0].Lines) != 3 {
+		t.Fatalf("demo fee template: %+v %v", templates, err)
+	}
 	cancel()
 	select {
 	case err := <-done:

@@ -370,3 +370,33 @@ func (s *Service) AllowPublic(ctx context.Context, addr string) error {
 	}
 	return &RateLimited{Until: oldest.Add(window)}
 }
+
+// demoTemplateName names the fee template a portal on the embedded sandbox starts with.
+const demoTemplateName = "Pendaftaran Siswa Baru (contoh)"
+
+// demoTemplateSetting records that the sample was offered.
+const demoTemplateSetting = "demo.fee_template_offered"
+
+// EnsureDemoTemplate gives a portal running on the embedded sandbox a fee template to try
+// the registration wizard with, when no template exists yet. It is an ordinary, audited
+// template the admin may edit or delete.
+func (s *Service) EnsureDemoTemplate(ctx context.Context) (bool, error) {
+	// Once only: a sample the admin deleted stays deleted.
+	if _, offered, err := s.DB.Setting(ctx, demoTemplateSetting); err != nil || offered {
+		return false, err
+	}
+	existing, err := s.DB.ListFeeTemplates(ctx)
+	if err != nil || len(existing) > 0 || len(s.Accounts) == 0 {
+		return false, err
+	}
+	account := func(i int) string { return s.Accounts[min(i, len(s.Accounts)-1)] }
+	_, err = s.CreateTemplate(ctx, auth.SystemActor, TemplateInput{Name: demoTemplateName, Lines: []LineInput{
+		{Name: "Uang Pangkal", AccountCode: account(1), Amount: "5.000.000", Due: "+14", Expiry: "+60", Description: "Sekali bayar saat pendaftaran"},
+		{Name: "Seragam", AccountCode: account(2), Amount: "750.000", Due: "+14", Expiry: "+60", Optional: true},
+		{Name: "SPP bulan pertama", AccountCode: account(0), Amount: "450.000", Penalty: "25.000", Due: "+30", Expiry: "+90"},
+	}})
+	if err != nil {
+		return false, fmt.Errorf("demo fee template: %w", err)
+	}
+	return true, s.DB.SetSetting(ctx, demoTemplateSetting, s.now().UTC().Format(time.RFC3339))
+}

@@ -121,3 +121,24 @@ func TestAllowPublic(t *testing.T) {
 		t.Fatalf("after the first one left the window: %v", err)
 	}
 }
+
+func TestEnsureDemoTemplateOnce(t *testing.T) {
+	ctx := context.Background()
+	db := storetest.OpenTest(t)
+	s := &registration.Service{DB: db, Accounts: []string{"SPP", "BCA", "MANDIRI"}, Location: time.UTC}
+	created, err := s.EnsureDemoTemplate(ctx)
+	if err != nil || !created {
+		t.Fatalf("first: %v %v", created, err)
+	}
+	list, _ := db.ListFeeTemplates(ctx)
+	if len(list) != 1 || list[0].Total() != 6_200_000 || !list[0].Lines[1].Optional {
+		t.Fatalf("template: %+v", list)
+	}
+	// Deleted by the admin: not offered again.
+	if err := db.DeleteFeeTemplate(ctx, list[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	if created, err := s.EnsureDemoTemplate(ctx); err != nil || created {
+		t.Fatalf("second: %v %v", created, err)
+	}
+}

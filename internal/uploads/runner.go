@@ -523,10 +523,42 @@ func (r *Runner) startAnalysis(id string) {
 		case <-ctx.Done():
 			return
 		}
-		if err := r.analyse(ctx, id); err != nil && ctx.Err() == nil {
+		if err := r.analyseLeased(ctx, cancel, id); err != nil && ctx.Err() == nil {
 			r.log.Error("upload analysis", "job", id, "err", err)
 		}
 	}()
+}
+
+// analyseLeased analyses under the job's lease, like a job's run: when several portal
+// instances start together, each resumes the unfinished analyses, and only the one that
+// claims an upload reads it (two would trip over each other's problem rows). One whose
+// lease is held elsewhere is left to that instance, or to the next start after it lapsed.
+func (r *Runner) analyseLeased(ctx context.Context, cancel context.CancelFunc, id string) error {
+	now := r.now()
+	until := now.Add(r.cfg.LeaseTTL)
+	ok, err := r.db.ClaimUploadJob(ctx, id, r.owner, until, now)
+	if err != nil {
+		return fmt.Errorf("claim: %w", err)
+	}
+	if !ok {
+		r.log.Info("upload analysis runs in another instance", "job", id)
+		return nil
+	}
+	leaseCtx, stopLease := context.WithCancel(ctx)
+	renewed := make(chan struct{})
+	go func() {
+		defer close(renewed)
+		r.keepLease(leaseCtx, cancel, id, until)
+	}()
+	err = r.analyse(ctx, id)
+	stopLease()
+	<-renewed
+	rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer rcancel()
+	if rerr := r.db.ReleaseUploadJob(rctx, id, r.owner); rerr != nil {
+		r.log.Error("upload analysis: release lease", "job", id, "err", rerr)
+	}
+	return err
 }
 
 // issueBatch is how many problems are written to the database at once.

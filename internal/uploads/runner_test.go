@@ -512,3 +512,52 @@ func TestStudentCreatedMeanwhile(t *testing.T) {
 		}
 	}
 }
+
+// TestAnalysisUnderLease: two instances starting together both find an unfinished analysis;
+// only the one holding the upload's lease reads it, and a lapsed lease lets another go on.
+func TestAnalysisUnderLease(t *testing.T) {
+	e := newEnv(t, 2*time.Second)
+	sh, err := sheettest.Components(filepath.Join(e.dir, "a.xlsx"), sheettest.Options{Rows: 40, Students: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.enrol(t, sh)
+	cfg := e.config()
+	if err := os.MkdirAll(cfg.Dir, 0o750); err != nil {
+		t.Fatal(err)
+	}
+	// A runner that never started receives the file: the upload waits in "analysing", as
+	// one left by an instance that stopped mid-analysis.
+	idle := uploads.NewRunner(cfg, e.db, e.client, e.writer, e.log)
+	f, err := os.Open(sh.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := idle.Receive(context.Background(), financeActor, uploads.Components, "a.xlsx", f)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := rec.Job.ID
+	ctx := context.Background()
+	now := time.Now()
+	if ok, err := e.db.ClaimUploadJob(ctx, id, "other-instance", now.Add(time.Hour), now); err != nil || !ok {
+		t.Fatalf("claim for the other instance: %v %v", ok, err)
+	}
+
+	r := e.start(t, cfg)
+	time.Sleep(300 * time.Millisecond)
+	if j, err := e.db.UploadJobByID(ctx, id); err != nil || j.State != uploads.StateAnalysing {
+		t.Fatalf("analysed under another instance's lease: %s %v", j.State, err)
+	}
+	_ = r.Stop(ctx)
+
+	// The other instance is gone and its lease lapses: the next start reads the upload.
+	if err := e.db.ReleaseUploadJob(ctx, id, "other-instance"); err != nil {
+		t.Fatal(err)
+	}
+	r2 := e.start(t, cfg)
+	if j := wait(t, r2, id); j.State != uploads.StateReady {
+		t.Fatalf("after the lease: state %s", j.State)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/bills"
 	"github.com/sekolah/portal/internal/i18n"
+	"github.com/sekolah/portal/internal/problem"
 	"github.com/sekolah/portal/views/components"
 	"github.com/sekolah/portal/views/pages"
 	"github.com/sekolah/portal/views/viewctx"
@@ -31,21 +32,17 @@ var billsFieldLabels = map[string]string{
 	bills.ParamNIS: "term.nis", bills.ParamNotes: "term.notes", bills.ParamRef: "term.ref_number",
 }
 
-// billsProblems words the problems: per field, and as a list naming each field.
-func billsProblems(ctx context.Context, probs []bills.Problem) (map[string]string, []string) {
-	byField := map[string]string{}
+// billsProblemList words the problems as a list above the table, each naming its field.
+func billsProblemList(ctx context.Context, probs problem.List) []string {
 	var list []string
 	for _, p := range probs {
-		msg := i18n.T(ctx, p.Key, p.Args...)
-		if _, dup := byField[p.Field]; !dup {
-			byField[p.Field] = msg
-		}
+		msg := problemMessage(ctx, p)
 		if key, ok := billsFieldLabels[p.Field]; ok {
 			msg = i18n.T(ctx, key) + ": " + msg
 		}
 		list = append(list, msg)
 	}
-	return byField, list
+	return list
 }
 
 func billsStudentURL(nis string) string { return "/students/" + url.PathEscape(nis) }
@@ -134,7 +131,7 @@ func (h *Handler) listBills(w http.ResponseWriter, r *http.Request) {
 	v := h.billsView(ctx, f)
 	status := http.StatusOK
 	if len(probs) > 0 {
-		v.Errors, v.Problems = billsProblems(ctx, probs)
+		v.Errors, v.Problems = problemMessages(ctx, probs), billsProblemList(ctx, probs)
 		status = http.StatusUnprocessableEntity
 	} else {
 		var got []billing.Bill

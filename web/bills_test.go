@@ -288,7 +288,7 @@ func TestBillsInvalidFilters(t *testing.T) {
 		{"due_from=2026-12-01&due_to=2026-11-01", "due_to", "tidak boleh sebelum"},
 		{"paid_from=2026-12-01&paid_to=2026-11-01", "paid_to", "tidak boleh sebelum"},
 		{"account=KOPERASI", "account", "Pilihan tidak valid"},
-		{"nis=20%2F24", "nis", "NIS hanya berisi"},
+		{"nis=20%2F24", "nis", "NIS hanya boleh berisi"},
 		{"state=unpaid", "", "Pilihan tidak valid"},
 	}
 	for _, tt := range tests {
@@ -719,7 +719,7 @@ func TestCounterPaymentValidation(t *testing.T) {
 		{"ref with spaces", url.Values{"nis": {"2024001"}, "ref": {"KW 1"}, "component": {late}}, 422, `[data-testid="error-ref"]`, "tanpa spasi"},
 		{"ref too long", url.Values{"nis": {"2024001"}, "ref": {strings.Repeat("K", 41)}, "component": {late}}, 422, `[data-testid="error-ref"]`, "maksimal 40"},
 		{"nothing chosen", url.Values{"nis": {"2024001"}, "ref": {"KW-1"}}, 422, `[data-testid="payment-refused"]`, "Pilih minimal satu"},
-		{"bad nis", url.Values{"nis": {"20/24"}, "ref": {"KW-1"}, "component": {late}}, 422, `[data-testid="error-nis"]`, "NIS hanya berisi"},
+		{"bad nis", url.Values{"nis": {"20/24"}, "ref": {"KW-1"}, "component": {late}}, 422, `[data-testid="error-nis"]`, "NIS hanya boleh berisi"},
 		{"unknown nis", url.Values{"nis": {"8888"}, "ref": {"KW-1"}, "component": {late}}, 404, `[data-testid="error-nis"]`, "Tidak ada siswa dengan NIS 8888"},
 		{"another student's component", url.Values{"nis": {"2024002"}, "ref": {"KW-1"}, "component": {late}}, 409, `[data-testid="payment-refused"]`, "sudah tidak ada"},
 	}

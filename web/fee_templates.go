@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/sekolah/portal/internal/i18n"
+	"github.com/sekolah/portal/internal/problem"
 	"github.com/sekolah/portal/internal/registration"
 	"github.com/sekolah/portal/internal/store"
 	"github.com/sekolah/portal/views/components"
@@ -128,7 +129,7 @@ func (h *Handler) saveFeeTemplate(w http.ResponseWriter, r *http.Request, id str
 		h.notFound(w, r)
 		return
 	}
-	ps, ok := asProblems(err)
+	ps, ok := problem.As(err)
 	if !ok {
 		h.serverError(w, r, err)
 		return
@@ -196,7 +197,7 @@ func (h *Handler) saveRegistrationSettings(w http.ResponseWriter, r *http.Reques
 		h.redirect(w, r, "/settings/registration")
 		return
 	}
-	ps, ok := asProblems(err)
+	ps, ok := problem.As(err)
 	if !ok {
 		h.serverError(w, r, err)
 		return

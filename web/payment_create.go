@@ -46,7 +46,7 @@ func (h *Handler) createPayment(w http.ResponseWriter, r *http.Request) {
 			status = http.StatusConflict
 			v.Problems = append(v.Problems, i18n.T(ctx, "payments.err.refused"))
 			for _, p := range probs {
-				v.Problems = append(v.Problems, i18n.T(ctx, p.Key, p.Args...))
+				v.Problems = append(v.Problems, problemMessage(ctx, p))
 			}
 		case errors.Is(err, billing.ErrValidation):
 			status = http.StatusUnprocessableEntity

@@ -5,8 +5,8 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/sekolah/portal/internal/bills"
-	"github.com/sekolah/portal/internal/i18n"
+	"github.com/sekolah/portal/internal/problem"
+	"github.com/sekolah/portal/internal/students"
 	"github.com/sekolah/portal/views/pages"
 )
 
@@ -17,8 +17,9 @@ func (h *Handler) newPayment(w http.ResponseWriter, r *http.Request) {
 	v := pages.PaymentView{NIS: strings.TrimSpace(q.Get("nis")), Ref: strings.TrimSpace(q.Get("ref")), Today: h.billsToday()}
 	status := http.StatusOK
 	if v.NIS != "" {
-		if p := bills.CheckNIS(v.NIS); p != nil {
-			v.NISError, status = i18n.T(ctx, p.Key, p.Args...), http.StatusUnprocessableEntity
+		var probs problem.List
+		if !students.CheckNIS(&probs, "nis", v.NIS) {
+			v.NISError, status = problemMessages(ctx, probs)["nis"], http.StatusUnprocessableEntity
 		} else {
 			_, status = h.loadPaymentLines(ctx, &v, q["component"])
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/bills"
 	"github.com/sekolah/portal/internal/i18n"
+	"github.com/sekolah/portal/internal/students"
 	"github.com/sekolah/portal/views/pages"
 	"github.com/sekolah/portal/views/viewctx"
 )
@@ -20,7 +21,7 @@ func (h *Handler) showPaymentReceipt(w http.ResponseWriter, r *http.Request) {
 	nis := strings.TrimSpace(r.URL.Query().Get("nis"))
 	ref := strings.TrimSpace(r.URL.Query().Get("ref"))
 	notFound := i18n.T(ctx, "payments.receipt.not_found", ref, nis)
-	if bills.CheckNIS(nis) != nil || ref == "" || len(ref) > bills.MaxRefSearchLen {
+	if !students.ValidNIS(nis) || ref == "" || len(ref) > bills.MaxRefSearchLen {
 		h.renderError(w, r, http.StatusNotFound, notFound)
 		return
 	}

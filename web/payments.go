@@ -11,6 +11,8 @@ import (
 	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/bills"
 	"github.com/sekolah/portal/internal/i18n"
+	"github.com/sekolah/portal/internal/problem"
+	"github.com/sekolah/portal/internal/students"
 	"github.com/sekolah/portal/views/pages"
 )
 
@@ -105,12 +107,14 @@ func (h *Handler) checkPayment(w http.ResponseWriter, r *http.Request) (checkedP
 	in := readPaymentInput(r)
 	today := h.billsToday()
 	v := pages.PaymentView{NIS: in.NIS, Ref: strings.TrimSpace(in.Ref), Today: today}
-	if p := bills.CheckNIS(in.NIS); p != nil {
-		v.NISError = i18n.T(ctx, p.Key, p.Args...)
+	var nisProbs problem.List
+	if !students.CheckNIS(&nisProbs, "nis", in.NIS) {
+		v.NISError = problemMessages(ctx, nisProbs)["nis"]
 		h.render(w, r, http.StatusUnprocessableEntity, pages.PaymentNew(v))
 		return checkedPayment{}, false
 	}
-	ref, refProb := bills.ParseRef(in.Ref)
+	var refProbs problem.List
+	ref := bills.ParseRef(&refProbs, in.Ref)
 	v.Ref = ref
 	fresh, status := h.loadPaymentLines(ctx, &v, in.IDs)
 	if !v.Found {
@@ -119,8 +123,8 @@ func (h *Handler) checkPayment(w http.ResponseWriter, r *http.Request) (checkedP
 	}
 	sel, probs := bills.Select(fresh, in.IDs, today)
 	switch {
-	case refProb != nil:
-		v.RefError = i18n.T(ctx, refProb.Key, refProb.Args...)
+	case len(refProbs) > 0:
+		v.RefError = problemMessage(ctx, refProbs[0])
 	case bills.RefUsed(fresh, ref):
 		v.RefError = i18n.T(ctx, "payments.err.ref_used")
 	}
@@ -138,7 +142,7 @@ func (h *Handler) checkPayment(w http.ResponseWriter, r *http.Request) (checkedP
 		v.Problems = append(v.Problems, i18n.T(ctx, "payments.err.refused"))
 	}
 	for _, p := range probs {
-		v.Problems = append(v.Problems, i18n.T(ctx, p.Key, p.Args...))
+		v.Problems = append(v.Problems, problemMessage(ctx, p))
 	}
 	h.render(w, r, status, pages.PaymentNew(v))
 	return checkedPayment{}, false

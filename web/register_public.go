@@ -7,6 +7,7 @@ import (
 
 	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/i18n"
+	"github.com/sekolah/portal/internal/problem"
 	"github.com/sekolah/portal/internal/registration"
 	"github.com/sekolah/portal/internal/store"
 	"github.com/sekolah/portal/views/pages"
@@ -35,7 +36,7 @@ func (h *Handler) publicForm(w http.ResponseWriter, r *http.Request) (registrati
 		return p, registration.Review{}, false, false
 	}
 	rev, err := svc.Review(r.Context(), p.TemplateID)
-	_, unusable := asProblems(err)
+	_, unusable := problem.As(err)
 	switch {
 	case errors.Is(err, registration.ErrTemplateGone):
 		h.notFound(w, r)
@@ -134,7 +135,7 @@ func (h *Handler) submitPublicRegistration(w http.ResponseWriter, r *http.Reques
 		h.redirect(w, r, "/register/thanks")
 		return
 	}
-	ps, isProblems := asProblems(err)
+	ps, isProblems := problem.As(err)
 	switch {
 	case isProblems && ps.Has("nis"):
 		v.Errors["nis"] = i18n.T(ctx, "registration.public.err.nis_taken")

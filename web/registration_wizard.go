@@ -8,6 +8,7 @@ import (
 
 	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/i18n"
+	"github.com/sekolah/portal/internal/problem"
 	"github.com/sekolah/portal/internal/registration"
 	"github.com/sekolah/portal/internal/store"
 	"github.com/sekolah/portal/views/pages"
@@ -90,7 +91,7 @@ func (h *Handler) submitRegistration(w http.ResponseWriter, r *http.Request) {
 	}
 	ps := in.applicant.Validate(false)
 	if in.form.TemplateID == "" {
-		ps = append(ps, registration.Problem{Field: "template", Key: "registration.err.template"})
+		ps = append(ps, problem.New("template", "registration.err.template"))
 	}
 	if len(ps) > 0 {
 		v.Errors = problemMessages(ctx, ps)
@@ -130,7 +131,7 @@ func (h *Handler) wizardError(w http.ResponseWriter, r *http.Request, v pages.Re
 		h.showWizard(w, r, http.StatusUnprocessableEntity, v)
 		return
 	}
-	if ps, ok := asProblems(err); ok {
+	if ps, ok := problem.As(err); ok {
 		v.Step, v.Errors = 1, problemMessages(ctx, ps)
 		h.showWizard(w, r, http.StatusUnprocessableEntity, v)
 		return
@@ -165,7 +166,7 @@ func (h *Handler) confirmRegistration(w http.ResponseWriter, r *http.Request, v 
 		}
 		h.showWizard(w, r, status, review)
 	default:
-		if ps, ok := asProblems(err); ok && ps.Has("lines") {
+		if ps, ok := problem.As(err); ok && ps.Has("lines") {
 			review.Errors = problemMessages(ctx, ps)
 			h.showWizard(w, r, http.StatusUnprocessableEntity, review)
 			return

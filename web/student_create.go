@@ -38,21 +38,19 @@ func studentFormFrom(r *http.Request) pages.StudentForm {
 	}
 }
 
-// validateStudentForm applies the service's rules and puts each problem beside its field.
+// validateStudentForm applies the student rules and puts each problem beside its field.
 func validateStudentForm(ctx context.Context, f *pages.StudentForm) billing.Student {
-	s, errs := students.ValidateStudent(students.StudentInput{
-		NIS: f.NIS, Name: f.Name, KeyName: f.KeyName, Phone: f.Phone, Email: f.Email, Description: f.Description,
+	s, probs := students.Validate(students.Input{
+		NIS: f.NIS, Name: f.Name, KeyName: f.KeyName, Phone: f.Phone, Email: f.Email, Class: f.Description,
 	})
-	for field, p := range errs {
-		f.Errors[field] = problemMessage(ctx, p, students.MaxLen[field])
-	}
+	f.Errors = problemMessages(ctx, probs)
 	return s
 }
 
 // serviceFields maps the service's student fields to the form's.
 var serviceFields = map[string]string{
 	"bill_key_value": students.FieldNIS, "name": students.FieldName, "bill_key_name": students.FieldKeyName,
-	"phone": students.FieldPhone, "email": students.FieldEmail, "description": students.FieldDescription,
+	"phone": students.FieldPhone, "email": students.FieldEmail, "description": students.FieldClass,
 }
 
 // newStudent shows the empty form.

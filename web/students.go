@@ -12,7 +12,6 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/sekolah/portal/internal/billing"
-	"github.com/sekolah/portal/internal/i18n"
 	"github.com/sekolah/portal/internal/store"
 	"github.com/sekolah/portal/internal/students"
 	"github.com/sekolah/portal/views/components"
@@ -113,35 +112,6 @@ func upstreamStatus(err error) int {
 		return http.StatusUnprocessableEntity
 	}
 	return http.StatusBadGateway
-}
-
-// problemKeys translate the students package's problem codes.
-var problemKeys = map[students.Problem]string{
-	students.ProblemRequired:       "form.required",
-	students.ProblemTooLong:        "form.too_long",
-	students.ProblemNIS:            "students.err.nis",
-	students.ProblemPhone:          "students.err.phone",
-	students.ProblemEmail:          "form.invalid_email",
-	students.ProblemAmount:         "students.err.amount",
-	students.ProblemPositive:       "form.positive",
-	students.ProblemNegative:       "form.not_negative",
-	students.ProblemTooLarge:       "students.err.too_large",
-	students.ProblemDate:           "students.err.date",
-	students.ProblemDueAfterExpiry: "students.err.due_after_expiry",
-	students.ProblemActiveAfterDue: "students.err.active_after_due",
-	students.ProblemAccount:        "students.err.account",
-}
-
-// problemMessage says what is wrong with a field; limit is the field's length limit.
-func problemMessage(ctx context.Context, p students.Problem, limit int) string {
-	key, ok := problemKeys[p]
-	if !ok {
-		return i18n.T(ctx, "form.invalid_choice")
-	}
-	if p == students.ProblemTooLong {
-		return i18n.T(ctx, key, limit)
-	}
-	return i18n.T(ctx, key)
 }
 
 // listStudents is the roster: search by NIS or name, filter by class, paged.

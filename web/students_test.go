@@ -413,7 +413,7 @@ func TestStudentAddComponents(t *testing.T) {
 			t.Errorf("unexpected %s: %s", id, stext(res, `[data-testid="`+id+`"]`))
 		}
 	}
-	if msg := stext(res, `[data-testid="error-due-0"]`); !strings.Contains(msg, "Jatuh tempo tidak boleh setelah tanggal kedaluwarsa") {
+	if msg := stext(res, `[data-testid="error-due-0"]`); !strings.Contains(msg, "Jatuh tempo 31 Des 2026 jatuh setelah tanggal kedaluwarsa 10 Des 2026") {
 		t.Errorf("due message = %q", msg)
 	}
 	if svalue(res, "#f-amount-0") != "Rp 450.000" || svalue(res, "#f-amount-1") != "1.250.000,50" || svalue(res, "#f-active-1") != "2026-12-11" {

@@ -93,7 +93,7 @@ func (h *Handler) uploadView(ctx context.Context, j store.UploadJob, offset int)
 		}
 		for _, is := range list {
 			v.Issues = append(v.Issues, pages.UploadIssueRow{Row: is.Row, Cell: uploads.CellName(is.Col, is.Row),
-				Message: uploads.IssueMessage(p, is.Row, is.Col, is.Code, is.Args)})
+				Message: uploads.IssueOf(is).Message(p)})
 		}
 		v.IssuePager = components.Pager{Offset: offset, Limit: uploadIssuesPage, Shown: len(v.Issues), Total: j.Issues,
 			Target: "#upload-issues", URL: func(off int) string {

@@ -154,7 +154,7 @@ func TestUploadComponentsPreviewCommitAndHistory(t *testing.T) {
 	if got := doc.Find(`[data-testid="issue-D4"] [data-testid="issue-message"]`).Text(); !strings.Contains(got, "dua ratus ribu") || !strings.Contains(got, "bukan nominal") {
 		t.Errorf("amount message = %q", got)
 	}
-	if got := doc.Find(`[data-testid="issue-F13"] [data-testid="issue-message"]`).Text(); !strings.Contains(got, "jatuh tempo 10 Agu 2026 jatuh setelah tanggal kedaluwarsa 9 Agu 2026") {
+	if got := doc.Find(`[data-testid="issue-F13"] [data-testid="issue-message"]`).Text(); !strings.Contains(got, "Jatuh tempo 10 Agu 2026 jatuh setelah tanggal kedaluwarsa 9 Agu 2026") {
 		t.Errorf("date order message = %q", got)
 	}
 	if got := doc.Find(`[data-testid="issue-C22"] [data-testid="issue-message"]`).Text(); !strings.Contains(got, "KOPERASI") || !strings.Contains(got, "SPP, BCA, MANDIRI") {

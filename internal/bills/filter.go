@@ -14,6 +14,8 @@ import (
 
 	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/i18n"
+	"github.com/sekolah/portal/internal/problem"
+	"github.com/sekolah/portal/internal/students"
 )
 
 // The browser's tabs, as the `state` URL parameter spells them. Other pages link to them.
@@ -42,7 +44,6 @@ const (
 	MaxRefLen   = 40
 	// MaxRefSearchLen bounds the ref filter, which also finds references banks recorded.
 	MaxRefSearchLen = 100
-	MaxNISLen       = 32
 )
 
 // The URL parameters of the browser. Other pages build links with these names.
@@ -64,12 +65,9 @@ const (
 // DateLayout is how days travel in the URL (the value of an <input type="date">).
 const DateLayout = "2006-01-02"
 
-var (
-	nisRE = regexp.MustCompile(`^[A-Za-z0-9.-]{1,32}$`)
-	// refRE is the charset of reference (receipt) numbers: what banks and receipt books
-	// print, safe in a URL and unambiguous when read out at the counter.
-	refRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9./_-]*$`)
-)
+// refRE is the charset of reference (receipt) numbers: what banks and receipt books print,
+// safe in a URL and unambiguous when read out at the counter.
+var refRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9./_-]*$`)
 
 // Filter is the browser's state as it travels in the URL, kept as typed so that a form
 // with a mistake shows exactly what was sent.
@@ -88,14 +86,6 @@ type Filter struct {
 	Limit    int
 }
 
-// Problem is one value that cannot be used: the parameter (or form field) it belongs to and
-// the message key (with its arguments) that says why, for i18n.T.
-type Problem struct {
-	Field string
-	Key   string
-	Args  []any
-}
-
 // Request is a valid filter ready to send: Query asks for one row more than the page so the
 // page knows whether a next one exists (the service gives no total).
 type Request struct {
@@ -109,7 +99,7 @@ type Request struct {
 // ParseFilter reads the browser's URL parameters. Paging values out of range fall back to
 // their defaults; anything else that cannot be used is a Problem and the Request must not
 // be sent. accounts are the account codes the service knows.
-func ParseFilter(v url.Values, accounts []string) (Request, []Problem) {
+func ParseFilter(v url.Values, accounts []string) (Request, problem.List) {
 	get := func(k string) string { return strings.TrimSpace(v.Get(k)) }
 	f := Filter{
 		State: get(ParamState), Account: get(ParamAccount),
@@ -128,7 +118,7 @@ func ParseFilter(v url.Values, accounts []string) (Request, []Problem) {
 		f.Sort = ""
 	}
 
-	var probs []Problem
+	var probs problem.List
 	q := billing.Query{AccountCode: f.Account, Notes: f.Notes, RefNumber: f.Ref, Offset: f.Offset, Limit: f.Limit + 1}
 	switch f.State {
 	case "":
@@ -138,24 +128,22 @@ func ParseFilter(v url.Values, accounts []string) (Request, []Problem) {
 		q.State = billing.State(f.State)
 	case StateAll:
 	default:
-		probs = append(probs, Problem{Field: ParamState, Key: "form.invalid_choice"})
+		probs.Add(ParamState, "form.invalid_choice")
 	}
 	if f.Account != "" && !slices.Contains(accounts, f.Account) {
-		probs = append(probs, Problem{Field: ParamAccount, Key: "form.invalid_choice"})
+		probs.Add(ParamAccount, "form.invalid_choice")
 	}
 	probs = append(probs, dateRange(&f.DueFrom, &f.DueTo, ParamDueFrom, ParamDueTo, "bills.err.due_order", &q.DueFrom, &q.DueTo)...)
 	probs = append(probs, dateRange(&f.PaidFrom, &f.PaidTo, ParamPaidFrom, ParamPaidTo, "bills.err.paid_order", &q.PaidFrom, &q.PaidTo)...)
 	if f.NIS != "" {
-		if p := CheckNIS(f.NIS); p != nil {
-			probs = append(probs, *p)
-		}
+		students.CheckNIS(&probs, ParamNIS, f.NIS)
 	}
 	if n := len([]rune(f.Notes)); n > MaxNotesLen {
-		probs = append(probs, Problem{Field: ParamNotes, Key: "form.too_long", Args: []any{MaxNotesLen}})
+		probs.Add(ParamNotes, "form.too_long", MaxNotesLen)
 	}
 	// Searching is lenient about the charset: references recorded by banks are not ours.
 	if n := len([]rune(f.Ref)); n > MaxRefSearchLen {
-		probs = append(probs, Problem{Field: ParamRef, Key: "form.too_long", Args: []any{MaxRefSearchLen}})
+		probs.Add(ParamRef, "form.too_long", MaxRefSearchLen)
 	}
 	return Request{Filter: f, Query: q, NIS: f.NIS}, probs
 }
@@ -164,54 +152,43 @@ func ParseFilter(v url.Values, accounts []string) (Request, []Problem) {
 // typed by hand); a day that is not a date, or a range that ends before it starts, is a
 // Problem. A day that reads is rewritten in DateLayout, so links and the date inputs carry
 // what was understood.
-func dateRange(from, to *string, fromField, toField, orderKey string, dFrom, dTo *time.Time) []Problem {
-	var probs []Problem
+func dateRange(from, to *string, fromField, toField, orderKey string, dFrom, dTo *time.Time) problem.List {
+	var probs problem.List
 	okFrom := readDay(from, fromField, dFrom, &probs)
 	okTo := readDay(to, toField, dTo, &probs)
 	if okFrom && okTo && dTo.Before(*dFrom) {
-		probs = append(probs, Problem{Field: toField, Key: orderKey})
+		probs.Add(toField, orderKey)
 	}
 	return probs
 }
 
 // readDay is one side of dateRange; empty is no day.
-func readDay(s *string, field string, d *time.Time, probs *[]Problem) bool {
+func readDay(s *string, field string, d *time.Time, probs *problem.List) bool {
 	if *s == "" {
 		return false
 	}
 	t, err := i18n.ParseDay(*s)
 	if err != nil {
-		*probs = append(*probs, Problem{Field: field, Key: "form.invalid_date"})
+		probs.Add(field, "form.invalid_date")
 		return false
 	}
 	*d, *s = t, t.Format(DateLayout)
 	return true
 }
 
-// CheckNIS reports a NIS that the service would refuse: 1–32 of letters, digits, dot, hyphen.
-func CheckNIS(nis string) *Problem {
-	if nis == "" {
-		return &Problem{Field: ParamNIS, Key: "form.required"}
-	}
-	if !nisRE.MatchString(nis) {
-		return &Problem{Field: ParamNIS, Key: "bills.err.nis"}
-	}
-	return nil
-}
-
-// ParseRef trims a reference number and checks it: required, at most MaxRefLen characters
-// of letters, digits and . / _ - (starting with a letter or digit).
-func ParseRef(s string) (string, *Problem) {
+// ParseRef trims a reference number and checks it into l: required, at most MaxRefLen
+// characters of letters, digits and . / _ - (starting with a letter or digit).
+func ParseRef(l *problem.List, s string) string {
 	s = strings.TrimSpace(s)
 	switch {
 	case s == "":
-		return "", &Problem{Field: "ref", Key: "form.required"}
+		l.Add(ParamRef, "form.required")
 	case len(s) > MaxRefLen:
-		return s, &Problem{Field: "ref", Key: "form.too_long", Args: []any{MaxRefLen}}
+		l.Add(ParamRef, "form.too_long", MaxRefLen)
 	case !refRE.MatchString(s):
-		return s, &Problem{Field: "ref", Key: "payments.err.ref_chars"}
+		l.Add(ParamRef, "payments.err.ref_chars")
 	}
-	return s, nil
+	return s
 }
 
 // Values encodes the filter as URL parameters, leaving out defaults so links stay short.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/problem"
 )
 
 var accounts = []string{"SPP", "BCA", "MANDIRI"}
@@ -59,8 +60,8 @@ func TestParseFilter(t *testing.T) {
 		{name: "paid from after to", query: "paid_from=2026-12-01&paid_to=2026-11-01", problem: []string{"paid_to:bills.err.paid_order"}},
 		{name: "nis uses the student search", query: "nis=+2024001+",
 			want: billing.Query{State: billing.StateProvisioned, Limit: 51}, nis: "2024001"},
-		{name: "bad nis", query: "nis=20%2F24", problem: []string{"nis:bills.err.nis"}},
-		{name: "nis too long", query: "nis=" + strings.Repeat("1", 33), problem: []string{"nis:bills.err.nis"}},
+		{name: "bad nis", query: "nis=20%2F24", problem: []string{"nis:students.err.nis"}},
+		{name: "nis too long", query: "nis=" + strings.Repeat("1", 33), problem: []string{"nis:students.err.nis"}},
 		{name: "notes and ref", query: "state=all&notes=Kelas+7A&ref=TRX-001",
 			want: billing.Query{Notes: "Kelas 7A", RefNumber: "TRX-001", Limit: 51}},
 		{name: "notes too long", query: "notes=" + strings.Repeat("x", MaxNotesLen+1), problem: []string{"notes:form.too_long"}},
@@ -210,25 +211,14 @@ func TestParseRef(t *testing.T) {
 		{strings.Repeat("A", MaxRefLen+1), strings.Repeat("A", MaxRefLen+1), "form.too_long"},
 	}
 	for _, tt := range tests {
-		got, p := ParseRef(tt.in)
+		var l problem.List
+		got := ParseRef(&l, tt.in)
 		key := ""
-		if p != nil {
+		if p, ok := l.Of(ParamRef); ok {
 			key = p.Key
 		}
 		if got != tt.want || key != tt.problem {
 			t.Errorf("ParseRef(%q) = %q, %q; want %q, %q", tt.in, got, key, tt.want, tt.problem)
-		}
-	}
-}
-
-func TestCheckNIS(t *testing.T) {
-	for nis, want := range map[string]string{"2024001": "", "A-12.3": "", "": "form.required", "12 3": "bills.err.nis", "ü1": "bills.err.nis"} {
-		key := ""
-		if p := CheckNIS(nis); p != nil {
-			key = p.Key
-		}
-		if key != want {
-			t.Errorf("CheckNIS(%q) = %q, want %q", nis, key, want)
 		}
 	}
 }

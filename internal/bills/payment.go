@@ -7,7 +7,11 @@ import (
 	"time"
 
 	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/problem"
 )
+
+// FieldComponent is the counter form's field of the chosen components.
+const FieldComponent = "component"
 
 // Why a component on the counter form cannot be chosen.
 const (
@@ -74,13 +78,13 @@ type Selection struct {
 // Select checks the chosen component ids against the student's components as just read
 // from the service and prices them as of today. Every chosen component must still be
 // there, unpaid, not expired and active; otherwise the Problems say which and why.
-func Select(fresh []billing.Bill, ids []string, today time.Time) (Selection, []Problem) {
+func Select(fresh []billing.Bill, ids []string, today time.Time) (Selection, problem.List) {
 	byID := make(map[string]billing.Bill, len(fresh))
 	for _, b := range fresh {
 		byID[b.ComponentID] = b
 	}
 	var sel Selection
-	var probs []Problem
+	var probs problem.List
 	seen := map[string]bool{}
 	for _, id := range ids {
 		id = strings.TrimSpace(id)
@@ -90,11 +94,11 @@ func Select(fresh []billing.Bill, ids []string, today time.Time) (Selection, []P
 		seen[id] = true
 		b, ok := byID[id]
 		if !ok {
-			probs = append(probs, Problem{Field: "component", Key: "payments.err.gone"})
+			probs.Add(FieldComponent, "payments.err.gone")
 			continue
 		}
 		if b.State == billing.StatePaid {
-			probs = append(probs, Problem{Field: "component", Key: "payments.err.paid", Args: []any{b.Name, b.RefNumber}})
+			probs.Add(FieldComponent, "payments.err.paid", b.Name, b.RefNumber)
 			continue
 		}
 		l := lineOf(b, today)
@@ -103,13 +107,13 @@ func Select(fresh []billing.Bill, ids []string, today time.Time) (Selection, []P
 			if l.Reason == ReasonNotActive {
 				key = "payments.err.not_active"
 			}
-			probs = append(probs, Problem{Field: "component", Key: key, Args: []any{b.Name}})
+			probs.Add(FieldComponent, key, b.Name)
 			continue
 		}
 		sel.Lines = append(sel.Lines, l)
 	}
 	if len(seen) == 0 {
-		probs = append(probs, Problem{Field: "component", Key: "payments.err.none"})
+		probs.Add(FieldComponent, "payments.err.none")
 	}
 	if len(probs) > 0 {
 		return Selection{}, probs
@@ -138,7 +142,7 @@ func RefUsed(fresh []billing.Bill, ref string) bool {
 // PayProblems turns the service's refusal of a payment (400 with one item per component)
 // into plain-worded problems naming the components; ok is false when err is not such a
 // refusal or says nothing this package can word.
-func PayProblems(err error, ids []string, fresh []billing.Bill) (probs []Problem, ok bool) {
+func PayProblems(err error, ids []string, fresh []billing.Bill) (probs problem.List, ok bool) {
 	var apiErr *billing.APIError
 	if !errors.As(err, &apiErr) || !errors.Is(err, billing.ErrValidation) || len(apiErr.Items) == 0 {
 		return nil, false
@@ -158,11 +162,11 @@ func PayProblems(err error, ids []string, fresh []billing.Bill) (probs []Problem
 		msg := strings.ToLower(it.Message)
 		switch {
 		case strings.Contains(msg, "already paid"):
-			probs = append(probs, Problem{Field: "component", Key: "payments.err.paid_meanwhile", Args: []any{name}})
+			probs.Add(FieldComponent, "payments.err.paid_meanwhile", name)
 		case strings.Contains(msg, "expired"):
-			probs = append(probs, Problem{Field: "component", Key: "payments.err.expired", Args: []any{name}})
+			probs.Add(FieldComponent, "payments.err.expired", name)
 		case strings.Contains(msg, "not active"):
-			probs = append(probs, Problem{Field: "component", Key: "payments.err.not_active", Args: []any{name}})
+			probs.Add(FieldComponent, "payments.err.not_active", name)
 		default:
 			return nil, false
 		}

@@ -584,7 +584,7 @@ func (r *Runner) analyse(ctx context.Context, id string) error {
 		return err
 	}
 	sum, err := Analyse(ctx, r.Path(id), r.options(Kind(j.Kind)), func(is Issue) error {
-		batch = append(batch, store.UploadIssue{Row: is.Row, Col: is.Col, Code: is.Code, Args: is.Args})
+		batch = append(batch, is.Stored())
 		if len(batch) >= issueBatch {
 			return flush()
 		}

@@ -11,7 +11,8 @@ import (
 
 	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/billing"
-	"github.com/sekolah/portal/internal/bills"
+	"github.com/sekolah/portal/internal/billlist"
+	"github.com/sekolah/portal/internal/component"
 	"github.com/sekolah/portal/internal/i18n"
 	"github.com/sekolah/portal/internal/problem"
 	"github.com/sekolah/portal/views/components"
@@ -26,10 +27,10 @@ func (h *Handler) billsToday() time.Time {
 
 // billsFieldLabels name the filter fields in the list of problems above the table.
 var billsFieldLabels = map[string]string{
-	bills.ParamState: "term.state", bills.ParamAccount: "term.account_code",
-	bills.ParamDueFrom: "bills.filter.due_from", bills.ParamDueTo: "bills.filter.due_to",
-	bills.ParamPaidFrom: "bills.filter.paid_from", bills.ParamPaidTo: "bills.filter.paid_to",
-	bills.ParamNIS: "term.nis", bills.ParamNotes: "term.notes", bills.ParamRef: "term.ref_number",
+	billlist.ParamState: "term.state", billlist.ParamAccount: "term.account_code",
+	billlist.ParamDueFrom: "bills.filter.due_from", billlist.ParamDueTo: "bills.filter.due_to",
+	billlist.ParamPaidFrom: "bills.filter.paid_from", billlist.ParamPaidTo: "bills.filter.paid_to",
+	billlist.ParamNIS: "term.nis", billlist.ParamNotes: "term.notes", billlist.ParamRef: "term.ref_number",
 }
 
 // billsProblemList words the problems as a list above the table, each naming its field.
@@ -55,11 +56,11 @@ func paymentNewURL(nis string) string { return "/payments/new?" + url.Values{"ni
 
 // billsOfStudentURL is the browser on every bill of one student.
 func billsOfStudentURL(nis string) string {
-	return bills.Filter{State: bills.StateAll, NIS: nis}.URL("/bills")
+	return billlist.Filter{State: billlist.StateAll, NIS: nis}.URL("/bills")
 }
 
 // billsView is the browser's frame for filter f: tabs, form, choices and sort links.
-func (h *Handler) billsView(ctx context.Context, f bills.Filter) pages.BillsView {
+func (h *Handler) billsView(ctx context.Context, f billlist.Filter) pages.BillsView {
 	v := pages.BillsView{
 		Form: pages.BillsForm{
 			State: f.State, Account: f.Account, DueFrom: f.DueFrom, DueTo: f.DueTo,
@@ -69,7 +70,7 @@ func (h *Handler) billsView(ctx context.Context, f bills.Filter) pages.BillsView
 		Sorts:  map[string]pages.BillsSortLink{},
 		CanPay: viewctx.Can(ctx, auth.WriteBilling),
 	}
-	for _, s := range bills.States {
+	for _, s := range billlist.States {
 		v.Tabs = append(v.Tabs, pages.BillsTab{
 			State: s, Label: i18n.T(ctx, "bills.tab."+s), URL: f.WithState(s).URL("/bills"), Current: s == f.State,
 		})
@@ -77,17 +78,17 @@ func (h *Handler) billsView(ctx context.Context, f bills.Filter) pages.BillsView
 	for _, a := range h.cfg.AccountCodes {
 		v.Accounts = append(v.Accounts, components.Option{Value: a, Label: a})
 	}
-	for _, n := range bills.PageSizes {
+	for _, n := range billlist.PageSizes {
 		v.PageSizes = append(v.PageSizes, components.Option{Value: strconv.Itoa(n), Label: i18n.T(ctx, "bills.page_size", n)})
 	}
-	reset := bills.Filter{State: bills.DefaultState, Limit: f.Limit}
-	if slices.Contains(bills.States, f.State) {
+	reset := billlist.Filter{State: billlist.DefaultState, Limit: f.Limit}
+	if slices.Contains(billlist.States, f.State) {
 		reset.State = f.State
 	}
 	v.ResetURL = reset.URL("/bills")
-	cur, _ := bills.ParseSort(f.Sort)
-	for _, k := range bills.SortKeys {
-		link := pages.BillsSortLink{URL: f.WithSort(bills.Toggle(f.Sort, k)).URL("/bills")}
+	cur, _ := billlist.ParseSort(f.Sort)
+	for _, k := range billlist.SortKeys {
+		link := pages.BillsSortLink{URL: f.WithSort(billlist.Toggle(f.Sort, k)).URL("/bills")}
 		if cur.Key == k {
 			link.Aria = "ascending"
 			if cur.Desc {
@@ -104,18 +105,18 @@ func (h *Handler) billsView(ctx context.Context, f bills.Filter) pages.BillsView
 }
 
 func billsRow(b billing.Bill, today time.Time, canPay bool) pages.BillsRow {
-	st := bills.StatusOf(b, today)
+	c := component.On(b, today)
 	r := pages.BillsRow{
 		ComponentID: b.ComponentID, NIS: b.NIS, StudentName: b.StudentName, Name: b.Name,
-		AccountCode: b.AccountCode, Notes: b.Notes, Due: b.Due, DaysLate: b.DaysLate(today),
-		Status: string(st), Amount: b.Amount, PenaltyToday: bills.PenaltyToday(b, today),
-		DueToday: b.DueToday(today), AmountPaid: b.AmountPaid, PaidAt: b.PaidAt, Ref: b.RefNumber,
+		AccountCode: b.AccountCode, Notes: b.Notes, Due: b.Due, DaysLate: c.DaysLate,
+		Status: string(c.Status), Amount: b.Amount, PenaltyToday: c.Penalty,
+		DueToday: c.Price, AmountPaid: b.AmountPaid, PaidAt: b.PaidAt, Ref: b.RefNumber,
 		StudentURL: billsStudentURL(b.NIS),
 	}
-	if b.RefNumber != "" && st == bills.StatusPaid {
+	if b.RefNumber != "" && c.Status == component.StatusPaid {
 		r.ReceiptURL = paymentReceiptURL(b.NIS, b.RefNumber)
 	}
-	if canPay && (st == bills.StatusProvisioned || st == bills.StatusOverdue) {
+	if canPay && (c.Status == component.StatusProvisioned || c.Status == component.StatusOverdue) {
 		r.PayURL = paymentNewURL(b.NIS)
 	}
 	return r
@@ -126,7 +127,7 @@ func billsRow(b billing.Bill, today time.Time, canPay bool) pages.BillsRow {
 func (h *Handler) listBills(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	today := h.billsToday()
-	req, probs := bills.ParseFilter(r.URL.Query(), h.cfg.AccountCodes)
+	req, probs := billlist.ParseFilter(r.URL.Query(), h.cfg.AccountCodes)
 	f := req.Filter
 	v := h.billsView(ctx, f)
 	status := http.StatusOK
@@ -148,12 +149,12 @@ func (h *Handler) listBills(w http.ResponseWriter, r *http.Request) {
 			h.log.Warn("bills search", "err", err)
 			v.Notice, v.Failed, status = h.upstreamMessage(ctx, err, false), true, http.StatusBadGateway
 		default:
-			rows, next := bills.Page(got, f.Limit)
-			bills.SortBills(rows, f.Sort)
+			rows, next := billlist.Page(got, f.Limit)
+			billlist.SortBills(rows, f.Sort)
 			for _, b := range rows {
 				v.Rows = append(v.Rows, billsRow(b, today, v.CanPay))
 			}
-			t := bills.Total(rows, today)
+			t := billlist.Total(rows, today)
 			v.Totals = pages.BillsTotals{Count: t.Count, Amount: t.Amount, PenaltyToday: t.PenaltyToday, DueToday: t.DueToday, AmountPaid: t.Paid}
 			v.Pager.Shown, v.Pager.HasNext = len(rows), next
 		}

@@ -14,10 +14,10 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/changes"
 	"github.com/sekolah/portal/internal/portaltest"
 	"github.com/sekolah/portal/internal/sandbox"
 	"github.com/sekolah/portal/internal/store"
-	"github.com/sekolah/portal/internal/upstream"
 )
 
 // billsNow is 10:00 WIB on Sunday 22 Nov 2026.
@@ -491,7 +491,7 @@ func billByID(t *testing.T, p *portaltest.Portal, nis, id string) billing.Bill {
 
 func billsPayAudit(t *testing.T, p *portaltest.Portal) []store.AuditEntry {
 	t.Helper()
-	es, _, err := p.DB.ListAudit(t.Context(), store.AuditFilter{Action: upstream.ActionPay, Limit: 50})
+	es, _, err := p.DB.ListAudit(t.Context(), store.AuditFilter{Action: changes.ActionPay, Limit: 50})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -666,7 +666,7 @@ func TestCounterPaymentRace(t *testing.T) {
 	}
 	var oks int
 	for _, e := range billsPayAudit(t, p) {
-		if e.Outcome == upstream.OutcomeOK {
+		if e.Outcome == changes.OutcomeOK {
 			oks++
 		}
 	}
@@ -803,7 +803,7 @@ func TestCounterPaymentTimeout(t *testing.T) {
 		t.Error("the page offers to pay again")
 	}
 	es := billsPayAudit(t, p)
-	if len(es) != 1 || es[0].Outcome != upstream.OutcomeUnknown {
+	if len(es) != 1 || es[0].Outcome != changes.OutcomeUnknown {
 		t.Fatalf("audit %+v", es)
 	}
 	// It was in fact applied; the receipt link finds it.

@@ -5,7 +5,7 @@ import (
 
 	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/billing"
-	"github.com/sekolah/portal/internal/bills"
+	"github.com/sekolah/portal/internal/billlist"
 	"github.com/sekolah/portal/views/pages"
 	"github.com/sekolah/portal/views/viewctx"
 )
@@ -15,12 +15,12 @@ import (
 func (h *Handler) listUpcomingBills(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	today := h.billsToday()
-	first, last := bills.UpcomingRange(today)
+	first, last := billlist.UpcomingRange(today)
 	v := pages.BillsUpcomingView{First: first, Last: last, CanPay: viewctx.Can(ctx, auth.WriteBilling)}
 	status := http.StatusOK
 	var got []billing.Bill
 	var err error
-	for b, e := range h.billing.All(ctx, bills.UpcomingQuery(today)) {
+	for b, e := range h.billing.All(ctx, billlist.UpcomingQuery(today)) {
 		if e != nil {
 			err = e
 			break
@@ -31,7 +31,7 @@ func (h *Handler) listUpcomingBills(w http.ResponseWriter, r *http.Request) {
 		h.log.Warn("upcoming bills", "err", err)
 		v.Notice, status = h.upstreamMessage(ctx, err, false), http.StatusBadGateway
 	} else {
-		u := bills.GroupUpcoming(got, today)
+		u := billlist.GroupUpcoming(got, today)
 		v.Count, v.Total, v.Reminded, v.RemindedSoon = u.Count, u.Total, u.Reminded, u.RemindedSoon
 		for _, d := range u.Days {
 			day := pages.BillsUpcomingDay{Day: d.Day, DaysAway: int(d.Day.Sub(first).Hours() / 24), Total: d.Total}

@@ -12,12 +12,13 @@ import (
 
 	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/changes"
 	"github.com/sekolah/portal/internal/config"
+	"github.com/sekolah/portal/internal/counter"
 	"github.com/sekolah/portal/internal/reports"
 	"github.com/sekolah/portal/internal/store"
 	"github.com/sekolah/portal/internal/students"
 	"github.com/sekolah/portal/internal/uploads"
-	"github.com/sekolah/portal/internal/upstream"
 )
 
 // Deps are what the handlers need; cmd/portal builds them.
@@ -47,13 +48,14 @@ type Handler struct {
 	db       *store.DB
 	auth     *auth.Service
 	billing  *billing.Client
-	writer   *upstream.Writer
+	writer   *changes.Writer
 	reports  *reports.Service
 	log      *slog.Logger
 	sessions *sessions.CookieStore
 	now      func() time.Time
 	uploads  *uploads.Runner
 	syncer   *students.Syncer // the roster sync job: one per portal process
+	counter  *counter.Service
 }
 
 func newHandler(d Deps) *Handler {
@@ -73,7 +75,7 @@ func newHandler(d Deps) *Handler {
 	h := &Handler{
 		cfg: d.Config, db: d.DB, auth: d.Auth, billing: d.Billing, log: log,
 		// Every upstream write goes through the writer, which audits it.
-		writer: &upstream.Writer{Client: d.Billing, DB: d.DB, Log: log, Now: now},
+		writer: &changes.Writer{Client: d.Billing, DB: d.DB, Log: log, Now: now},
 		// Every figure about money is computed (and cached) by the reports service.
 		reports: reports.New(reports.Config{
 			Source: d.Billing, Roster: d.DB, Location: d.Config.Location, Now: now,
@@ -82,6 +84,7 @@ func newHandler(d Deps) *Handler {
 		sessions: cs, now: now, uploads: d.Uploads,
 		syncer: &students.Syncer{Billing: d.Billing, DB: d.DB, Log: log, Now: now, Location: d.Config.Location},
 	}
+	h.counter = &counter.Service{Billing: d.Billing, Writer: h.writer, Location: d.Config.Location, Now: now}
 	return h
 }
 

@@ -6,10 +6,8 @@ import (
 	"strings"
 
 	"github.com/sekolah/portal/internal/auth"
-	"github.com/sekolah/portal/internal/billing"
-	"github.com/sekolah/portal/internal/bills"
+	"github.com/sekolah/portal/internal/counter"
 	"github.com/sekolah/portal/internal/i18n"
-	"github.com/sekolah/portal/internal/students"
 	"github.com/sekolah/portal/views/pages"
 	"github.com/sekolah/portal/views/viewctx"
 )
@@ -20,24 +18,14 @@ func (h *Handler) showPaymentReceipt(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	nis := strings.TrimSpace(r.URL.Query().Get("nis"))
 	ref := strings.TrimSpace(r.URL.Query().Get("ref"))
-	notFound := i18n.T(ctx, "payments.receipt.not_found", ref, nis)
-	if !students.ValidNIS(nis) || ref == "" || len(ref) > bills.MaxRefSearchLen {
-		h.renderError(w, r, http.StatusNotFound, notFound)
-		return
-	}
-	got, err := h.billing.StudentBills(ctx, nis, billing.Query{RefNumber: ref, Limit: billing.MaxLimit})
+	rec, err := h.counter.Receipt(ctx, nis, ref)
 	switch {
-	case errors.Is(err, billing.ErrNotFound):
-		h.renderError(w, r, http.StatusNotFound, notFound)
+	case errors.Is(err, counter.ErrNoReceipt):
+		h.renderError(w, r, http.StatusNotFound, i18n.T(ctx, "payments.receipt.not_found", ref, nis))
 		return
 	case err != nil:
 		h.log.Warn("read receipt", "nis", nis, "ref", ref, "err", err)
 		h.renderError(w, r, http.StatusBadGateway, h.upstreamMessage(ctx, err, false))
-		return
-	}
-	rec, ok := bills.BuildReceipt(nis, ref, got)
-	if !ok {
-		h.renderError(w, r, http.StatusNotFound, notFound)
 		return
 	}
 	p, _ := viewctx.CurrentPerson(ctx)

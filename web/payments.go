@@ -6,51 +6,30 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"time"
 
 	"github.com/sekolah/portal/internal/billing"
-	"github.com/sekolah/portal/internal/bills"
+	"github.com/sekolah/portal/internal/counter"
 	"github.com/sekolah/portal/internal/i18n"
 	"github.com/sekolah/portal/internal/problem"
-	"github.com/sekolah/portal/internal/students"
 	"github.com/sekolah/portal/views/pages"
 )
 
-// paymentInput is what the counter forms send, as typed.
-type paymentInput struct {
-	NIS   string
-	Ref   string
-	IDs   []string
-	Total string
-}
-
-func readPaymentInput(r *http.Request) paymentInput {
+// readPaymentRequest reads what the counter forms post, as typed, and the total the
+// confirmation showed.
+func readPaymentRequest(r *http.Request) (counter.Request, string) {
 	_ = r.ParseForm()
-	return paymentInput{
-		NIS:   strings.TrimSpace(r.PostForm.Get("nis")),
-		Ref:   r.PostForm.Get("ref"),
-		IDs:   r.PostForm["component"],
-		Total: strings.TrimSpace(r.PostForm.Get("total")),
-	}
+	return counter.Request{
+		NIS: strings.TrimSpace(r.PostForm.Get("nis")),
+		Ref: r.PostForm.Get("ref"),
+		IDs: r.PostForm["component"],
+	}, strings.TrimSpace(r.PostForm.Get("total"))
 }
 
-// paymentComponents reads all of one student's components from the service, fresh.
-func (h *Handler) paymentComponents(ctx context.Context, nis string) ([]billing.Bill, error) {
-	var out []billing.Bill
-	for b, err := range h.billing.AllForStudent(ctx, nis, billing.Query{}) {
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, b)
-	}
-	return out, nil
-}
-
-func paymentLine(ctx context.Context, l bills.Line, today time.Time, selected bool) pages.PaymentLine {
+func paymentLine(ctx context.Context, l counter.Line, selected bool) pages.PaymentLine {
 	b := l.Bill
 	pl := pages.PaymentLine{
 		ID: b.ComponentID, Name: b.Name, AccountCode: b.AccountCode, Notes: b.Notes, Due: b.Due,
-		DaysLate: b.DaysLate(today), Amount: b.Amount, Penalty: l.Penalty, DueNow: l.Due,
+		DaysLate: l.Today.DaysLate, Amount: b.Amount, Penalty: l.Penalty, DueNow: l.Due,
 		Late: l.Late, Payable: l.Payable, Selected: selected && l.Payable,
 	}
 	if l.Reason != "" {
@@ -59,105 +38,79 @@ func paymentLine(ctx context.Context, l bills.Line, today time.Time, selected bo
 	return pl
 }
 
-// loadPaymentLines reads the student's components into the counter form, keeping chosen
-// those of ids that can still be paid. It returns the fresh components and the status the
-// page answers with; on a failure v says why and v.Found is false.
-func (h *Handler) loadPaymentLines(ctx context.Context, v *pages.PaymentView, ids []string) ([]billing.Bill, int) {
-	fresh, err := h.paymentComponents(ctx, v.NIS)
-	switch {
-	case errors.Is(err, billing.ErrNotFound):
-		v.NISError = i18n.T(ctx, "payments.student_not_found", v.NIS)
-		return nil, http.StatusNotFound
-	case err != nil:
-		h.log.Warn("read student components", "nis", v.NIS, "err", err)
-		v.General = h.upstreamMessage(ctx, err, false)
-		return nil, http.StatusBadGateway
-	}
+// paymentView is the counter form for a student as read from the service, keeping chosen
+// those of ids that can still be paid.
+func paymentView(ctx context.Context, st counter.Student, ref string, ids []string) pages.PaymentView {
+	v := pages.PaymentView{NIS: st.NIS, Ref: strings.TrimSpace(ref), Today: st.Today, Found: true, Student: st.Name,
+		PayableTotal: st.PayableTotal}
 	chosen := map[string]bool{}
 	for _, id := range ids {
 		chosen[strings.TrimSpace(id)] = true
 	}
-	v.Found, v.Lines = true, nil
-	for _, b := range fresh {
-		if v.Student == "" {
-			v.Student = b.StudentName
-		}
+	for _, l := range st.Lines {
+		v.Lines = append(v.Lines, paymentLine(ctx, l, chosen[l.Bill.ComponentID]))
 	}
-	lines := bills.Outstanding(fresh, v.Today)
-	for _, l := range lines {
-		v.Lines = append(v.Lines, paymentLine(ctx, l, v.Today, chosen[l.Bill.ComponentID]))
-	}
-	v.PayableTotal = bills.PayableTotal(lines)
-	return fresh, http.StatusOK
+	return v
 }
 
-// checkedPayment is a counter payment that passed every check against fresh data.
-type checkedPayment struct {
-	in    paymentInput
-	ref   string
-	fresh []billing.Bill
-	sel   bills.Selection
-	today time.Time
+// paymentStudentFailed says on the form why the student's components could not be read,
+// and returns the status to answer with.
+func (h *Handler) paymentStudentFailed(ctx context.Context, v *pages.PaymentView, err error) int {
+	if probs, ok := problem.As(err); ok {
+		v.NISError = problemMessages(ctx, probs)[counter.FieldNIS]
+		return http.StatusUnprocessableEntity
+	}
+	if errors.Is(err, billing.ErrNotFound) {
+		v.NISError = i18n.T(ctx, "payments.student_not_found", v.NIS)
+		return http.StatusNotFound
+	}
+	h.log.Warn("read student components", "nis", v.NIS, "err", err)
+	v.General = h.upstreamMessage(ctx, err, false)
+	return http.StatusBadGateway
 }
 
-// checkPayment validates a posted payment against the student's components read just now.
-// When it fails it has answered already (the form again, with the fresh list and why).
-func (h *Handler) checkPayment(w http.ResponseWriter, r *http.Request) (checkedPayment, bool) {
+// paymentChecksFailed answers a payment that did not pass the counter's checks: the form
+// again with the fresh list, the typed reference, and why. A choice the fresh list no
+// longer allows is a conflict (the page was out of date); a missing choice or reference
+// is only a mistake to fix.
+func (h *Handler) paymentChecksFailed(w http.ResponseWriter, r *http.Request, req counter.Request, p counter.Payment, err error) {
 	ctx := r.Context()
-	in := readPaymentInput(r)
-	today := h.billsToday()
-	v := pages.PaymentView{NIS: in.NIS, Ref: strings.TrimSpace(in.Ref), Today: today}
-	var nisProbs problem.List
-	if !students.CheckNIS(&nisProbs, "nis", in.NIS) {
-		v.NISError = problemMessages(ctx, nisProbs)["nis"]
-		h.render(w, r, http.StatusUnprocessableEntity, pages.PaymentNew(v))
-		return checkedPayment{}, false
+	v := pages.PaymentView{NIS: req.NIS, Ref: strings.TrimSpace(req.Ref), Today: p.Today}
+	probs, isProblems := problem.As(err)
+	if p.Found() {
+		v = paymentView(ctx, p.Student, req.Ref, req.IDs)
 	}
-	var refProbs problem.List
-	ref := bills.ParseRef(&refProbs, in.Ref)
-	v.Ref = ref
-	fresh, status := h.loadPaymentLines(ctx, &v, in.IDs)
-	if !v.Found {
-		h.render(w, r, status, pages.PaymentNew(v))
-		return checkedPayment{}, false
-	}
-	sel, probs := bills.Select(fresh, in.IDs, today)
+	status := http.StatusUnprocessableEntity
 	switch {
-	case len(refProbs) > 0:
-		v.RefError = problemMessage(ctx, refProbs[0])
-	case bills.RefUsed(fresh, ref):
-		v.RefError = i18n.T(ctx, "payments.err.ref_used")
-	}
-	if len(probs) == 0 && v.RefError == "" {
-		return checkedPayment{in: in, ref: ref, fresh: fresh, sel: sel, today: today}, true
-	}
-	status = http.StatusUnprocessableEntity
-	for _, p := range probs {
-		if p.Key != "payments.err.none" {
-			// The page the person chose from is out of date: say so before the details.
-			status = http.StatusConflict
+	case !p.Found():
+		status = h.paymentStudentFailed(ctx, &v, err)
+	case isProblems:
+		v.RefError = problemMessages(ctx, probs)[counter.FieldRef]
+		var list []string
+		for _, pr := range probs {
+			if pr.Field != counter.FieldComponent {
+				continue
+			}
+			if pr.Key != "payments.err.none" {
+				status = http.StatusConflict
+			}
+			list = append(list, problemMessage(ctx, pr))
 		}
-	}
-	if status == http.StatusConflict {
-		v.Problems = append(v.Problems, i18n.T(ctx, "payments.err.refused"))
-	}
-	for _, p := range probs {
-		v.Problems = append(v.Problems, problemMessage(ctx, p))
+		if status == http.StatusConflict {
+			list = append([]string{i18n.T(ctx, "payments.err.refused")}, list...)
+		}
+		v.Problems = list
 	}
 	h.render(w, r, status, pages.PaymentNew(v))
-	return checkedPayment{}, false
 }
 
-func paymentConfirmView(ctx context.Context, c checkedPayment) pages.PaymentConfirmView {
+func paymentConfirmView(ctx context.Context, p counter.Payment) pages.PaymentConfirmView {
 	v := pages.PaymentConfirmView{
-		NIS: c.in.NIS, Ref: c.ref, Amount: c.sel.Amount, Penalty: c.sel.Penalty, Total: c.sel.Total, Today: c.today,
+		NIS: p.NIS, Student: p.Name, Ref: p.Ref, Amount: p.Chosen.Amount, Penalty: p.Chosen.Penalty, Total: p.Chosen.Total, Today: p.Today,
 	}
-	change := url.Values{"nis": {c.in.NIS}, "ref": {c.ref}}
-	for _, l := range c.sel.Lines {
-		if v.Student == "" {
-			v.Student = l.Bill.StudentName
-		}
-		v.Lines = append(v.Lines, paymentLine(ctx, l, c.today, true))
+	change := url.Values{"nis": {p.NIS}, "ref": {p.Ref}}
+	for _, l := range p.Chosen.Lines {
+		v.Lines = append(v.Lines, paymentLine(ctx, l, true))
 		change.Add("component", l.Bill.ComponentID)
 	}
 	v.ChangeURL = "/payments/new?" + change.Encode()

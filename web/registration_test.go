@@ -14,10 +14,10 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/changes"
 	"github.com/sekolah/portal/internal/portaltest"
 	"github.com/sekolah/portal/internal/sandbox"
 	"github.com/sekolah/portal/internal/store"
-	"github.com/sekolah/portal/internal/upstream"
 )
 
 // regNow is 10:00 in Jakarta on 22 Nov 2026: registrations made now are on that day.
@@ -344,7 +344,7 @@ func TestRegistrationWizard(t *testing.T) {
 	if err != nil || st.Source != store.SourceCheckout || st.Name != "Rina Wulandari" || st.Description != "Kelas 7A" {
 		t.Fatalf("roster: %+v %v", st, err)
 	}
-	entries := auditEntries(t, p, upstream.ActionCheckout)
+	entries := auditEntries(t, p, changes.ActionCheckout)
 	if len(entries) != 1 || entries[0].Outcome != "ok" || entries[0].Actor != "finance" || entries[0].Target != "2027001" ||
 		!strings.Contains(entries[0].Detail, billID) {
 		t.Fatalf("audit = %+v", entries)
@@ -424,7 +424,7 @@ func TestRegistrationExistingNIS(t *testing.T) {
 	if _, err := p.DB.StudentByNIS(ctx, "2027012"); !errors.Is(err, store.ErrNotFound) {
 		t.Fatal("a refused checkout reached the roster")
 	}
-	if e := auditEntries(t, p, upstream.ActionCheckout); len(e) != 1 || e[0].Outcome != "failed" || e[0].UpstreamStatus != 400 {
+	if e := auditEntries(t, p, changes.ActionCheckout); len(e) != 1 || e[0].Outcome != "failed" || e[0].UpstreamStatus != 400 {
 		t.Fatalf("audit = %+v", e)
 	}
 }
@@ -452,7 +452,7 @@ func TestRegistrationUpstreamDown(t *testing.T) {
 	if _, err := p.DB.StudentByNIS(ctx, "2027020"); !errors.Is(err, store.ErrNotFound) {
 		t.Fatal("student recorded although the service failed")
 	}
-	if e := auditEntries(t, p, upstream.ActionCheckout); len(e) != 1 || e[0].Outcome != "failed" || e[0].UpstreamStatus != 503 {
+	if e := auditEntries(t, p, changes.ActionCheckout); len(e) != 1 || e[0].Outcome != "failed" || e[0].UpstreamStatus != 503 {
 		t.Fatalf("audit = %+v", e)
 	}
 
@@ -465,7 +465,7 @@ func TestRegistrationUpstreamDown(t *testing.T) {
 	if _, err := p.DB.StudentByNIS(ctx, "2027020"); !errors.Is(err, store.ErrNotFound) {
 		t.Fatal("an unanswered checkout was recorded as done")
 	}
-	if e := auditEntries(t, p, upstream.ActionCheckout); len(e) != 2 || e[0].Outcome != "unknown" {
+	if e := auditEntries(t, p, changes.ActionCheckout); len(e) != 2 || e[0].Outcome != "unknown" {
 		t.Fatalf("audit = %+v", e)
 	}
 	p.Sandbox.SetFaults(sandbox.Faults{})
@@ -613,7 +613,7 @@ func TestPublicRegistration(t *testing.T) {
 	if err != nil || st.Source != store.SourceRegistration || st.Description != "Calon Siswa SMP" || st.Phone != "081311112222" {
 		t.Fatalf("roster: %+v %v", st, err)
 	}
-	e := auditEntries(t, p, upstream.ActionCheckout)
+	e := auditEntries(t, p, changes.ActionCheckout)
 	if len(e) != 1 || e[0].Actor != "public" || e[0].IP != "127.0.0.1" || e[0].Outcome != "ok" {
 		t.Fatalf("audit = %+v", e)
 	}
@@ -653,7 +653,7 @@ func TestPublicRegistrationHoneypotAndRateLimit(t *testing.T) {
 	if _, err := p.Billing.Student(t.Context(), "2027200"); !errors.Is(err, billing.ErrNotFound) {
 		t.Fatalf("the honeypot reached the service: %v", err)
 	}
-	if len(auditEntries(t, p, upstream.ActionCheckout)) != 0 {
+	if len(auditEntries(t, p, changes.ActionCheckout)) != 0 {
 		t.Fatal("the honeypot made a checkout")
 	}
 	// Without a registration, the thanks page sends visitors to the form.
@@ -715,7 +715,7 @@ func TestRegistrationTemplateDatesPast(t *testing.T) {
 	if res := visitor.Post("/register", publicForm("2027300")); res.StatusCode != http.StatusServiceUnavailable {
 		t.Fatalf("public post: %d", res.StatusCode)
 	}
-	if len(auditEntries(t, p, upstream.ActionCheckout)) != 0 {
+	if len(auditEntries(t, p, changes.ActionCheckout)) != 0 {
 		t.Fatal("a checkout was attempted")
 	}
 }

@@ -7,9 +7,9 @@ import (
 	"strconv"
 
 	"github.com/sekolah/portal/internal/billing"
-	"github.com/sekolah/portal/internal/components"
+	"github.com/sekolah/portal/internal/component"
 	"github.com/sekolah/portal/internal/i18n"
-	viewcomp "github.com/sekolah/portal/views/components"
+	"github.com/sekolah/portal/views/components"
 	"github.com/sekolah/portal/views/pages"
 )
 
@@ -22,16 +22,16 @@ const (
 
 // componentFields maps the service's component fields to the form's columns.
 var componentFields = map[string]string{
-	"bill_component_name": components.FieldName, "account_code": components.FieldAccount, "amount": components.FieldAmount,
-	"penalty_amount": components.FieldPenalty, "due_date": components.FieldDue, "expiry_date": components.FieldExpiry,
-	"active_date": components.FieldActive, "notes": components.FieldNotes,
+	"bill_component_name": component.FieldName, "account_code": component.FieldAccount, "amount": component.FieldAmount,
+	"penalty_amount": component.FieldPenalty, "due_date": component.FieldDue, "expiry_date": component.FieldExpiry,
+	"active_date": component.FieldActive, "notes": component.FieldNotes,
 }
 
 // readComponentRows reads n rows of the form ("name-0", "amount-0", ...) from vals.
-func readComponentRows(vals url.Values, n int) []components.Input {
-	rows := make([]components.Input, n)
+func readComponentRows(vals url.Values, n int) []component.Input {
+	rows := make([]component.Input, n)
 	for i := range rows {
-		for _, col := range components.Fields {
+		for _, col := range component.Fields {
 			rows[i].Set(col, vals.Get(col+"-"+strconv.Itoa(i)))
 		}
 	}
@@ -46,7 +46,7 @@ func rowCount(vals url.Values) int {
 		n = defaultComponentRows
 	}
 	for i := maxComponentRows - 1; i >= n; i-- {
-		if vals.Get(components.FieldName+"-"+strconv.Itoa(i)) != "" || vals.Get(components.FieldAmount+"-"+strconv.Itoa(i)) != "" {
+		if vals.Get(component.FieldName+"-"+strconv.Itoa(i)) != "" || vals.Get(component.FieldAmount+"-"+strconv.Itoa(i)) != "" {
 			n = i + 1
 			break
 		}
@@ -54,18 +54,18 @@ func rowCount(vals url.Values) int {
 	return min(max(n, 1), maxComponentRows)
 }
 
-func (h *Handler) componentsForm(r *http.Request, rows []components.Input) pages.ComponentsForm {
+func (h *Handler) componentsForm(r *http.Request, rows []component.Input) pages.ComponentsForm {
 	f := pages.ComponentsForm{Student: studentInfo(studentFrom(r)), MaxRows: maxComponentRows}
 	for _, code := range h.cfg.AccountCodes {
-		f.Accounts = append(f.Accounts, viewcomp.Option{Value: code, Label: code})
+		f.Accounts = append(f.Accounts, components.Option{Value: code, Label: code})
 	}
 	for _, row := range rows {
 		vals := map[string]string{}
-		for _, col := range components.Fields {
+		for _, col := range component.Fields {
 			vals[col] = row.Get(col)
 		}
-		if vals[components.FieldAccount] == "" && len(h.cfg.AccountCodes) > 0 {
-			vals[components.FieldAccount] = h.cfg.AccountCodes[0]
+		if vals[component.FieldAccount] == "" && len(h.cfg.AccountCodes) > 0 {
+			vals[component.FieldAccount] = h.cfg.AccountCodes[0]
 		}
 		f.Rows = append(f.Rows, pages.ComponentRowForm{Values: vals, Errors: map[string]string{}})
 	}
@@ -91,7 +91,7 @@ func (h *Handler) createComponents(w http.ResponseWriter, r *http.Request) {
 	nis := studentFrom(r).NIS
 	rows := readComponentRows(r.PostForm, rowCount(r.PostForm))
 	f := h.componentsForm(r, rows)
-	plan := components.PlanRows(nis, rows, h.cfg.AccountCodes)
+	plan := component.PlanRows(nis, rows, h.cfg.AccountCodes)
 	for i, probs := range plan.Problems {
 		f.Rows[i].Errors = problemMessages(ctx, probs)
 	}
@@ -120,7 +120,7 @@ func (h *Handler) createComponents(w http.ResponseWriter, r *http.Request) {
 
 // componentsRefused puts each item the service rejected beside its row and field, and
 // reports whether it could.
-func (h *Handler) componentsRefused(r *http.Request, f *pages.ComponentsForm, plan components.Plan, err error) bool {
+func (h *Handler) componentsRefused(r *http.Request, f *pages.ComponentsForm, plan component.Plan, err error) bool {
 	var apiErr *billing.APIError
 	if !errors.As(err, &apiErr) || !errors.Is(err, billing.ErrValidation) || len(apiErr.Items) == 0 {
 		return false

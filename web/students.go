@@ -36,7 +36,7 @@ func (h *Handler) studentCtx(next http.Handler) http.Handler {
 		s, err := h.db.StudentByNIS(ctx, nis)
 		if errors.Is(err, store.ErrNotFound) {
 			uctx, cancel := h.upstreamCtx(ctx)
-			s, err = h.fetchStudent(uctx, nis)
+			s, err = students.Fetch(uctx, h.billing, h.db, nis, h.now())
 			cancel()
 			switch {
 			case errors.Is(err, billing.ErrNotFound):
@@ -53,23 +53,6 @@ func (h *Handler) studentCtx(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r.WithContext(context.WithValue(ctx, studentKey{}, s)))
 	})
-}
-
-// fetchStudent reads a student the roster lacks from the service and adds them to it.
-func (h *Handler) fetchStudent(ctx context.Context, nis string) (store.Student, error) {
-	bs, err := h.billing.Student(ctx, nis)
-	if err != nil {
-		return store.Student{}, err
-	}
-	if bs.NIS == "" {
-		bs.NIS = nis
-	}
-	entry := store.Student{NIS: bs.NIS, Name: bs.Name, KeyName: bs.KeyName, Phone: bs.Phone, Email: bs.Email,
-		Description: bs.Description, Source: store.SourceSync, SyncedAt: h.now()}
-	if err := h.db.UpsertStudents(ctx, []store.Student{entry}); err != nil {
-		return store.Student{}, fmt.Errorf("add student %s to the roster: %w", nis, err)
-	}
-	return h.db.StudentByNIS(ctx, nis)
 }
 
 func studentFrom(r *http.Request) store.Student {

@@ -18,12 +18,12 @@ import (
 	"github.com/xuri/excelize/v2"
 
 	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/changes"
 	"github.com/sekolah/portal/internal/i18n"
 	"github.com/sekolah/portal/internal/portaltest"
 	"github.com/sekolah/portal/internal/store"
 	"github.com/sekolah/portal/internal/uploads"
 	"github.com/sekolah/portal/internal/uploads/sheettest"
-	"github.com/sekolah/portal/internal/upstream"
 )
 
 var uploadNow = time.Date(2026, 7, 1, 3, 0, 0, 0, time.UTC)
@@ -280,7 +280,7 @@ func TestUploadComponentsPreviewCommitAndHistory(t *testing.T) {
 	for _, e := range entries {
 		seen[e.Action] = true
 	}
-	for _, a := range []string{"upload.receive", "upload.commit", "upload.analyse", "upload.discard", upstream.ActionComponentsCreate} {
+	for _, a := range []string{"upload.receive", "upload.commit", "upload.analyse", "upload.discard", changes.ActionComponentsCreate} {
 		if !seen[a] {
 			t.Errorf("audit log lacks %s", a)
 		}

@@ -28,11 +28,11 @@ import (
 
 	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/changes"
 	"github.com/sekolah/portal/internal/config"
 	"github.com/sekolah/portal/internal/sandbox"
 	"github.com/sekolah/portal/internal/store"
 	"github.com/sekolah/portal/internal/uploads"
-	"github.com/sekolah/portal/internal/upstream"
 	"github.com/sekolah/portal/web"
 )
 
@@ -103,7 +103,7 @@ func serve(ctx context.Context, cfg config.Config, db *store.DB, authSvc *auth.S
 
 	// Upload jobs run in this process: they resume on start (a job cut off by a restart
 	// reconciles what it had sent) and stop with the server.
-	writer := &upstream.Writer{Client: client, DB: db, Log: log}
+	writer := &changes.Writer{Client: client, DB: db, Log: log}
 	jobs := uploads.NewRunner(uploads.ConfigFrom(cfg), db, client, writer, log.With("component", "uploads"))
 	if err := jobs.Start(ctx); err != nil {
 		return fmt.Errorf("start upload jobs (PORTAL_DATA_DIR): %w", err)

@@ -1,6 +1,6 @@
 package i18n
 
-// The rules of a bill component (internal/components), shared by the add-components form,
+// The rules of a bill component (internal/component), shared by the add-components form,
 // the fee templates and the uploads.
 func init() {
 	Register(map[string]Message{

@@ -125,7 +125,7 @@ func init() {
 		"uploads.err.too_long":          {ID: "isi kolom %[1]s terlalu panjang: paling banyak %[2]s karakter.", EN: "%[1]s is too long: at most %[2]s characters."},
 		// The rules' own problems (a NIS's shape, a phone, an amount's sign, the order of the
 		// days, a text's length) are worded by the rule packages' keys since those rules
-		// moved to internal/students and internal/components. These keep issues analysed
+		// moved to internal/students and internal/component. These keep issues analysed
 		// before then readable on their upload's page.
 		"uploads.err.nis_format":            {ID: "NIS \"%[1]s\" hanya boleh berisi huruf, angka, titik atau tanda hubung (1–32 karakter).", EN: "NIS \"%[1]s\" may only hold letters, digits, dots or dashes (1–32 characters)."},
 		"uploads.err.nis_unknown":           {ID: "NIS %[1]s tidak dikenal: siswa ini belum terdaftar di layanan pembayaran. Daftarkan atau unggah data siswanya dulu.", EN: "NIS %[1]s is not known: this student is not registered at the payment service. Register or upload the student first."},

@@ -21,12 +21,12 @@ import (
 
 	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/changes"
 	"github.com/sekolah/portal/internal/config"
 	"github.com/sekolah/portal/internal/sandbox"
 	"github.com/sekolah/portal/internal/store"
 	"github.com/sekolah/portal/internal/store/storetest"
 	"github.com/sekolah/portal/internal/uploads"
-	"github.com/sekolah/portal/internal/upstream"
 	"github.com/sekolah/portal/web"
 )
 
@@ -135,7 +135,7 @@ func Start(t testing.TB, opts Options) *Portal {
 		opts.Uploads(&ucfg)
 		cfg.UploadMaxBytes = ucfg.MaxBytes // the form's body limit follows
 	}
-	jobs := uploads.NewRunner(ucfg, db, client, &upstream.Writer{Client: client, DB: db, Log: log, Now: now}, log)
+	jobs := uploads.NewRunner(ucfg, db, client, &changes.Writer{Client: client, DB: db, Log: log, Now: now}, log)
 	if err := jobs.Start(context.Background()); err != nil {
 		t.Fatalf("upload runner: %v", err)
 	}

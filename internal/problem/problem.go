@@ -1,6 +1,6 @@
 // Package problem is the one shape of a validation failure in the portal: which field is
 // wrong and the catalogue key (with arguments) of the message that says why. The rules
-// (internal/students, internal/components, the bills filter, the fee templates, the
+// (internal/students, internal/component, the bills filter, the fee templates, the
 // uploads) return problems; the web layer turns them into the person's language with one
 // helper, the uploads' error workbook with Message.
 package problem

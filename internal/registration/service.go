@@ -11,10 +11,10 @@ import (
 
 	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/changes"
 	"github.com/sekolah/portal/internal/problem"
 	"github.com/sekolah/portal/internal/store"
 	"github.com/sekolah/portal/internal/students"
-	"github.com/sekolah/portal/internal/upstream"
 )
 
 // Audit actions of this package (checkouts themselves are the writer's upstream.checkout).
@@ -54,7 +54,7 @@ func PublicActor(ip string) auth.Actor { return auth.Actor{Username: "public", I
 // Service makes the audited changes of this package and registers students.
 type Service struct {
 	DB      *store.DB
-	Writer  *upstream.Writer
+	Writer  *changes.Writer
 	Billing *billing.Client
 	// Accounts are the account codes the billing service knows.
 	Accounts []string

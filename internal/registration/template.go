@@ -13,7 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/sekolah/portal/internal/components"
+	"github.com/sekolah/portal/internal/component"
 	"github.com/sekolah/portal/internal/i18n"
 	"github.com/sekolah/portal/internal/problem"
 	"github.com/sekolah/portal/internal/store"
@@ -95,8 +95,8 @@ func ParseTemplate(in TemplateInput, accounts []string) (store.FeeTemplate, prob
 
 // lineParts names a line's form parts after the component fields the rules report.
 var lineParts = map[string]string{
-	components.FieldName: "name", components.FieldAccount: "account", components.FieldAmount: "amount",
-	components.FieldPenalty: "penalty", components.FieldDescription: "description",
+	component.FieldName: "name", component.FieldAccount: "account", component.FieldAmount: "amount",
+	component.FieldPenalty: "penalty", component.FieldDescription: "description",
 }
 
 // parseLine checks line i with the component rules (name, account code, amount, penalty,
@@ -104,13 +104,13 @@ var lineParts = map[string]string{
 func parseLine(i int, in LineInput, accounts []string) (store.FeeTemplateLine, problem.List) {
 	var rules problem.List
 	l := store.FeeTemplateLine{
-		Name: components.CleanName(in.Name), Description: strings.TrimSpace(in.Description), Optional: in.Optional,
+		Name: component.CleanName(in.Name), Description: strings.TrimSpace(in.Description), Optional: in.Optional,
 	}
-	components.CheckName(&rules, l.Name)
-	l.AccountCode = components.Account(&rules, in.AccountCode, accounts)
-	l.Amount = components.ParseAmount(&rules, in.Amount)
-	l.Penalty = components.ParsePenalty(&rules, in.Penalty)
-	components.CheckDescription(&rules, l.Description)
+	component.CheckName(&rules, l.Name)
+	l.AccountCode = component.Account(&rules, in.AccountCode, accounts)
+	l.Amount = component.ParseAmount(&rules, in.Amount)
+	l.Penalty = component.ParsePenalty(&rules, in.Penalty)
+	component.CheckDescription(&rules, l.Description)
 
 	var ps problem.List
 	f := func(part string) string { return LineField(i, part) }
@@ -121,7 +121,7 @@ func parseLine(i int, in LineInput, accounts []string) (store.FeeTemplateLine, p
 			}
 		}
 	}
-	moved(components.FieldName, components.FieldAccount, components.FieldAmount, components.FieldPenalty)
+	moved(component.FieldName, component.FieldAccount, component.FieldAmount, component.FieldPenalty)
 	var dueOK, expOK bool
 	l.Due, dueOK = parseDayField(&ps, f("due"), in.Due)
 	l.Expiry, expOK = parseDayField(&ps, f("expiry"), in.Expiry)
@@ -131,7 +131,7 @@ func parseLine(i int, in LineInput, accounts []string) (store.FeeTemplateLine, p
 			ps.Add(f("due"), "feetemplates.err.due_after_expiry")
 		}
 	}
-	moved(components.FieldDescription)
+	moved(component.FieldDescription)
 	return l, ps
 }
 

@@ -310,13 +310,13 @@ func (s *Syncer) run(ctx context.Context) error {
 		_ = g.Wait()
 		close(results)
 	}()
-	var batch []store.Student
+	var batch []billing.Student
 	var batchAdded, batchRefreshed int
 	flush := func() error {
 		if len(batch) == 0 {
 			return nil
 		}
-		if err := s.DB.UpsertStudents(ctx, batch); err != nil {
+		if err := Mirror(ctx, s.DB, batch, store.SourceSync, now); err != nil {
 			return fmt.Errorf("students: sync: %w", err)
 		}
 		a, r := batchAdded, batchRefreshed
@@ -340,8 +340,7 @@ func (s *Syncer) run(ctx context.Context) error {
 				st.Name = names[res.nis]
 			}
 			fetched[res.nis] = true
-			batch = append(batch, store.Student{NIS: st.NIS, Name: st.Name, KeyName: st.KeyName, Phone: st.Phone,
-				Email: st.Email, Description: st.Description, Source: store.SourceSync, SyncedAt: now})
+			batch = append(batch, st)
 			if res.exists {
 				batchRefreshed++
 			} else {

@@ -16,8 +16,8 @@ import (
 
 	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/changes"
 	"github.com/sekolah/portal/internal/store"
-	"github.com/sekolah/portal/internal/upstream"
 )
 
 // Reasons a row was not created, as stored with the chunk (message keys under
@@ -592,7 +592,7 @@ func ambiguous(err error) bool {
 	if errors.As(err, &apiErr) {
 		return apiErr.StatusCode == 502 || apiErr.StatusCode == 504
 	}
-	return upstream.Ambiguous(err)
+	return changes.Ambiguous(err)
 }
 
 var itemIndex = regexp.MustCompile(`\[(\d+)\]`)

@@ -18,9 +18,9 @@ import (
 
 	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/changes"
 	"github.com/sekolah/portal/internal/i18n"
 	"github.com/sekolah/portal/internal/store"
-	"github.com/sekolah/portal/internal/upstream"
 )
 
 // Job states. An upload is held (the same file was uploaded before: the person confirms),
@@ -162,7 +162,7 @@ type Runner struct {
 	owner  string // this runner's lease owner id
 	db     *store.DB
 	client *billing.Client
-	writer *upstream.Writer
+	writer *changes.Writer
 	log    *slog.Logger
 	now    func() time.Time
 
@@ -180,7 +180,7 @@ type Runner struct {
 }
 
 // NewRunner makes a runner; Start sets it going.
-func NewRunner(cfg Config, db *store.DB, client *billing.Client, writer *upstream.Writer, log *slog.Logger) *Runner {
+func NewRunner(cfg Config, db *store.DB, client *billing.Client, writer *changes.Writer, log *slog.Logger) *Runner {
 	cfg.defaults()
 	if log == nil {
 		log = slog.Default()

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/sekolah/portal/internal/billing"
-	"github.com/sekolah/portal/internal/components"
+	"github.com/sekolah/portal/internal/component"
 	"github.com/sekolah/portal/internal/i18n"
 	"github.com/sekolah/portal/internal/problem"
 	"github.com/sekolah/portal/internal/store"
@@ -17,7 +17,7 @@ import (
 
 // Issue is one problem with one cell: the sheet row (1-based) and column (0-based), and
 // the problem in the portal's one shape. Rule problems come from internal/students and
-// internal/components; reading problems (a cell that is not a date, an unknown NIS, a
+// internal/component; reading problems (a cell that is not a date, an unknown NIS, a
 // duplicate row) have keys under "uploads.err.".
 type Issue struct {
 	Row int
@@ -150,7 +150,7 @@ func (v *validator) issue(row int, f Field, key string, args ...any) Issue {
 // quoted are the rule problems whose message is clearer with the cell's value beside it;
 // the others say the value themselves (the days) or it would be too long to repeat.
 var quoted = map[string]bool{
-	students.KeyNIS: true, students.KeyPhone: true, students.KeyEmail: true, components.KeyAccount: true,
+	students.KeyNIS: true, students.KeyPhone: true, students.KeyEmail: true, component.KeyAccount: true,
 	"form.positive": true, "form.not_negative": true,
 }
 
@@ -237,9 +237,9 @@ func (v *validator) date(row int, cells []string, f Field, required bool, emit f
 
 // componentCols places the component rules' problems in the sheet's columns.
 var componentCols = map[string]Field{
-	components.FieldName: FieldName, components.FieldAccount: FieldAccount, components.FieldAmount: FieldAmount,
-	components.FieldPenalty: FieldPenalty, components.FieldDue: FieldDue, components.FieldExpiry: FieldExpiry,
-	components.FieldActive: FieldActive, components.FieldNotes: FieldNotes,
+	component.FieldName: FieldName, component.FieldAccount: FieldAccount, component.FieldAmount: FieldAmount,
+	component.FieldPenalty: FieldPenalty, component.FieldDue: FieldDue, component.FieldExpiry: FieldExpiry,
+	component.FieldActive: FieldActive, component.FieldNotes: FieldNotes,
 }
 
 // component checks one row of a components sheet with the component rules. It fills c
@@ -252,31 +252,31 @@ func (v *validator) component(row int, cells []string, c *Component, emit func(I
 	c.NIS = v.nis(row, cells, bad)
 	var l problem.List
 	if name := v.required(row, cells, FieldName, bad); name != "" {
-		name = components.CleanName(name)
-		if components.CheckName(&l, name); !l.Has(components.FieldName) {
+		name = component.CleanName(name)
+		if component.CheckName(&l, name); !l.Has(component.FieldName) {
 			c.Name = name
 		}
 	}
 	if code := v.required(row, cells, FieldAccount, bad); code != "" {
-		c.AccountCode = components.Account(&l, code, v.accounts)
+		c.AccountCode = component.Account(&l, code, v.accounts)
 	}
 	amount, amountOK := v.amount(row, cells, FieldAmount, true, bad)
 	if amountOK {
-		components.CheckAmount(&l, amount)
+		component.CheckAmount(&l, amount)
 		c.Amount = amount
 	}
 	penalty, penaltyOK := v.amount(row, cells, FieldPenalty, false, bad)
 	if penaltyOK {
-		components.CheckPenalty(&l, penalty)
+		component.CheckPenalty(&l, penalty)
 		c.Penalty = penalty
 	}
 	// A day that cannot be read is the zero day, which CheckDays leaves alone.
 	c.Due, _ = v.date(row, cells, FieldDue, true, bad)
 	c.Expiry, _ = v.date(row, cells, FieldExpiry, true, bad)
 	c.Active, _ = v.date(row, cells, FieldActive, false, bad)
-	components.CheckDays(&l, c.Due, c.Expiry, c.Active)
+	component.CheckDays(&l, c.Due, c.Expiry, c.Active)
 	c.Notes = v.get(cells, FieldNotes)
-	components.CheckNotes(&l, c.Notes)
+	component.CheckNotes(&l, c.Notes)
 	if len(l) > 0 {
 		ok = false
 		v.rules(row, cells, l, componentCols, emit)

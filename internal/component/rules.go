@@ -1,11 +1,11 @@
-// Package components owns what the portal knows about one bill component apart from the
+// Package component owns what the portal knows about one bill component apart from the
 // service itself: the rules a component must meet before it is sent (amount, penalty,
 // dates, account code, name, notes), checked the same way for the form, the fee
 // templates and the uploads; and how a component reads on a page today (not yet due, due
 // today, late, expired, paid, and what paying it today costs).
 //
 // Nothing here knows HTTP or templates: problems are catalogue keys the web layer words.
-package components
+package component
 
 import (
 	"errors"

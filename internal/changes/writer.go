@@ -1,8 +1,8 @@
-// Package upstream is the one place where the portal changes anything at the billing
-// service. Every write is audited (who, what, which NIS or ids, outcome, the service's
-// status and status_desc) and students are mirrored into the roster only once the service
-// has confirmed them, so nothing is recorded as done that was not done.
-package upstream
+// Package changes is every change the portal makes at the billing service, audited: the
+// one door for writes. Every write is audited (who, what, which NIS or ids, outcome, the
+// service's status and status_desc) and students are mirrored into the roster only once
+// the service has confirmed them, so nothing is recorded as done that was not done.
+package changes
 
 import (
 	"context"
@@ -15,9 +15,11 @@ import (
 	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/store"
+	"github.com/sekolah/portal/internal/students"
 )
 
-// Audit actions of upstream writes.
+// Audit actions of the writes. The values predate the package's name and stay as they are
+// in the audit log.
 const (
 	ActionStudentsCreate   = "upstream.students.create"
 	ActionStudentUpdate    = "upstream.student.update"
@@ -35,7 +37,9 @@ const (
 	OutcomeUnknown = "unknown"
 )
 
-// Writer makes audited writes through the billing client.
+// Writer makes audited writes through the billing client. cmd/portal builds one and every
+// part that changes something at the service (the pages, the uploads, registration) is
+// handed it.
 type Writer struct {
 	Client *billing.Client
 	DB     *store.DB
@@ -126,31 +130,22 @@ func nisList(nis []string) string {
 	return strings.Join(nis, ",")
 }
 
-func rosterEntry(s billing.Student, source string, synced time.Time) store.Student {
-	return store.Student{NIS: s.NIS, Name: s.Name, KeyName: s.KeyName, Phone: s.Phone, Email: s.Email,
-		Description: s.Description, Source: source, SyncedAt: synced}
-}
-
 // CreateStudents creates students at the service (all or none) and adds them to the
 // roster with source.
-func (w *Writer) CreateStudents(ctx context.Context, actor auth.Actor, students []billing.Student, source string) ([]billing.Student, error) {
-	nis := make([]string, len(students))
-	for i, s := range students {
+func (w *Writer) CreateStudents(ctx context.Context, actor auth.Actor, ss []billing.Student, source string) ([]billing.Student, error) {
+	nis := make([]string, len(ss))
+	for i, s := range ss {
 		nis[i] = s.NIS
 	}
-	created, err := w.Client.CreateStudents(ctx, students)
-	w.audit(ctx, actor, ActionStudentsCreate, nisList(nis), fmt.Sprintf("%d students", len(students)), err)
+	created, err := w.Client.CreateStudents(ctx, ss)
+	w.audit(ctx, actor, ActionStudentsCreate, nisList(nis), fmt.Sprintf("%d students", len(ss)), err)
 	if err != nil {
 		return nil, err
 	}
 	if len(created) == 0 {
-		created = students
+		created = ss
 	}
-	entries := make([]store.Student, len(created))
-	for i, s := range created {
-		entries[i] = rosterEntry(s, source, w.now())
-	}
-	if err := w.DB.UpsertStudents(ctx, entries); err != nil {
+	if err := students.Mirror(ctx, w.DB, created, source, w.now()); err != nil {
 		return created, fmt.Errorf("students created at the service but not added to the roster: %w", err)
 	}
 	return created, nil
@@ -166,7 +161,7 @@ func (w *Writer) UpdateStudent(ctx context.Context, actor auth.Actor, s billing.
 	if updated.NIS == "" {
 		updated = s
 	}
-	if err := w.DB.UpsertStudents(ctx, []store.Student{rosterEntry(updated, store.SourcePortal, w.now())}); err != nil {
+	if err := students.Mirror(ctx, w.DB, []billing.Student{updated}, store.SourcePortal, w.now()); err != nil {
 		return updated, fmt.Errorf("student updated at the service but not in the roster: %w", err)
 	}
 	return updated, nil
@@ -217,11 +212,7 @@ func (w *Writer) Checkout(ctx context.Context, actor auth.Actor, req billing.Che
 	if err != nil {
 		return billing.CheckoutResult{}, err
 	}
-	s := req.Student
-	if s.KeyName == "" {
-		s.KeyName = "NIS"
-	}
-	if err := w.DB.UpsertStudents(ctx, []store.Student{rosterEntry(s, source, w.now())}); err != nil {
+	if err := students.Mirror(ctx, w.DB, []billing.Student{req.Student}, source, w.now()); err != nil {
 		return res, fmt.Errorf("registered at the service but not added to the roster: %w", err)
 	}
 	return res, nil

@@ -1,4 +1,4 @@
-package bills
+package billlist
 
 import (
 	"net/url"
@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/sekolah/portal/internal/billing"
-	"github.com/sekolah/portal/internal/problem"
 )
 
 var accounts = []string{"SPP", "BCA", "MANDIRI"}
@@ -191,34 +190,6 @@ func TestPage(t *testing.T) {
 		rows, next := Page(mk(tt.got), tt.limit)
 		if len(rows) != tt.rows || next != tt.next {
 			t.Errorf("Page(%d rows, limit %d) = %d, %v; want %d, %v", tt.got, tt.limit, len(rows), next, tt.rows, tt.next)
-		}
-	}
-}
-
-func TestParseRef(t *testing.T) {
-	tests := []struct {
-		in, want, problem string
-	}{
-		{"  KW-2026/0001 ", "KW-2026/0001", ""},
-		{"TRX.20261122_01", "TRX.20261122_01", ""},
-		{"", "", "form.required"},
-		{"   ", "", "form.required"},
-		{"KW 0001", "KW 0001", "payments.err.ref_chars"},
-		{"-001", "-001", "payments.err.ref_chars"},
-		{"<script>", "<script>", "payments.err.ref_chars"},
-		{"KW#1", "KW#1", "payments.err.ref_chars"},
-		{strings.Repeat("A", MaxRefLen), strings.Repeat("A", MaxRefLen), ""},
-		{strings.Repeat("A", MaxRefLen+1), strings.Repeat("A", MaxRefLen+1), "form.too_long"},
-	}
-	for _, tt := range tests {
-		var l problem.List
-		got := ParseRef(&l, tt.in)
-		key := ""
-		if p, ok := l.Of(ParamRef); ok {
-			key = p.Key
-		}
-		if got != tt.want || key != tt.problem {
-			t.Errorf("ParseRef(%q) = %q, %q; want %q, %q", tt.in, got, key, tt.want, tt.problem)
 		}
 	}
 }

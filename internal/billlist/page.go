@@ -1,4 +1,4 @@
-package bills
+package billlist
 
 import (
 	"cmp"
@@ -7,54 +7,8 @@ import (
 	"time"
 
 	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/component"
 )
-
-// Status is how a component reads on a page today: the service's state, with "overdue"
-// for an unpaid component that costs the penalty today.
-type Status string
-
-// The statuses a row can show.
-const (
-	StatusProvisioned Status = "provisioned"
-	StatusOverdue     Status = "overdue"
-	StatusPaid        Status = "paid"
-	StatusExpired     Status = "expired"
-)
-
-// StatusOf is b's status on today (now in the service zone), by the billing day rule.
-func StatusOf(b billing.Bill, today time.Time) Status {
-	switch {
-	case b.State == billing.StatePaid:
-		return StatusPaid
-	case b.IsLate(today):
-		return StatusOverdue
-	case expired(b, today):
-		return StatusExpired
-	}
-	return StatusProvisioned
-}
-
-// expired: unpaid and no longer payable by the day rule. DueToday is 0 exactly for paid or
-// expired components (amounts are > 0), so this stays the billing package's rule.
-func expired(b billing.Bill, today time.Time) bool {
-	return b.State == billing.StateExpired || b.State != billing.StatePaid && b.DueToday(today) == 0
-}
-
-// PenaltyToday is the penalty that paying b today adds: its penalty when late, else 0.
-func PenaltyToday(b billing.Bill, today time.Time) int64 {
-	if b.IsLate(today) {
-		return b.Penalty
-	}
-	return 0
-}
-
-// PenaltyPaid is the penalty part of what was paid for b.
-func PenaltyPaid(b billing.Bill) int64 {
-	if b.State != billing.StatePaid || b.AmountPaid <= b.Amount {
-		return 0
-	}
-	return b.AmountPaid - b.Amount
-}
 
 // Totals sum the rows of one page.
 type Totals struct {
@@ -70,7 +24,7 @@ func Total(bs []billing.Bill, today time.Time) Totals {
 	t := Totals{Count: len(bs)}
 	for _, b := range bs {
 		t.Amount += b.Amount
-		t.PenaltyToday += PenaltyToday(b, today)
+		t.PenaltyToday += component.PenaltyToday(b, today)
 		t.DueToday += b.DueToday(today)
 		if b.State == billing.StatePaid {
 			t.Paid += b.AmountPaid

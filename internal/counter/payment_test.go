@@ -1,12 +1,14 @@
-package bills
+package counter
 
 import (
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/problem"
 )
 
 func TestOutstanding(t *testing.T) {
@@ -174,5 +176,33 @@ func TestBuildReceipt(t *testing.T) {
 	}
 	if _, ok := BuildReceipt("2", "KW-7", []billing.Bill{onTime}); ok {
 		t.Fatal("a receipt for another student's payment")
+	}
+}
+
+func TestParseRef(t *testing.T) {
+	tests := []struct {
+		in, want, problem string
+	}{
+		{"  KW-2026/0001 ", "KW-2026/0001", ""},
+		{"TRX.20261122_01", "TRX.20261122_01", ""},
+		{"", "", "form.required"},
+		{"   ", "", "form.required"},
+		{"KW 0001", "KW 0001", "payments.err.ref_chars"},
+		{"-001", "-001", "payments.err.ref_chars"},
+		{"<script>", "<script>", "payments.err.ref_chars"},
+		{"KW#1", "KW#1", "payments.err.ref_chars"},
+		{strings.Repeat("A", MaxRefLen), strings.Repeat("A", MaxRefLen), ""},
+		{strings.Repeat("A", MaxRefLen+1), strings.Repeat("A", MaxRefLen+1), "form.too_long"},
+	}
+	for _, tt := range tests {
+		var l problem.List
+		got := ParseRef(&l, tt.in)
+		key := ""
+		if p, ok := l.Of(FieldRef); ok {
+			key = p.Key
+		}
+		if got != tt.want || key != tt.problem {
+			t.Errorf("ParseRef(%q) = %q, %q; want %q, %q", tt.in, got, key, tt.want, tt.problem)
+		}
 	}
 }

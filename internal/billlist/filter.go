@@ -1,12 +1,12 @@
-// Package bills is the domain logic of the bills pages and the counter payment: reading the
-// browser's filters from the URL into a billing.Query, sorting and totalling the page shown,
-// the upcoming dues, and the rules for choosing components to pay. It has no HTTP in it; the
-// handlers in web/ stay thin around it.
-package bills
+// Package billlist is the bills list of the portal: reading the browser's filters from the
+// URL into a billing.Query (and writing them back into links), sorting and totalling the
+// page shown, and the upcoming dues grouped by day. How one component reads today is
+// internal/component's; paying at the counter is internal/counter's. It has no HTTP in it;
+// the handlers in web/ stay thin around it.
+package billlist
 
 import (
 	"net/url"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -41,7 +41,6 @@ const DefaultPageSize = 50
 // Length limits of the free-text filters; longer values are refused, not cut.
 const (
 	MaxNotesLen = 200
-	MaxRefLen   = 40
 	// MaxRefSearchLen bounds the ref filter, which also finds references banks recorded.
 	MaxRefSearchLen = 100
 )
@@ -64,10 +63,6 @@ const (
 
 // DateLayout is how days travel in the URL (the value of an <input type="date">).
 const DateLayout = "2006-01-02"
-
-// refRE is the charset of reference (receipt) numbers: what banks and receipt books print,
-// safe in a URL and unambiguous when read out at the counter.
-var refRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9./_-]*$`)
 
 // Filter is the browser's state as it travels in the URL, kept as typed so that a form
 // with a mistake shows exactly what was sent.
@@ -174,21 +169,6 @@ func readDay(s *string, field string, d *time.Time, probs *problem.List) bool {
 	}
 	*d, *s = t, t.Format(DateLayout)
 	return true
-}
-
-// ParseRef trims a reference number and checks it into l: required, at most MaxRefLen
-// characters of letters, digits and . / _ - (starting with a letter or digit).
-func ParseRef(l *problem.List, s string) string {
-	s = strings.TrimSpace(s)
-	switch {
-	case s == "":
-		l.Add(ParamRef, "form.required")
-	case len(s) > MaxRefLen:
-		l.Add(ParamRef, "form.too_long", MaxRefLen)
-	case !refRE.MatchString(s):
-		l.Add(ParamRef, "payments.err.ref_chars")
-	}
-	return s
 }
 
 // Values encodes the filter as URL parameters, leaving out defaults so links stay short.

@@ -1,4 +1,4 @@
-package upstream_test
+package changes_test
 
 import (
 	"context"
@@ -10,15 +10,15 @@ import (
 
 	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/changes"
 	"github.com/sekolah/portal/internal/sandbox"
 	"github.com/sekolah/portal/internal/store"
 	"github.com/sekolah/portal/internal/store/storetest"
-	"github.com/sekolah/portal/internal/upstream"
 )
 
 var actor = auth.Actor{ID: "u1", Username: "siti", Role: auth.Finance, IP: "10.1.2.3"}
 
-func setup(t *testing.T, timeout time.Duration) (*upstream.Writer, *sandbox.Server, *store.DB) {
+func setup(t *testing.T, timeout time.Duration) (*changes.Writer, *sandbox.Server, *store.DB) {
 	t.Helper()
 	now := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
 	sb, err := sandbox.New(sandbox.Options{Username: "u", Password: "p", Now: now, HangLimit: 10 * time.Second})
@@ -33,7 +33,7 @@ func setup(t *testing.T, timeout time.Duration) (*upstream.Writer, *sandbox.Serv
 		t.Fatal(err)
 	}
 	db := storetest.OpenTest(t)
-	return &upstream.Writer{Client: c, DB: db}, sb, db
+	return &changes.Writer{Client: c, DB: db}, sb, db
 }
 
 func lastAudit(t *testing.T, db *store.DB) store.AuditEntry {
@@ -56,7 +56,7 @@ func TestWritesAreAuditedAndMirrored(t *testing.T) {
 	if s, err := db.StudentByNIS(ctx, "2601"); err != nil || s.Name != "Budi Santoso" || s.Source != store.SourcePortal {
 		t.Fatalf("roster: %+v %v", s, err)
 	}
-	if e := lastAudit(t, db); e.Action != upstream.ActionStudentsCreate || e.Outcome != "ok" || e.Target != "2601" || e.Actor != "siti" || e.IP != "10.1.2.3" {
+	if e := lastAudit(t, db); e.Action != changes.ActionStudentsCreate || e.Outcome != "ok" || e.Target != "2601" || e.Actor != "siti" || e.IP != "10.1.2.3" {
 		t.Fatalf("audit: %+v", e)
 	}
 
@@ -83,7 +83,7 @@ func TestWritesAreAuditedAndMirrored(t *testing.T) {
 	if err != nil || paid[0].AmountPaid != 475_000 {
 		t.Fatalf("pay: %v %v", paid, err)
 	}
-	if e := lastAudit(t, db); e.Action != upstream.ActionPay || !strings.Contains(e.Detail, "KASIR-1") || !strings.Contains(e.Detail, "475000") {
+	if e := lastAudit(t, db); e.Action != changes.ActionPay || !strings.Contains(e.Detail, "KASIR-1") || !strings.Contains(e.Detail, "475000") {
 		t.Fatalf("pay audit: %+v", e)
 	}
 	if err := w.DeleteStudent(ctx, actor, "2601"); !errors.Is(err, billing.ErrValidation) {
@@ -114,10 +114,10 @@ func TestTimeoutIsUnknownAndNotMirrored(t *testing.T) {
 	w, sb, db := setup(t, 300*time.Millisecond)
 	sb.SetFaults(sandbox.Faults{TimeoutRate: 1})
 	_, err := w.CreateStudents(ctx, actor, []billing.Student{{NIS: "2603", Name: "Tono", KeyName: "NIS"}}, store.SourcePortal)
-	if !errors.Is(err, billing.ErrTimeout) || !upstream.Ambiguous(err) {
+	if !errors.Is(err, billing.ErrTimeout) || !changes.Ambiguous(err) {
 		t.Fatalf("err = %v", err)
 	}
-	if e := lastAudit(t, db); e.Outcome != upstream.OutcomeUnknown {
+	if e := lastAudit(t, db); e.Outcome != changes.OutcomeUnknown {
 		t.Fatalf("audit outcome %q", e.Outcome)
 	}
 	if _, err := db.StudentByNIS(ctx, "2603"); !errors.Is(err, store.ErrNotFound) {

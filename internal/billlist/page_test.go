@@ -1,4 +1,4 @@
-package bills
+package billlist
 
 import (
 	"reflect"
@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/component"
 )
 
 var jakarta = time.FixedZone("WIB", 7*60*60)
@@ -25,39 +26,6 @@ func paid(b billing.Bill, at time.Time, amount int64, ref string) billing.Bill {
 	return b
 }
 
-func TestStatusAndPrices(t *testing.T) {
-	tests := []struct {
-		name    string
-		b       billing.Bill
-		status  Status
-		penalty int64
-		due     int64
-	}{
-		{"due in the future", bill("a", "1", "2026-11-30", "2026-12-31"), StatusProvisioned, 0, 100_000},
-		{"due today costs the amount", bill("a", "1", "2026-11-22", "2026-12-31"), StatusProvisioned, 0, 100_000},
-		{"due yesterday is overdue with the penalty", bill("a", "1", "2026-11-21", "2026-12-31"), StatusOverdue, 10_000, 110_000},
-		{"expiring today is still payable, late", bill("a", "1", "2026-11-01", "2026-11-22"), StatusOverdue, 10_000, 110_000},
-		{"expired yesterday by the day rule", bill("a", "1", "2026-11-01", "2026-11-21"), StatusExpired, 0, 0},
-		{"expired by the service", func() billing.Bill {
-			b := bill("a", "1", "2026-11-30", "2026-12-31")
-			b.State = billing.StateExpired
-			return b
-		}(), StatusExpired, 0, 0},
-		{"paid", paid(bill("a", "1", "2026-11-01", "2026-12-31"), today22, 110_000, "R"), StatusPaid, 0, 0},
-	}
-	for _, tt := range tests {
-		if got := StatusOf(tt.b, today22); got != tt.status {
-			t.Errorf("%s: status %s, want %s", tt.name, got, tt.status)
-		}
-		if got := PenaltyToday(tt.b, today22); got != tt.penalty {
-			t.Errorf("%s: penalty today %d, want %d", tt.name, got, tt.penalty)
-		}
-		if got := tt.b.DueToday(today22); got != tt.due {
-			t.Errorf("%s: due today %d, want %d", tt.name, got, tt.due)
-		}
-	}
-}
-
 func TestTotal(t *testing.T) {
 	bs := []billing.Bill{
 		bill("future", "1", "2026-11-30", "2026-12-31"),
@@ -74,10 +42,10 @@ func TestTotal(t *testing.T) {
 	if got := Total(nil, today22); got != (Totals{}) {
 		t.Fatalf("Total(nil) = %+v", got)
 	}
-	if got := PenaltyPaid(bs[3]); got != 10_000 {
+	if got := component.PenaltyPaid(bs[3]); got != 10_000 {
 		t.Errorf("penalty part of a late payment = %d", got)
 	}
-	if got := PenaltyPaid(bs[4]); got != 0 {
+	if got := component.PenaltyPaid(bs[4]); got != 0 {
 		t.Errorf("penalty part of an on-time payment = %d", got)
 	}
 }

@@ -1,4 +1,4 @@
-package bills
+package counter
 
 import (
 	"errors"
@@ -7,11 +7,9 @@ import (
 	"time"
 
 	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/component"
 	"github.com/sekolah/portal/internal/problem"
 )
-
-// FieldComponent is the counter form's field of the chosen components.
-const FieldComponent = "component"
 
 // Why a component on the counter form cannot be chosen.
 const (
@@ -22,6 +20,7 @@ const (
 // Line is one unpaid component of the student at the counter, priced as of today.
 type Line struct {
 	Bill    billing.Bill
+	Today   component.Today
 	Payable bool
 	// Reason is the message key saying why it cannot be paid (when not Payable).
 	Reason  string
@@ -31,12 +30,13 @@ type Line struct {
 }
 
 func lineOf(b billing.Bill, today time.Time) Line {
-	l := Line{Bill: b, Late: b.IsLate(today), Penalty: PenaltyToday(b, today), Due: b.DueToday(today), Payable: true}
+	t := component.On(b, today)
+	l := Line{Bill: b, Today: t, Late: t.Status == component.StatusOverdue, Penalty: t.Penalty, Due: t.Price, Payable: t.Payable()}
 	switch {
-	case expired(b, today):
-		l.Payable, l.Reason, l.Due = false, ReasonExpired, 0
-	case !b.Active.IsZero() && billing.DayIn(b.Active, time.UTC).After(billing.DayIn(today, today.Location())):
-		l.Payable, l.Reason = false, ReasonNotActive
+	case t.Status == component.StatusExpired:
+		l.Reason = ReasonExpired
+	case t.NotYetActive:
+		l.Reason = ReasonNotActive
 	}
 	return l
 }
@@ -206,7 +206,7 @@ func BuildReceipt(nis, ref string, bs []billing.Bill) (Receipt, bool) {
 		if b.PaidAt.After(r.PaidAt) {
 			r.PaidAt = b.PaidAt
 		}
-		l := ReceiptLine{Bill: b, Penalty: PenaltyPaid(b)}
+		l := ReceiptLine{Bill: b, Penalty: component.PenaltyPaid(b)}
 		r.Lines = append(r.Lines, l)
 		r.Amount += b.AmountPaid - l.Penalty
 		r.Penalty += l.Penalty

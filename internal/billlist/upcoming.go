@@ -1,9 +1,10 @@
-package bills
+package billlist
 
 import (
 	"time"
 
 	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/component"
 )
 
 // UpcomingDays is how many days, today included, the upcoming dues page looks ahead.
@@ -63,7 +64,7 @@ func GroupUpcoming(bs []billing.Bill, today time.Time) UpcomingDues {
 	sorted := make([]billing.Bill, 0, len(bs))
 	for _, b := range bs {
 		due := billing.DayIn(b.Due, time.UTC)
-		if b.State == billing.StatePaid || expired(b, today) || due.Before(first) || due.After(last) {
+		if b.State == billing.StatePaid || component.Expired(b, today) || due.Before(first) || due.After(last) {
 			continue
 		}
 		sorted = append(sorted, b)

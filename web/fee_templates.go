@@ -35,7 +35,7 @@ func (h *Handler) listFeeTemplates(w http.ResponseWriter, r *http.Request) {
 		h.serverError(w, r, err)
 		return
 	}
-	pub, err := h.registration().PublicSettings(ctx)
+	pub, err := h.registration.PublicSettings(ctx)
 	if err != nil {
 		h.serverError(w, r, err)
 		return
@@ -115,9 +115,9 @@ func (h *Handler) saveFeeTemplate(w http.ResponseWriter, r *http.Request, id str
 		key = "feetemplates.created_ok"
 	)
 	if id == "" {
-		t, err = h.registration().CreateTemplate(ctx, h.actor(r), in)
+		t, err = h.registration.CreateTemplate(ctx, h.actor(r), in)
 	} else {
-		t, err = h.registration().UpdateTemplate(ctx, h.actor(r), id, in)
+		t, err = h.registration.UpdateTemplate(ctx, h.actor(r), id, in)
 		key = "feetemplates.updated_ok"
 	}
 	if err == nil {
@@ -143,7 +143,7 @@ func (h *Handler) saveFeeTemplate(w http.ResponseWriter, r *http.Request, id str
 func (h *Handler) deleteFeeTemplate(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	t := feeTemplateFrom(r)
-	err := h.registration().DeleteTemplate(ctx, h.actor(r), t)
+	err := h.registration.DeleteTemplate(ctx, h.actor(r), t)
 	switch {
 	case err == nil:
 		h.addFlash(w, r, "success", i18n.T(ctx, "feetemplates.deleted_ok", t.Name))
@@ -162,7 +162,7 @@ func (h *Handler) deleteFeeTemplate(w http.ResponseWriter, r *http.Request) {
 // showRegistrationSettings shows the public registration form's settings.
 func (h *Handler) showRegistrationSettings(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	p, err := h.registration().PublicSettings(ctx)
+	p, err := h.registration.PublicSettings(ctx)
 	if err != nil {
 		h.serverError(w, r, err)
 		return
@@ -191,7 +191,7 @@ func (h *Handler) renderRegistrationSettings(w http.ResponseWriter, r *http.Requ
 func (h *Handler) saveRegistrationSettings(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	p := registration.Public{Enabled: r.PostFormValue("enabled") == "1", TemplateID: r.PostFormValue("template"), Class: r.PostFormValue("class")}
-	err := h.registration().SetPublicSettings(ctx, h.actor(r), p)
+	err := h.registration.SetPublicSettings(ctx, h.actor(r), p)
 	if err == nil {
 		h.addFlash(w, r, "success", i18n.T(ctx, "registration.settings.saved"))
 		h.redirect(w, r, "/settings/registration")

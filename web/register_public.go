@@ -25,7 +25,7 @@ const (
 // error page on a failure. A review with Problems (the template's days do not fit today)
 // is returned with ok true; the page says the form cannot be used.
 func (h *Handler) publicForm(w http.ResponseWriter, r *http.Request) (registration.Public, registration.Review, bool, bool) {
-	svc := h.registration()
+	svc := h.registration
 	p, err := svc.PublicSettings(r.Context())
 	if err != nil {
 		h.serverError(w, r, err)
@@ -107,7 +107,7 @@ func (h *Handler) submitPublicRegistration(w http.ResponseWriter, r *http.Reques
 		h.render(w, r, http.StatusUnprocessableEntity, pages.PublicRegister(v))
 		return
 	}
-	svc := h.registration()
+	svc := h.registration
 	var limited *registration.RateLimited
 	if err := svc.AllowPublic(ctx, ip); errors.As(err, &limited) {
 		h.log.Warn("public registration: rate limited", "ip", ip)

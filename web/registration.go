@@ -4,21 +4,10 @@ import (
 	"context"
 
 	"github.com/sekolah/portal/internal/i18n"
-	"github.com/sekolah/portal/internal/registration"
 	"github.com/sekolah/portal/internal/store"
 	"github.com/sekolah/portal/views/components"
 	"github.com/sekolah/portal/views/pages"
 )
-
-// registration is the registration service over the handler's parts. It holds no state of
-// its own (the public form's rate limit is counted in the database), so one per request is
-// as good as one per process.
-func (h *Handler) registration() *registration.Service {
-	return &registration.Service{
-		DB: h.db, Writer: h.writer, Billing: h.billing, Accounts: h.cfg.AccountCodes,
-		Location: h.cfg.Location, Now: h.now, Log: h.log,
-	}
-}
 
 // templateOptions lists the fee templates for a drop-down, after a "choose one" entry.
 func (h *Handler) templateOptions(ctx context.Context) ([]components.Option, error) {

@@ -82,7 +82,7 @@ func reviewStep(v pages.RegistrationWizardView, rev registration.Review, include
 // confirm computes them again from the template.
 func (h *Handler) submitRegistration(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	svc := h.registration()
+	svc := h.registration
 	in := readWizard(r)
 	v := pages.RegistrationWizardView{Step: 1, Form: in.form, Errors: map[string]string{}}
 	if in.action == "back" {
@@ -141,7 +141,7 @@ func (h *Handler) wizardError(w http.ResponseWriter, r *http.Request, v pages.Re
 
 func (h *Handler) confirmRegistration(w http.ResponseWriter, r *http.Request, v pages.RegistrationWizardView, in wizardInput, rev registration.Review) {
 	ctx := r.Context()
-	rec, err := h.registration().Register(ctx, h.actor(r), registration.Application{
+	rec, err := h.registration.Register(ctx, h.actor(r), registration.Application{
 		Applicant: in.applicant, TemplateID: in.form.TemplateID, Fingerprint: in.fingerprint,
 		Include: func(id string) bool { return in.include[id] },
 	}, store.SourceCheckout)

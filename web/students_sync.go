@@ -31,7 +31,7 @@ func (h *Handler) syncView(ctx context.Context) pages.SyncView {
 func (h *Handler) startSync(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	p, _ := viewctx.CurrentPerson(ctx)
-	err := h.syncer.Start(p.Username)
+	err := h.syncer.Sync(p.Username)
 	switch {
 	case err == nil:
 		h.audit(r, "students.sync", "", "ok", "")

@@ -19,9 +19,9 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
+	"github.com/sekolah/portal/internal/app"
 	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/billing"
-	"github.com/sekolah/portal/internal/changes"
 	"github.com/sekolah/portal/internal/config"
 	"github.com/sekolah/portal/internal/sandbox"
 	"github.com/sekolah/portal/internal/store"
@@ -59,7 +59,9 @@ type Portal struct {
 	Config  config.Config
 	// Uploads is the upload job runner, started with the portal.
 	Uploads *uploads.Runner
-	clock   *clock
+	// App is every service and worker, wired as cmd/portal wires them.
+	App   *app.App
+	clock *clock
 }
 
 // clock is the portal's clock: fixed when set, else real time.
@@ -124,31 +126,33 @@ func Start(t testing.TB, opts Options) *Portal {
 	if err != nil {
 		t.Fatalf("billing client: %v", err)
 	}
-	authSvc := auth.NewService(db)
-	authSvc.Now = now
-	authSvc.Logger = log
-
-	ucfg := uploads.ConfigFrom(cfg)
-	ucfg.Dir = filepath.Join(cfg.DataDir, "uploads")
-	ucfg.RetryBase, ucfg.RetryMax = 5*time.Millisecond, 50*time.Millisecond
+	// The portal is wired the way cmd/portal wires it: app.New builds every service and
+	// worker once, Start starts the workers, web.New only builds the routes.
+	a := app.New(app.Options{Config: cfg, DB: db, Billing: client, Logger: log, Now: now, Uploads: func(u *uploads.Config) {
+		u.Dir = filepath.Join(cfg.DataDir, "uploads")
+		u.RetryBase, u.RetryMax = 5*time.Millisecond, 50*time.Millisecond
+		if opts.Uploads != nil {
+			opts.Uploads(u)
+		}
+	}})
 	if opts.Uploads != nil {
-		opts.Uploads(&ucfg)
-		cfg.UploadMaxBytes = ucfg.MaxBytes // the form's body limit follows
+		cfg.UploadMaxBytes = a.Uploads.Config().MaxBytes // the form's body limit follows
+		a.Config = cfg
 	}
-	jobs := uploads.NewRunner(ucfg, db, client, &changes.Writer{Client: client, DB: db, Log: log, Now: now}, log)
-	if err := jobs.Start(context.Background()); err != nil {
-		t.Fatalf("upload runner: %v", err)
+	if err := a.Start(t.Context()); err != nil {
+		t.Fatalf("start the portal's workers: %v", err)
 	}
 
-	h := web.New(web.Deps{
-		Config: cfg, DB: db, Auth: authSvc, Billing: client, Logger: log, Now: now, Uploads: jobs,
-		SessionKeys: [2][]byte{[]byte(strings.Repeat("k", 32)), []byte(strings.Repeat("b", 32))},
-	})
+	h := web.New(web.Deps{App: a, SessionKeys: [2][]byte{[]byte(strings.Repeat("k", 32)), []byte(strings.Repeat("b", 32))}})
 	srv := httptest.NewServer(h)
-	p := &Portal{URL: srv.URL, Server: srv, DB: db, Auth: authSvc, Sandbox: sb, Billing: client, Config: cfg, Uploads: jobs, clock: clk}
+	p := &Portal{URL: srv.URL, Server: srv, DB: db, Auth: a.Auth, Sandbox: sb, Billing: client, Config: cfg, Uploads: a.Uploads, App: a, clock: clk}
 	t.Cleanup(func() {
 		srv.Close()
-		_ = jobs.Stop(context.Background())
+		stopCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := a.Stop(stopCtx); err != nil {
+			t.Errorf("stop the portal's workers: %v", err)
+		}
 		sbServer.Close()
 		sb.Close()
 	})

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"net/url"
 	"slices"
 	"strconv"
 	"time"
@@ -17,7 +16,6 @@ import (
 	"github.com/sekolah/portal/internal/problem"
 	"github.com/sekolah/portal/views/components"
 	"github.com/sekolah/portal/views/pages"
-	"github.com/sekolah/portal/views/viewctx"
 )
 
 // billsToday is "today" for the billing rules: now in the configured zone.
@@ -46,19 +44,6 @@ func billsProblemList(ctx context.Context, probs problem.List) []string {
 	return list
 }
 
-func billsStudentURL(nis string) string { return "/students/" + url.PathEscape(nis) }
-
-func paymentReceiptURL(nis, ref string) string {
-	return "/payments/receipt?" + url.Values{"nis": {nis}, "ref": {ref}}.Encode()
-}
-
-func paymentNewURL(nis string) string { return "/payments/new?" + url.Values{"nis": {nis}}.Encode() }
-
-// billsOfStudentURL is the browser on every bill of one student.
-func billsOfStudentURL(nis string) string {
-	return billlist.Filter{State: billlist.StateAll, NIS: nis}.URL("/bills")
-}
-
 // billsView is the browser's frame for filter f: tabs, form, choices and sort links.
 func (h *Handler) billsView(ctx context.Context, f billlist.Filter) pages.BillsView {
 	v := pages.BillsView{
@@ -68,7 +53,7 @@ func (h *Handler) billsView(ctx context.Context, f billlist.Filter) pages.BillsV
 			Sort: f.Sort, Limit: strconv.Itoa(f.Limit),
 		},
 		Sorts:  map[string]pages.BillsSortLink{},
-		CanPay: viewctx.Can(ctx, auth.WriteBilling),
+		CanPay: can(ctx, auth.WriteBilling),
 	}
 	for _, s := range billlist.States {
 		v.Tabs = append(v.Tabs, pages.BillsTab{
@@ -111,7 +96,7 @@ func billsRow(b billing.Bill, today time.Time, canPay bool) pages.BillsRow {
 		AccountCode: b.AccountCode, Notes: b.Notes, Due: b.Due, DaysLate: c.DaysLate,
 		Status: string(c.Status), Amount: b.Amount, PenaltyToday: c.Penalty,
 		DueToday: c.Price, AmountPaid: b.AmountPaid, PaidAt: b.PaidAt, Ref: b.RefNumber,
-		StudentURL: billsStudentURL(b.NIS),
+		StudentURL: studentURL(b.NIS),
 	}
 	if b.RefNumber != "" && c.Status == component.StatusPaid {
 		r.ReceiptURL = paymentReceiptURL(b.NIS, b.RefNumber)

@@ -7,7 +7,6 @@ import (
 	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/billlist"
 	"github.com/sekolah/portal/views/pages"
-	"github.com/sekolah/portal/views/viewctx"
 )
 
 // listUpcomingBills shows the unpaid components due in the next days, grouped by day, with
@@ -16,7 +15,7 @@ func (h *Handler) listUpcomingBills(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	today := h.billsToday()
 	first, last := billlist.UpcomingRange(today)
-	v := pages.BillsUpcomingView{First: first, Last: last, CanPay: viewctx.Can(ctx, auth.WriteBilling)}
+	v := pages.BillsUpcomingView{First: first, Last: last, CanPay: can(ctx, auth.WriteBilling)}
 	status := http.StatusOK
 	var got []billing.Bill
 	var err error
@@ -41,7 +40,7 @@ func (h *Handler) listUpcomingBills(w http.ResponseWriter, r *http.Request) {
 					ComponentID: b.ComponentID, NIS: b.NIS, StudentName: b.StudentName, Name: b.Name,
 					AccountCode: b.AccountCode, Amount: b.Amount, Penalty: b.Penalty,
 					ReminderSent: it.ReminderSent, ReminderDay: b.ReminderDay(), ReminderIn: it.ReminderIn,
-					StudentURL: billsStudentURL(b.NIS), PayURL: paymentNewURL(b.NIS),
+					StudentURL: studentURL(b.NIS), PayURL: paymentNewURL(b.NIS),
 				})
 			}
 			v.Days = append(v.Days, day)

@@ -25,7 +25,7 @@ func (h *Handler) dashboard(w http.ResponseWriter, r *http.Request) {
 		v.Error = i18n.T(ctx, "dashboard.unavailable", h.upstreamMessage(ctx, err, false))
 		status = http.StatusBadGateway
 	} else {
-		v = pages.NewDashboardView(ctx, res.Value)
+		v = dashboardView(ctx, res.Value)
 		v.Fresh = h.freshness(ctx, res.At, res.Warning, "/")
 	}
 	h.page(w, r, status, pages.Dashboard(v), pages.DashboardBody(v))

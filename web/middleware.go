@@ -110,9 +110,7 @@ func (h *Handler) loadSession(next http.Handler) http.Handler {
 				if l, ok := i18n.ParseLang(user.Lang); ok {
 					lang = l
 				}
-				ctx = viewctx.WithPerson(ctx, viewctx.Person{
-					ID: user.ID, Username: user.Username, DisplayName: user.DisplayName, Role: auth.Role(user.Role),
-				})
+				ctx = withPerson(ctx, user)
 				// Refresh the idle clock at most once a minute, not on every request.
 				if now.Sub(time.Unix(seen, 0)) > time.Minute {
 					s.Values[keySeen] = now.Unix()
@@ -178,7 +176,7 @@ func (h *Handler) requireSignIn(next http.Handler) http.Handler {
 func (h *Handler) require(perm auth.Permission) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if !viewctx.Can(r.Context(), perm) {
+			if !can(r.Context(), perm) {
 				p, _ := viewctx.CurrentPerson(r.Context())
 				h.log.Warn("forbidden", "path", r.URL.Path, "method", r.Method, "user", p.Username, "role", string(p.Role))
 				h.renderError(w, r, http.StatusForbidden, i18n.T(r.Context(), "error.forbidden"))

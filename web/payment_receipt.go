@@ -32,7 +32,7 @@ func (h *Handler) showPaymentReceipt(w http.ResponseWriter, r *http.Request) {
 	v := pages.PaymentReceiptView{
 		NIS: rec.NIS, Student: rec.StudentName, Ref: rec.Ref, PaidAt: rec.PaidAt,
 		Amount: rec.Amount, Penalty: rec.Penalty, Total: rec.Total,
-		Cashier: p.DisplayName, PrintedAt: h.now(), CanPay: viewctx.Can(ctx, auth.WriteBilling),
+		Cashier: p.DisplayName, PrintedAt: h.now(), CanPay: can(ctx, auth.WriteBilling), BillsURL: billsOfStudentURL(rec.NIS),
 	}
 	for _, l := range rec.Lines {
 		b := l.Bill

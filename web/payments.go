@@ -42,7 +42,7 @@ func paymentLine(ctx context.Context, l counter.Line, selected bool) pages.Payme
 // those of ids that can still be paid.
 func paymentView(ctx context.Context, st counter.Student, ref string, ids []string) pages.PaymentView {
 	v := pages.PaymentView{NIS: st.NIS, Ref: strings.TrimSpace(ref), Today: st.Today, Found: true, Student: st.Name,
-		PayableTotal: st.PayableTotal}
+		PayableTotal: st.PayableTotal, BillsURL: billsOfStudentURL(st.NIS)}
 	chosen := map[string]bool{}
 	for _, id := range ids {
 		chosen[strings.TrimSpace(id)] = true

@@ -1,11 +1,13 @@
 package web
 
 import (
+	"context"
 	"errors"
 	"net/http"
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/i18n"
 	"github.com/sekolah/portal/internal/problem"
@@ -48,6 +50,7 @@ func (h *Handler) newRegistration(w http.ResponseWriter, r *http.Request) {
 
 func (h *Handler) showWizard(w http.ResponseWriter, r *http.Request, status int, v pages.RegistrationWizardView) {
 	if v.Step == 1 {
+		v.CanManageTemplates = can(r.Context(), auth.ManageSettings)
 		opts, err := h.templateOptions(r.Context())
 		if err != nil {
 			h.serverError(w, r, err)
@@ -183,7 +186,7 @@ func (h *Handler) registered(w http.ResponseWriter, r *http.Request, rec store.R
 	if err != nil {
 		h.log.Error("registration: registered at the service, but noting it failed", "nis", rec.NIS, "bill", rec.BillID, "err", err)
 		if _, gerr := h.db.RegistrationByBillID(ctx, rec.BillID); gerr != nil {
-			v := summaryView(rec)
+			v := summaryView(ctx, rec)
 			v.Warning = i18n.T(ctx, "registration.not_recorded")
 			h.page(w, r, http.StatusOK, pages.RegistrationSummary(v), pages.RegistrationSummaryPanel(v))
 			return
@@ -193,8 +196,8 @@ func (h *Handler) registered(w http.ResponseWriter, r *http.Request, rec store.R
 	h.redirect(w, r, "/registrations/"+rec.BillID)
 }
 
-func summaryView(rec store.Registration) pages.RegistrationSummaryView {
-	return pages.RegistrationSummaryView{
+func summaryView(ctx context.Context, rec store.Registration) pages.RegistrationSummaryView {
+	return pages.RegistrationSummaryView{CanRegister: can(ctx, auth.WriteBilling),
 		BillID: rec.BillID, NIS: rec.NIS, StudentName: rec.StudentName, ContactName: rec.ContactName, Phone: rec.Phone,
 		Email: rec.Email, Description: rec.Description, TemplateName: rec.TemplateName, Actor: rec.Actor, Source: rec.Source,
 		CreatedAt: rec.CreatedAt, Lines: registeredLines(rec.Components), Total: rec.Total,
@@ -211,5 +214,5 @@ func (h *Handler) showRegistration(w http.ResponseWriter, r *http.Request) {
 		h.serverError(w, r, err)
 		return
 	}
-	h.render(w, r, http.StatusOK, pages.RegistrationSummary(summaryView(rec)))
+	h.render(w, r, http.StatusOK, pages.RegistrationSummary(summaryView(r.Context(), rec)))
 }

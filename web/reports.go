@@ -30,10 +30,10 @@ func (h *Handler) reportsIndex(w http.ResponseWriter, r *http.Request) {
 	today := h.reports.Today()
 	month := reports.MonthStart(today)
 	h.render(w, r, http.StatusOK, pages.ReportsIndex(pages.ReportsIndexView{Links: []pages.ReportLink{
-		{Href: pages.PaymentsURL(month, today, ""), TitleKey: "reports.payments.title", IntroKey: "reports.payments.intro", TestID: "report-payments"},
-		{Href: pages.OutstandingURL("", "", time.Time{}, time.Time{}), TitleKey: "reports.outstanding.title", IntroKey: "reports.outstanding.intro", TestID: "report-outstanding"},
+		{Href: paymentsURL(month, today, ""), TitleKey: "reports.payments.title", IntroKey: "reports.payments.intro", TestID: "report-payments"},
+		{Href: outstandingURL("", "", time.Time{}, time.Time{}), TitleKey: "reports.outstanding.title", IntroKey: "reports.outstanding.intro", TestID: "report-outstanding"},
 		{Href: "/reports/statement", TitleKey: "reports.statement.title", IntroKey: "reports.statement.intro", TestID: "report-statement"},
-		{Href: pages.AccountsURL(month, today), TitleKey: "reports.accounts.title", IntroKey: "reports.accounts.intro", TestID: "report-accounts"},
+		{Href: accountsURL(month, today), TitleKey: "reports.accounts.title", IntroKey: "reports.accounts.intro", TestID: "report-accounts"},
 	}}))
 }
 
@@ -82,6 +82,41 @@ func (h *Handler) parsePaymentsForm(r *http.Request) (pages.PaymentsForm, report
 	return form, f, rangeMessage(ctx, f.Check())
 }
 
+// reportShell is the frame of a report at url: its address and its files.
+func reportShell(url string) pages.ReportShell {
+	return pages.ReportShell{URL: url, XLSXURL: exportURL(url, string(reports.XLSX)), CSVURL: exportURL(url, string(reports.CSV))}
+}
+
+// paymentsReport shapes the payments report's figures for the page.
+func paymentsReport(rep reports.PaymentsReport) *pages.PaymentsReport {
+	day := func(d reports.DayTotal) pages.PaymentDay {
+		return pages.PaymentDay{Day: d.Day, Count: d.Count, Penalty: d.Penalty, Paid: d.Paid}
+	}
+	v := &pages.PaymentsReport{Total: day(rep.Total), Empty: len(rep.Rows) == 0}
+	for _, d := range rep.Days {
+		v.Days = append(v.Days, day(d))
+	}
+	return v
+}
+
+// outstandingRow shapes one student's arrears (or the total) for the page.
+func outstandingRow(ctx context.Context, o reports.OutstandingRow) pages.OutstandingRow {
+	row := pages.OutstandingRow{NIS: o.NIS, Name: o.Name, Class: reports.ClassLabel(i18n.From(ctx), o.Class), Count: o.Count,
+		Buckets: o.Buckets[:], Total: o.Total, OldestDue: o.OldestDue}
+	if o.NIS != "" {
+		row.StatementURL = statementURL(o.NIS)
+	}
+	return row
+}
+
+// accountRow shapes one account code's figures for the page, linked to the reports that
+// make them up.
+func accountRow(a reports.AccountRow, f reports.PaymentsFilter) pages.AccountRow {
+	return pages.AccountRow{Account: a.Account, Payments: a.Payments, Amount: a.Amount, Penalty: a.Penalty, Paid: a.Paid,
+		NotYetDue: a.NotYetDue, Overdue: a.Overdue, Outstanding: a.Outstanding,
+		PaymentsURL: paymentsURL(f.From, f.To, a.Account), OutstandingURL: outstandingURL("", a.Account, time.Time{}, time.Time{})}
+}
+
 // pageOf returns the rows of the page at the request's offset and its pager.
 func pageOf[T any](r *http.Request, rows []T, url string) ([]T, components.Pager) {
 	offset, _ := strconv.Atoi(r.URL.Query().Get("offset"))
@@ -89,7 +124,7 @@ func pageOf[T any](r *http.Request, rows []T, url string) ([]T, components.Pager
 	page := rows[offset:min(offset+reportPageSize, len(rows))]
 	return page, components.Pager{
 		Offset: offset, Limit: reportPageSize, Shown: len(page), Total: len(rows), Target: "#report-results",
-		URL: func(off int) string { return pages.PageURL(url, off) },
+		URL: func(off int) string { return pageURL(url, off) },
 	}
 }
 
@@ -123,7 +158,7 @@ func (h *Handler) reportPayments(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	form, filter, msg := h.parsePaymentsForm(r)
 	v := pages.PaymentsView{Form: form, Accounts: h.cfg.AccountCodes}
-	v.URL = pages.PaymentsURL(filter.From, filter.To, filter.Account)
+	v.ReportShell = reportShell(paymentsURL(filter.From, filter.To, filter.Account))
 	if msg != "" {
 		v.FormError = msg
 		h.page(w, r, http.StatusUnprocessableEntity, pages.Payments(v), pages.PaymentsResults(v))
@@ -146,8 +181,14 @@ func (h *Handler) reportPayments(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		status = h.reportFailure(ctx, &v.ReportShell, err)
 	} else {
-		v.Report = &res.Value
-		v.Rows, v.Pager = pageOf(r, res.Value.Rows, v.URL)
+		v.Report = paymentsReport(res.Value)
+		var rows []reports.PaymentRow
+		rows, v.Pager = pageOf(r, res.Value.Rows, v.URL)
+		for _, p := range rows {
+			v.Rows = append(v.Rows, pages.PaymentRow{PaidAt: p.PaidAt, NIS: p.NIS, Name: p.Name, Class: reports.ClassLabel(i18n.From(ctx), p.Class),
+				Component: p.Component, Account: p.Account, Ref: p.Ref, Amount: p.Amount, Penalty: p.Penalty, Paid: p.Paid,
+				StatementURL: statementURL(p.NIS)})
+		}
 		v.Fresh = h.freshness(ctx, res.At, res.Warning, v.URL)
 	}
 	h.page(w, r, status, pages.Payments(v), pages.PaymentsResults(v))
@@ -158,7 +199,7 @@ func (h *Handler) reportOutstanding(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	q := r.URL.Query()
 	form := pages.OutstandingForm{Class: q.Get("class"), Account: strings.TrimSpace(q.Get("account")), DueFrom: q.Get("due_from"), DueTo: q.Get("due_to")}
-	v := pages.OutstandingView{Form: form, Accounts: h.cfg.AccountCodes}
+	v := pages.OutstandingView{Form: form, Accounts: h.cfg.AccountCodes, NoClass: reports.NoClass}
 	classes, err := h.db.Classes(ctx)
 	if err != nil {
 		h.serverError(w, r, err)
@@ -168,7 +209,7 @@ func (h *Handler) reportOutstanding(w http.ResponseWriter, r *http.Request) {
 	dueFrom, okFrom := parseDay(&v.Form.DueFrom)
 	dueTo, okTo := parseDay(&v.Form.DueTo)
 	filter := reports.OutstandingFilter{Class: form.Class, Account: form.Account, DueFrom: dueFrom, DueTo: dueTo}
-	v.URL = pages.OutstandingURL(filter.Class, filter.Account, filter.DueFrom, filter.DueTo)
+	v.ReportShell = reportShell(outstandingURL(filter.Class, filter.Account, filter.DueFrom, filter.DueTo))
 	switch {
 	case !okFrom || !okTo:
 		v.FormError = i18n.T(ctx, "form.invalid_date")
@@ -196,8 +237,16 @@ func (h *Handler) reportOutstanding(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		status = h.reportFailure(ctx, &v.ReportShell, err)
 	} else {
-		v.Report = &res.Value
-		v.Rows, v.Pager = pageOf(r, res.Value.Rows, v.URL)
+		rep := res.Value
+		v.Report = &pages.OutstandingReport{Today: rep.Today, Students: len(rep.Rows), Total: outstandingRow(ctx, rep.Total)}
+		for _, k := range reports.BucketKeys() {
+			v.Report.BucketKeys = append(v.Report.BucketKeys, k)
+		}
+		var rows []reports.OutstandingRow
+		rows, v.Pager = pageOf(r, rep.Rows, v.URL)
+		for _, o := range rows {
+			v.Rows = append(v.Rows, outstandingRow(ctx, o))
+		}
 		v.Fresh = h.freshness(ctx, res.At, res.Warning, v.URL)
 	}
 	h.page(w, r, status, pages.Outstanding(v), pages.OutstandingResults(v))
@@ -208,7 +257,7 @@ func (h *Handler) reportStatement(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	nis := strings.TrimSpace(r.URL.Query().Get("nis"))
 	v := pages.StatementView{NIS: nis}
-	v.URL = pages.StatementURL(nis)
+	v.ReportShell = reportShell(statementURL(nis))
 	if nis == "" {
 		h.page(w, r, http.StatusOK, pages.Statement(v), pages.StatementResults(v))
 		return
@@ -238,8 +287,15 @@ func (h *Handler) reportStatement(w http.ResponseWriter, r *http.Request) {
 	case err != nil:
 		status = h.reportFailure(ctx, &v.ReportShell, err)
 	default:
-		v.Report = &res.Value
-		v.Rows, v.Pager = pageOf(r, res.Value.Rows, v.URL)
+		st := res.Value
+		v.Report = &pages.StatementReport{NIS: st.NIS, Name: st.Name, Class: reports.ClassLabel(i18n.From(ctx), st.Class),
+			StudentURL: studentURL(st.NIS), Empty: len(st.Rows) == 0, Amount: st.Amount, Paid: st.Paid, Owed: st.Owed}
+		var rows []reports.StatementRow
+		rows, v.Pager = pageOf(r, st.Rows, v.URL)
+		for _, s := range rows {
+			v.Rows = append(v.Rows, pages.StatementRow{Due: s.Due, Component: s.Component, Account: s.Account, Amount: s.Amount,
+				Penalty: s.Penalty, Status: string(s.Status), PaidAt: s.PaidAt, Paid: s.Paid, DueToday: s.DueToday, Running: s.Running})
+		}
 		v.Fresh = h.freshness(ctx, res.At, res.Warning, v.URL)
 	}
 	h.page(w, r, status, pages.Statement(v), pages.StatementResults(v))
@@ -251,7 +307,7 @@ func (h *Handler) reportAccounts(w http.ResponseWriter, r *http.Request) {
 	pf, filter, msg := h.parsePaymentsForm(r)
 	filter.Account = ""
 	v := pages.AccountsView{Form: pages.AccountsForm{From: pf.From, To: pf.To}}
-	v.URL = pages.AccountsURL(filter.From, filter.To)
+	v.ReportShell = reportShell(accountsURL(filter.From, filter.To))
 	if msg != "" {
 		v.FormError = msg
 		h.page(w, r, http.StatusUnprocessableEntity, pages.Accounts(v), pages.AccountsResults(v))
@@ -274,7 +330,11 @@ func (h *Handler) reportAccounts(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		status = h.reportFailure(ctx, &v.ReportShell, err)
 	} else {
-		v.Report = &res.Value
+		rep := res.Value
+		v.Report = &pages.AccountsReport{Today: rep.Today, Total: accountRow(rep.Total, rep.Filter)}
+		for _, a := range rep.Rows {
+			v.Report.Rows = append(v.Report.Rows, accountRow(a, rep.Filter))
+		}
 		v.Fresh = h.freshness(ctx, res.At, res.Warning, v.URL)
 	}
 	h.page(w, r, status, pages.Accounts(v), pages.AccountsResults(v))

@@ -106,7 +106,7 @@ func (h *Handler) createComponents(w http.ResponseWriter, r *http.Request) {
 		cancel()
 		if err == nil {
 			h.addFlash(w, r, "success", i18n.T(ctx, "students.components.created_ok", max(len(bills), len(plan.Inputs)), f.Student.Name))
-			h.redirect(w, r, "/students/"+nis)
+			h.redirect(w, r, studentURL(nis))
 			return
 		}
 		h.log.Warn("create components", "nis", nis, "err", err)

@@ -74,13 +74,13 @@ func (h *Handler) createStudent(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case err == nil:
 			h.addFlash(w, r, "success", i18n.T(ctx, "students.created_ok", s.Name, s.NIS))
-			h.redirect(w, r, "/students/"+s.NIS)
+			h.redirect(w, r, studentURL(s.NIS))
 			return
 		case len(created) > 0:
 			// At the service, but the roster write failed: the student exists; say so.
 			h.log.Error("create student: roster", "nis", s.NIS, "err", err)
 			h.addFlash(w, r, "warning", i18n.T(ctx, "students.roster_lag"))
-			h.redirect(w, r, "/students/"+s.NIS)
+			h.redirect(w, r, studentURL(s.NIS))
 			return
 		case errors.Is(err, billing.ErrValidation):
 			h.studentRefused(ctx, &f, s.NIS, err)

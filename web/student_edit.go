@@ -35,12 +35,12 @@ func (h *Handler) updateStudent(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case err == nil:
 			h.addFlash(w, r, "success", i18n.T(ctx, "students.updated_ok", s.Name))
-			h.redirect(w, r, "/students/"+s.NIS)
+			h.redirect(w, r, studentURL(s.NIS))
 			return
 		case updated.NIS != "":
 			h.log.Error("update student: roster", "nis", s.NIS, "err", err)
 			h.addFlash(w, r, "warning", i18n.T(ctx, "students.roster_lag"))
-			h.redirect(w, r, "/students/"+s.NIS)
+			h.redirect(w, r, studentURL(s.NIS))
 			return
 		case errors.Is(err, billing.ErrValidation):
 			var apiErr *billing.APIError

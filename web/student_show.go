@@ -3,6 +3,7 @@ package web
 import (
 	"net/http"
 
+	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/component"
 	"github.com/sekolah/portal/internal/i18n"
 	"github.com/sekolah/portal/internal/students"
@@ -16,7 +17,7 @@ func (h *Handler) studentView(r *http.Request) (pages.StudentView, int) {
 	ctx := r.Context()
 	s := studentFrom(r)
 	today := h.today()
-	v := pages.StudentView{Student: studentInfo(s), Today: today}
+	v := pages.StudentView{Student: studentInfo(s), Today: today, CanWrite: can(ctx, auth.WriteBilling), PayURL: paymentNewURL(s.NIS)}
 	uctx, cancel := h.upstreamCtx(ctx)
 	acc, err := students.LoadAccount(uctx, h.billing, s.NIS, today)
 	cancel()

@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strconv"
 	"time"
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/store"
 	"github.com/sekolah/portal/internal/students"
@@ -109,7 +109,7 @@ func (h *Handler) listStudents(w http.ResponseWriter, r *http.Request) {
 		h.serverError(w, r, err)
 		return
 	}
-	v := pages.StudentsView{Filter: f, Sync: h.syncView(ctx), Now: h.now()}
+	v := pages.StudentsView{Filter: f, Sync: h.syncView(ctx), Now: h.now(), CanWrite: can(ctx, auth.WriteBilling)}
 	if v.Classes, err = h.db.Classes(ctx); err != nil {
 		h.serverError(w, r, err)
 		return
@@ -125,22 +125,4 @@ func (h *Handler) listStudents(w http.ResponseWriter, r *http.Request) {
 		URL: func(off int) string { return studentsURL(f, off) },
 	}
 	h.page(w, r, http.StatusOK, pages.Students(v), pages.StudentsResults(v))
-}
-
-// studentsURL is the roster address with the filter kept.
-func studentsURL(f pages.StudentsFilter, offset int) string {
-	u := url.Values{}
-	if f.Query != "" {
-		u.Set("q", f.Query)
-	}
-	if f.Class != "" {
-		u.Set("class", f.Class)
-	}
-	if offset > 0 {
-		u.Set("offset", strconv.Itoa(offset))
-	}
-	if len(u) == 0 {
-		return "/students"
-	}
-	return "/students?" + u.Encode()
 }

@@ -26,7 +26,7 @@ func (h *Handler) uploadStep(w http.ResponseWriter, r *http.Request, action, okK
 		h.serverError(w, r, err)
 		return
 	}
-	h.redirect(w, r, "/uploads/"+j.ID)
+	h.redirect(w, r, uploadURL(j.ID))
 }
 
 // analyseUpload checks a held upload (the person confirmed despite the earlier upload of

@@ -131,5 +131,5 @@ func (h *Handler) receiveUpload(w http.ResponseWriter, r *http.Request) {
 	} else {
 		h.addFlash(w, r, "success", i18n.T(ctx, "uploads.received", j.FileName))
 	}
-	h.redirect(w, r, "/uploads/"+j.ID)
+	h.redirect(w, r, uploadURL(j.ID))
 }

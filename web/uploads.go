@@ -3,7 +3,6 @@ package web
 import (
 	"context"
 	"net/http"
-	"net/url"
 	"strconv"
 	"time"
 
@@ -97,7 +96,7 @@ func (h *Handler) uploadView(ctx context.Context, j store.UploadJob, offset int)
 		}
 		v.IssuePager = components.Pager{Offset: offset, Limit: uploadIssuesPage, Shown: len(v.Issues), Total: j.Issues,
 			Target: "#upload-issues", URL: func(off int) string {
-				return "/uploads/" + url.PathEscape(j.ID) + "/issues?offset=" + strconv.Itoa(off)
+				return uploadURL(j.ID) + "/issues?offset=" + strconv.Itoa(off)
 			}}
 	}
 	if !j.CommittedAt.IsZero() {

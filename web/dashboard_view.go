@@ -161,3 +161,13 @@ func dashboardView(ctx context.Context, d reports.Dashboard) pages.DashboardView
 func agingClass(bucket int) int {
 	return [...]int{1, 3, 3, 4, 4}[bucket]
 }
+
+// freshness tells the page how old its figures are; warning is a refresh that failed,
+// whose detail the reports service has logged.
+func (h *Handler) freshness(ctx context.Context, at time.Time, warning error, action string) pages.Freshness {
+	f := pages.Freshness{At: at, Now: h.now(), Action: action}
+	if warning != nil {
+		f.Warning = i18n.T(ctx, "dashboard.stale", i18n.From(ctx).DateTime(at), h.upstreamMessage(ctx, warning, false))
+	}
+	return f
+}

@@ -60,3 +60,6 @@ func newHandler(d Deps) *Handler {
 		log: a.Log, sessions: cs, now: a.Now,
 	}
 }
+
+// today is the current date in the service zone, for the billing helpers.
+func (h *Handler) today() time.Time { return h.now().In(h.cfg.Location) }

@@ -10,54 +10,8 @@ import (
 	"github.com/sekolah/portal/internal/i18n"
 	"github.com/sekolah/portal/internal/store"
 	"github.com/sekolah/portal/internal/students"
-	"github.com/sekolah/portal/views/components"
 	"github.com/sekolah/portal/views/pages"
 )
-
-// keyNameOptions are the NIS kinds the form offers, plus the student's own when it is
-// another text the service accepted.
-func keyNameOptions(current string) []components.Option {
-	var opts []components.Option
-	found := false
-	for _, k := range students.KeyNames {
-		opts = append(opts, components.Option{Value: k, Label: k})
-		found = found || k == current
-	}
-	if current != "" && !found {
-		opts = append(opts, components.Option{Value: current, Label: current})
-	}
-	return opts
-}
-
-// studentFormFrom reads the posted student form as typed.
-func studentFormFrom(r *http.Request) pages.StudentForm {
-	return pages.StudentForm{
-		NIS: r.PostFormValue("nis"), Name: r.PostFormValue("name"), KeyName: r.PostFormValue("key_name"),
-		Phone: r.PostFormValue("phone"), Email: r.PostFormValue("email"), Description: r.PostFormValue("description"),
-		Errors: map[string]string{},
-	}
-}
-
-// validateStudentForm applies the student rules and puts each problem beside its field.
-func validateStudentForm(ctx context.Context, f *pages.StudentForm) billing.Student {
-	s, probs := students.Validate(students.Input{
-		NIS: f.NIS, Name: f.Name, KeyName: f.KeyName, Phone: f.Phone, Email: f.Email, Class: f.Description,
-	})
-	f.Errors = problemMessages(ctx, probs)
-	return s
-}
-
-// serviceFields maps the service's student fields to the form's.
-var serviceFields = map[string]string{
-	"bill_key_value": students.FieldNIS, "name": students.FieldName, "bill_key_name": students.FieldKeyName,
-	"phone": students.FieldPhone, "email": students.FieldEmail, "description": students.FieldClass,
-}
-
-// newStudent shows the empty form.
-func (h *Handler) newStudent(w http.ResponseWriter, r *http.Request) {
-	f := pages.StudentForm{KeyName: billing.DefaultKeyName, KeyNames: keyNameOptions(""), Errors: map[string]string{}}
-	h.page(w, r, http.StatusOK, pages.StudentNew(f), pages.StudentFormCard(f))
-}
 
 // createStudent creates one student at the service (and so in the roster); on a mistake
 // the form comes back with what was typed.

@@ -60,9 +60,3 @@ func (h *Handler) showStudent(w http.ResponseWriter, r *http.Request) {
 	v, status := h.studentView(r)
 	h.page(w, r, status, pages.StudentShow(v), pages.StudentBody(v))
 }
-
-// studentStatement is the printable statement of the student's bills.
-func (h *Handler) studentStatement(w http.ResponseWriter, r *http.Request) {
-	v, status := h.studentView(r)
-	h.page(w, r, status, pages.StudentStatement(v), pages.StatementDoc(v))
-}

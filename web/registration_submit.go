@@ -1,11 +1,8 @@
 package web
 
 import (
-	"context"
 	"errors"
 	"net/http"
-
-	"github.com/go-chi/chi/v5"
 
 	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/billing"
@@ -40,12 +37,6 @@ func readWizard(r *http.Request) wizardInput {
 		in.include[id] = true
 	}
 	return in
-}
-
-// newRegistration shows the wizard's first step.
-func (h *Handler) newRegistration(w http.ResponseWriter, r *http.Request) {
-	v := pages.RegistrationWizardView{Step: 1, Form: pages.RegistrationForm{TemplateID: r.URL.Query().Get("template")}}
-	h.showWizard(w, r, http.StatusOK, v)
 }
 
 func (h *Handler) showWizard(w http.ResponseWriter, r *http.Request, status int, v pages.RegistrationWizardView) {
@@ -194,25 +185,4 @@ func (h *Handler) registered(w http.ResponseWriter, r *http.Request, rec store.R
 	}
 	h.addFlash(w, r, "success", i18n.T(ctx, "registration.done", rec.StudentName, rec.NIS))
 	h.redirect(w, r, "/registrations/"+rec.BillID)
-}
-
-func summaryView(ctx context.Context, rec store.Registration) pages.RegistrationSummaryView {
-	return pages.RegistrationSummaryView{CanRegister: can(ctx, auth.WriteBilling),
-		BillID: rec.BillID, NIS: rec.NIS, StudentName: rec.StudentName, ContactName: rec.ContactName, Phone: rec.Phone,
-		Email: rec.Email, Description: rec.Description, TemplateName: rec.TemplateName, Actor: rec.Actor, Source: rec.Source,
-		CreatedAt: rec.CreatedAt, Lines: registeredLines(rec.Components), Total: rec.Total,
-	}
-}
-
-// showRegistration shows the record of one registration: the bill and component ids.
-func (h *Handler) showRegistration(w http.ResponseWriter, r *http.Request) {
-	rec, err := h.db.RegistrationByBillID(r.Context(), chi.URLParam(r, "billID"))
-	if errors.Is(err, store.ErrNotFound) {
-		h.notFound(w, r)
-		return
-	} else if err != nil {
-		h.serverError(w, r, err)
-		return
-	}
-	h.render(w, r, http.StatusOK, pages.RegistrationSummary(summaryView(r.Context(), rec)))
 }

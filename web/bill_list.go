@@ -18,11 +18,6 @@ import (
 	"github.com/sekolah/portal/views/pages"
 )
 
-// billsToday is "today" for the billing rules: now in the configured zone.
-func (h *Handler) billsToday() time.Time {
-	return h.now().In(h.cfg.Location)
-}
-
 // billsFieldLabels name the filter fields in the list of problems above the table.
 var billsFieldLabels = map[string]string{
 	billlist.ParamState: "term.state", billlist.ParamAccount: "term.account_code",
@@ -111,7 +106,7 @@ func billsRow(b billing.Bill, today time.Time, canPay bool) pages.BillsRow {
 // the URL. Sorting and totals apply to the page shown (the service has no total).
 func (h *Handler) listBills(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	today := h.billsToday()
+	today := h.today()
 	req, probs := billlist.ParseFilter(r.URL.Query(), h.cfg.AccountCodes)
 	f := req.Filter
 	v := h.billsView(ctx, f)

@@ -1,9 +1,7 @@
 package web
 
 import (
-	"context"
 	"net/http"
-	"time"
 
 	"github.com/sekolah/portal/internal/i18n"
 	"github.com/sekolah/portal/views/pages"
@@ -29,14 +27,4 @@ func (h *Handler) dashboard(w http.ResponseWriter, r *http.Request) {
 		v.Fresh = h.freshness(ctx, res.At, res.Warning, "/")
 	}
 	h.page(w, r, status, pages.Dashboard(v), pages.DashboardBody(v))
-}
-
-// freshness tells the page how old its figures are; warning is a refresh that failed,
-// whose detail the reports service has logged.
-func (h *Handler) freshness(ctx context.Context, at time.Time, warning error, action string) pages.Freshness {
-	f := pages.Freshness{At: at, Now: h.now(), Action: action}
-	if warning != nil {
-		f.Warning = i18n.T(ctx, "dashboard.stale", i18n.From(ctx).DateTime(at), h.upstreamMessage(ctx, warning, false))
-	}
-	return f
 }

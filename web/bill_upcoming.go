@@ -13,7 +13,7 @@ import (
 // whether the service's reminder has gone out.
 func (h *Handler) listUpcomingBills(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	today := h.billsToday()
+	today := h.today()
 	first, last := billlist.UpcomingRange(today)
 	v := pages.BillsUpcomingView{First: first, Last: last, CanPay: can(ctx, auth.WriteBilling)}
 	status := http.StatusOK

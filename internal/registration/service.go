@@ -82,7 +82,7 @@ func (s *Service) logger() *slog.Logger {
 }
 
 // Today is the registration day of a registration made now: today's date in the service
-// zone, as a UTC-midnight time like every component day (docs/briefing.md, the day rule).
+// zone, as a UTC-midnight time like every component day (billing.DayIn, the day rule).
 func (s *Service) Today() time.Time { return billing.DayIn(s.now(), s.Location) }
 
 // audit records a change; the change already happened, so a failure is logged only.

@@ -59,7 +59,8 @@ func TestSignInAndOut(t *testing.T) {
 
 func TestOpenRedirectRefused(t *testing.T) {
 	p := portaltest.Start(t, portaltest.Options{})
-	for _, next := range []string{"https://evil.example/", "//evil.example", "/\\evil.example", "javascript:alert(1)"} {
+	for _, next := range []string{"https://evil.example/", "//evil.example", "/\\evil.example", "javascript:alert(1)",
+		"/\t/evil.example", "/%09/evil.example", "/%0b/evil.example", "/%0c/evil.example", "/%00/evil.example"} {
 		c := p.NewClient(t)
 		c.Get("/login")
 		res := c.Post("/login", url.Values{"username": {"finance"}, "password": {portaltest.Password}, "next": {next}})

@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/url"
 	"runtime/debug"
-	"strings"
 	"time"
 
 	"github.com/go-chi/chi/v5/middleware"
@@ -21,10 +20,19 @@ import (
 const contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
 	"font-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; object-src 'none'; frame-ancestors 'none'"
 
-// securityHeaders sets the headers every response carries.
-func securityHeaders(next http.Handler) http.Handler {
+// hsts asks browsers to use HTTPS only for a year. Not preloaded: a school that moves the
+// portal to a host without TLS must not be locked out for longer than that.
+const hsts = "max-age=31536000"
+
+// securityHeaders sets the headers every response carries, and HSTS on those to requests
+// that came over HTTPS (directly or per a trusted proxy); over plain HTTP the header means
+// nothing, and browsers ignore it.
+func (h *Handler) securityHeaders(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hd := w.Header()
+		if h.isHTTPS(r) {
+			hd.Set("Strict-Transport-Security", hsts)
+		}
 		hd.Set("Content-Security-Policy", contentSecurityPolicy)
 		hd.Set("X-Content-Type-Options", "nosniff")
 		hd.Set("Referrer-Policy", "same-origin")
@@ -187,19 +195,4 @@ func (h *Handler) require(perm auth.Permission) func(http.Handler) http.Handler 
 			next.ServeHTTP(w, r)
 		})
 	}
-}
-
-// clientIP is the address used for sign-in throttling and the audit log.
-func (h *Handler) clientIP(r *http.Request) string {
-	addr := r.RemoteAddr
-	if h.cfg.TrustProxy {
-		if fwd := r.Header.Get("X-Forwarded-For"); fwd != "" {
-			addr = strings.TrimSpace(strings.Split(fwd, ",")[0])
-			return addr
-		}
-	}
-	if i := strings.LastIndexByte(addr, ':'); i > 0 {
-		addr = strings.Trim(addr[:i], "[]")
-	}
-	return addr
 }

@@ -25,13 +25,10 @@ func New(d Deps) http.Handler {
 	}
 	r := chi.NewRouter()
 
-	// Global stack: request id, real address (only behind a trusted proxy), panic → 500
-	// page, one log line per request, security headers on everything.
-	r.Use(middleware.RequestID)
-	if h.cfg.TrustProxy {
-		r.Use(middleware.RealIP)
-	}
-	r.Use(h.requestLogger, h.recoverer, securityHeaders)
+	// Global stack: request id, client address (forwarding headers only from trusted
+	// proxies), panic → 500 page, one log line per request, security headers on everything.
+	r.Use(middleware.RequestID, h.clientAddress)
+	r.Use(h.requestLogger, h.recoverer, h.securityHeaders)
 	r.NotFound(h.withSession(h.notFound))
 	r.MethodNotAllowed(h.withSession(func(w http.ResponseWriter, r *http.Request) {
 		h.renderError(w, r, http.StatusMethodNotAllowed, "")

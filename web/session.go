@@ -44,10 +44,6 @@ func (h *Handler) saveSession(w http.ResponseWriter, r *http.Request, s *session
 	}
 }
 
-func (h *Handler) isHTTPS(r *http.Request) bool {
-	return r.TLS != nil || (h.cfg.TrustProxy && r.Header.Get("X-Forwarded-Proto") == "https")
-}
-
 // renewSession drops everything the session held and issues a new CSRF token, so a
 // session identifier planted before sign-in is worthless after it.
 func (h *Handler) renewSession(s *sessions.Session) {

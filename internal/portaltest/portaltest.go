@@ -46,6 +46,9 @@ type Options struct {
 	// Uploads adjusts the upload runner's configuration (files, chunk size, retries)
 	// before it starts.
 	Uploads func(*uploads.Config)
+	// Config adjusts the portal's configuration (trusted proxies, session limits) before
+	// anything is built from it.
+	Config func(*config.Config)
 }
 
 // Portal is a running portal and its parts.
@@ -100,6 +103,9 @@ func Start(t testing.TB, opts Options) *Portal {
 	}
 	if opts.Env != "" {
 		cfg.UpstreamEnv = opts.Env
+	}
+	if opts.Config != nil {
+		opts.Config(&cfg)
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	if testing.Verbose() {

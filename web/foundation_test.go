@@ -84,7 +84,7 @@ func TestLockOutAfterFailures(t *testing.T) {
 		t.Fatalf("locked sign-in: status %d", res.StatusCode)
 	}
 	msg := res.Doc.Find(`[data-testid="login-error"]`).Text()
-	if !strings.Contains(msg, "dikunci sampai 22 Nov 2026 10:15") || !strings.Contains(msg, "15 menit") {
+	if !strings.Contains(msg, "dikunci dari alamat Anda sampai 22 Nov 2026 10:15") || !strings.Contains(msg, "15 menit") {
 		t.Fatalf("locked message = %q", msg)
 	}
 	// Other accounts are not locked by someone else's failures.

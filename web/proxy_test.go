@@ -1,11 +1,15 @@
 package web_test
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/netip"
 	"net/url"
+	"slices"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/sekolah/portal/internal/config"
 	"github.com/sekolah/portal/internal/portaltest"
@@ -78,5 +82,43 @@ func TestClientAddressBehindTrustedProxy(t *testing.T) {
 	}
 	if e := lastSignIn(t, p, "admin"); e.IP != "203.0.113.8" || e.Outcome != "ok" {
 		t.Fatalf("audit entry = %+v", e)
+	}
+}
+
+// Twenty wrong passwords for the admin from one address (an attacker) lock that address
+// out of the account; the admin signs in from theirs at once, only slowed down.
+func TestFailuresElsewhereDoNotLockOut(t *testing.T) {
+	p := portaltest.Start(t, portaltest.Options{Config: func(c *config.Config) {
+		c.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
+	}})
+	var mu sync.Mutex
+	var slowed []time.Duration
+	p.Auth.Sleep = func(ctx context.Context, d time.Duration) error {
+		mu.Lock()
+		defer mu.Unlock()
+		slowed = append(slowed, d)
+		return nil
+	}
+	attacker := p.NewClient(t)
+	attacker.Get("/login")
+	for i := range 20 {
+		res := attacker.Post("/login", url.Values{"username": {"admin"}, "password": {fmt.Sprintf("guess-%02d-password", i)}}, "X-Forwarded-For", "203.0.113.66")
+		if want := http.StatusUnauthorized; i >= 4 {
+			want = http.StatusTooManyRequests
+			if res.StatusCode != want {
+				t.Fatalf("attempt %d from the attacker: %d, want %d", i+1, res.StatusCode, want)
+			}
+		}
+	}
+	admin := p.NewClient(t)
+	admin.Get("/login")
+	res := admin.Post("/login", url.Values{"username": {"admin"}, "password": {portaltest.Password}}, "X-Forwarded-For", "198.51.100.10")
+	if res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("the admin from their own address: %d, want 303\n%s", res.StatusCode, res.Doc.Find(`[data-testid="login-error"]`).Text())
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(slowed) == 0 || slices.Max(slowed) > 3*time.Second {
+		t.Errorf("slow-downs = %v, want some, none over 3s", slowed)
 	}
 }

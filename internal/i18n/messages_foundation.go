@@ -9,7 +9,7 @@ func init() {
 		"login.password":         {ID: "Kata sandi", EN: "Password"},
 		"login.bad":              {ID: "Nama pengguna atau kata sandi salah.", EN: "Wrong username or password."},
 		"login.disabled":         {ID: "Akun ini dinonaktifkan. Hubungi admin sekolah.", EN: "This account is disabled. Contact the school admin."},
-		"login.locked":           {ID: "Terlalu banyak percobaan gagal. Akun ini dikunci sampai %[1]s (%[2]d menit lagi).", EN: "Too many failed attempts. This account is locked until %[1]s (%[2]d more minutes)."},
+		"login.locked":           {ID: "Terlalu banyak percobaan gagal. Akun ini dikunci dari alamat Anda sampai %[1]s (%[2]d menit lagi).", EN: "Too many failed attempts. This account is locked from your address until %[1]s (%[2]d more minutes)."},
 		"login.locked_addr":      {ID: "Terlalu banyak percobaan gagal dari alamat ini. Coba lagi setelah %[1]s (%[2]d menit lagi).", EN: "Too many failed attempts from this address. Try again after %[1]s (%[2]d more minutes)."},
 		"login.signed_out":       {ID: "Anda sudah keluar.", EN: "You have signed out."},
 		"login.missing":          {ID: "Isi nama pengguna dan kata sandi.", EN: "Enter your username and password."},

@@ -73,6 +73,11 @@ type Service struct {
 	FailureWindow   time.Duration
 	LockDuration    time.Duration
 
+	// SessionIdle ends a session after this long without a request (PORTAL_SESSION_IDLE);
+	// SessionLifetime ends it however active it is.
+	SessionIdle     time.Duration
+	SessionLifetime time.Duration
+
 	// A username with SlowAfter or more failures within FailureWindow (from anywhere) is
 	// slowed down instead of locked: each attempt at it waits BaseDelay, doubled for every
 	// failure beyond SlowAfter, at most MaxDelay, before its password is checked.

@@ -8,7 +8,6 @@ import (
 
 	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/i18n"
-	"github.com/sekolah/portal/internal/store"
 	"github.com/sekolah/portal/views/pages"
 )
 
@@ -40,7 +39,7 @@ func (h *Handler) submitLogin(w http.ResponseWriter, r *http.Request) {
 		h.render(w, r, status, pages.Login(v))
 		return
 	}
-	h.beginSession(w, r, user, token)
+	h.beginSession(w, r, token, user.Lang)
 	h.redirect(w, r, v.Next)
 }
 
@@ -66,12 +65,12 @@ func (h *Handler) signInProblem(r *http.Request, err error) (int, string) {
 }
 
 // beginSession puts a new session's token into a renewed cookie (new CSRF token), with
-// the person's language.
-func (h *Handler) beginSession(w http.ResponseWriter, r *http.Request, user store.User, token string) {
+// the person's language when their account has one.
+func (h *Handler) beginSession(w http.ResponseWriter, r *http.Request, token, lang string) {
 	s := h.session(r)
 	h.renewSession(s)
 	s.Values[keyToken] = token
-	if l, ok := i18n.ParseLang(user.Lang); ok {
+	if l, ok := i18n.ParseLang(lang); ok {
 		s.Values[keyLang] = l.String()
 	}
 	h.saveSession(w, r, s)

@@ -65,6 +65,12 @@ func New(d Deps) http.Handler {
 			r.Use(h.requireSignIn)
 			r.Post("/logout", h.logout)
 
+			// The person's own account: sessions ("sign out everywhere") and password.
+			r.Get("/account", h.showAccount)
+			r.Post("/account/password", h.changeOwnPassword)
+			r.Post("/account/sessions/end-all", h.signOutEverywhere)
+			r.Post("/account/sessions/{sid}/end", h.endOwnSession)
+
 			// Dashboard: the figures for principals, finance and admins; POST refreshes them.
 			r.With(h.require(auth.ReadBilling)).Get("/", h.dashboard)
 			r.With(h.require(auth.ReadBilling)).Post("/", h.dashboard)
@@ -178,6 +184,8 @@ func New(d Deps) http.Handler {
 					r.Post("/disable", h.disableStaff)
 					r.Post("/enable", h.enableStaff)
 					r.Post("/password", h.resetStaffPassword)
+					r.Post("/sessions/end-all", h.endStaffSessions)
+					r.Post("/sessions/{sid}/end", h.endStaffSession)
 				})
 			})
 		})

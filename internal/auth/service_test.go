@@ -427,10 +427,10 @@ func TestStaffChanges(t *testing.T) {
 	if err := f.svc.SetPassword(ctx, asAdmin, unknownID, "password-baru-siti"); !errors.Is(err, auth.ErrNoSuchUser) {
 		t.Errorf("unknown user: err = %v", err)
 	}
-	if err := f.svc.ChangePassword(ctx, asSiti, "not-my-password", "password-ketiga"); !errors.Is(err, auth.ErrBadCredentials) {
+	if _, err := f.svc.ChangePassword(ctx, asSiti, "not-my-password", "password-ketiga", auth.Device{}); !errors.Is(err, auth.ErrBadCredentials) {
 		t.Errorf("ChangePassword with a wrong current password: err = %v", err)
 	}
-	if err := f.svc.ChangePassword(ctx, asSiti, "password-lagi-siti", "password-ketiga"); err != nil {
+	if _, err := f.svc.ChangePassword(ctx, asSiti, "password-lagi-siti", "password-ketiga", auth.Device{}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := f.svc.SignIn(ctx, "siti", "password-ketiga", "10.0.0.11"); err != nil {

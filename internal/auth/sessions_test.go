@@ -131,7 +131,11 @@ func TestAccessChangesEndSessions(t *testing.T) {
 		{"own password change", func() error {
 			old := password
 			password = "password-saya-sendiri"
-			return f.svc.ChangePassword(ctx, asSiti, old, password)
+			token, err := f.svc.ChangePassword(ctx, asSiti, old, password, laptop)
+			if err == nil && !f.live(t, token) {
+				t.Error("no new session for the device the password was changed from")
+			}
+			return err
 		}, "staff.password"},
 		{"role change", func() error { return f.svc.SetRole(ctx, asAdmin, siti.ID, auth.Principal) }, "staff.role"},
 		{"disable", func() error { return f.svc.SetDisabled(ctx, asAdmin, siti.ID, true) }, "staff.disable"},
@@ -300,5 +304,30 @@ func TestPruneSessions(t *testing.T) {
 	}
 	if !f.live(t, fresh) || f.live(t, idle) || f.live(t, old) {
 		t.Error("pruned the wrong sessions")
+	}
+}
+
+// Guessing the current password on the change form counts like failed sign-ins.
+func TestChangePasswordThrottled(t *testing.T) {
+	f := newFixture(t)
+	ctx := t.Context()
+	siti := f.user(t, "siti", auth.Finance, sitiPassword)
+	asSiti := auth.UserActor(siti, "10.0.0.11")
+	for i := range 5 {
+		f.advance(time.Second)
+		if _, err := f.svc.ChangePassword(ctx, asSiti, "guess-number-"+string(rune('a'+i)), "password-baru-siti", laptop); !errors.Is(err, auth.ErrBadCredentials) {
+			t.Fatalf("guess %d: err = %v", i+1, err)
+		}
+	}
+	_, err := f.svc.ChangePassword(ctx, asSiti, sitiPassword, "password-baru-siti", laptop)
+	var locked *auth.LockedError
+	if !errors.As(err, &locked) {
+		t.Fatalf("right password after five guesses: err = %v, want locked", err)
+	}
+	if _, err := f.svc.SignIn(ctx, "siti", sitiPassword, "10.0.0.11"); !errors.As(err, &locked) {
+		t.Errorf("sign-in from the guessing address: err = %v, want locked", err)
+	}
+	if u, _ := f.db.UserByID(ctx, siti.ID); !auth.CheckPassword(u.PasswordHash, sitiPassword) {
+		t.Error("the password changed")
 	}
 }

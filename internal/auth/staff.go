@@ -116,15 +116,17 @@ func (s *Service) SetPassword(ctx context.Context, actor Actor, userID, password
 	return err
 }
 
-// ChangePassword lets a signed-in person replace their own password after
-// proving the current one; a wrong current password gives ErrBadCredentials.
-// Every session of the person ends with the change, the one they are using too:
-// the caller starts a new one for them (StartSession) if they should stay signed in.
-func (s *Service) ChangePassword(ctx context.Context, actor Actor, current, password string) error {
+// ChangePassword lets a signed-in person replace their own password after proving the
+// current one, and returns the token of a new session for the device they are using:
+// every session of theirs ends with the change, the one they changed it from too, and
+// they carry on in the new one. A wrong current password gives ErrBadCredentials and
+// counts as a failed sign-in from actor.IP, so a stolen session cannot guess it faster
+// than the sign-in form allows (*LockedError once that address is locked).
+func (s *Service) ChangePassword(ctx context.Context, actor Actor, current, password string, d Device) (string, error) {
 	u, err := s.userForChange(ctx, actor, actor.ID, true)
 	entry := s.staffEntry(actor, ActionStaffPassword, u.Username)
-	if err == nil && !CheckPassword(u.PasswordHash, current) {
-		err = ErrBadCredentials
+	if err == nil {
+		err = s.checkCurrentPassword(ctx, u, current, actor.IP)
 	}
 	var ended int64
 	if err == nil {
@@ -132,7 +134,31 @@ func (s *Service) ChangePassword(ctx context.Context, actor Actor, current, pass
 	}
 	entry.Detail = endedDetail(entry.Detail, ended, err)
 	s.auditResult(ctx, entry, err)
-	return err
+	if err != nil {
+		return "", err
+	}
+	if u, err = s.Store.UserByID(ctx, u.ID); err != nil {
+		return "", fmt.Errorf("auth: change password: %w", err)
+	}
+	return s.StartSession(ctx, u, d)
+}
+
+// checkCurrentPassword checks a password a signed-in person retypes under the sign-in
+// throttle of their address.
+func (s *Service) checkCurrentPassword(ctx context.Context, u store.User, password, addr string) error {
+	now := s.now()
+	if lock, err := s.lockFor(ctx, u.Username, addr, now); err != nil {
+		return err
+	} else if lock != nil {
+		return lock
+	}
+	if CheckPassword(u.PasswordHash, password) {
+		return nil
+	}
+	if err := s.Store.RecordSignIn(ctx, u.Username, addr, false, now); err != nil {
+		return fmt.Errorf("auth: change password: %w", err)
+	}
+	return ErrBadCredentials
 }
 
 func (s *Service) setPassword(ctx context.Context, u store.User, password string) (int64, error) {

@@ -67,8 +67,8 @@ func newHandler(d Deps) *Handler {
 	}
 	cs := sessions.NewCookieStore(d.SessionKeys[0], d.SessionKeys[1])
 	cs.Options = &sessions.Options{Path: "/", HttpOnly: true, SameSite: http.SameSiteLaxMode}
-	// The cookie itself lives for the browser session; idle expiry is enforced on the
-	// server from the last-seen time inside it, so a stolen old cookie is worthless.
+	// The cookie itself lives for the browser session; what it grants is decided by the
+	// session's row in the database (idle and absolute expiry, revocation): see session.go.
 	cs.MaxAge(0)
 	h := &Handler{
 		cfg: d.Config, db: d.DB, auth: d.Auth, billing: d.Billing, log: log,

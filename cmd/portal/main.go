@@ -61,6 +61,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	defer db.Close()
 	authSvc := auth.NewService(db)
 	authSvc.Logger = log
+	authSvc.SessionIdle = cfg.SessionIdle
 
 	if len(args) > 0 {
 		switch args[0] {
@@ -160,14 +161,17 @@ func serve(ctx context.Context, cfg config.Config, db *store.DB, authSvc *auth.S
 	return nil
 }
 
-// pruneSignIns drops sign-in attempts too old to matter for lock-outs, hourly, so the
-// table stays small however long the portal runs.
+// pruneSignIns drops sign-in attempts too old to matter for lock-outs, and sessions that
+// have expired, hourly, so the tables stay small however long the portal runs.
 func pruneSignIns(ctx context.Context, svc *auth.Service, log *slog.Logger) {
 	t := time.NewTicker(time.Hour)
 	defer t.Stop()
 	for {
 		if _, err := svc.PruneSignIns(ctx); err != nil && ctx.Err() == nil {
 			log.Warn("prune sign-in attempts", "err", err)
+		}
+		if _, err := svc.PruneSessions(ctx); err != nil && ctx.Err() == nil {
+			log.Warn("prune expired sessions", "err", err)
 		}
 		select {
 		case <-ctx.Done():

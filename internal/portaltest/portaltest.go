@@ -46,6 +46,9 @@ type Options struct {
 	// Uploads adjusts the upload runner's configuration (files, chunk size, retries)
 	// before it starts.
 	Uploads func(*uploads.Config)
+	// Config adjusts the portal's configuration (trusted proxies, session limits) before
+	// anything is built from it.
+	Config func(*config.Config)
 }
 
 // Portal is a running portal and its parts.
@@ -60,6 +63,8 @@ type Portal struct {
 	// Uploads is the upload job runner, started with the portal.
 	Uploads *uploads.Runner
 	clock   *clock
+	opts    Options
+	log     *slog.Logger
 }
 
 // clock is the portal's clock: fixed when set, else real time.
@@ -101,12 +106,14 @@ func Start(t testing.TB, opts Options) *Portal {
 	if opts.Env != "" {
 		cfg.UpstreamEnv = opts.Env
 	}
+	if opts.Config != nil {
+		opts.Config(&cfg)
+	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	if testing.Verbose() {
 		log = slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
 	clk := &clock{t: opts.Now}
-	now := clk.now
 
 	db := storetest.OpenTest(t)
 	sb, err := sandbox.New(sandbox.Options{
@@ -124,38 +131,62 @@ func Start(t testing.TB, opts Options) *Portal {
 	if err != nil {
 		t.Fatalf("billing client: %v", err)
 	}
-	authSvc := auth.NewService(db)
+	// Cleanups run last first: the sandbox outlives the instances that call it.
+	t.Cleanup(func() {
+		sbServer.Close()
+		sb.Close()
+	})
+	p := &Portal{DB: db, Sandbox: sb, Billing: client, Config: cfg, clock: clk, opts: opts, log: log}
+	p.serve(t)
+	for _, role := range auth.Roles() {
+		p.CreateUser(t, role.String(), role)
+	}
+	return p
+}
+
+// serve builds this instance's own parts over the shared database and sandbox (auth
+// service, upload runner, web handler) and listens on a loopback port.
+func (p *Portal) serve(t testing.TB) {
+	t.Helper()
+	cfg, log, now := p.Config, p.log, p.clock.now
+	authSvc := auth.NewService(p.DB)
 	authSvc.Now = now
 	authSvc.Logger = log
+	authSvc.SessionIdle = cfg.SessionIdle
 
 	ucfg := uploads.ConfigFrom(cfg)
 	ucfg.Dir = filepath.Join(cfg.DataDir, "uploads")
 	ucfg.RetryBase, ucfg.RetryMax = 5*time.Millisecond, 50*time.Millisecond
-	if opts.Uploads != nil {
-		opts.Uploads(&ucfg)
-		cfg.UploadMaxBytes = ucfg.MaxBytes // the form's body limit follows
+	if p.opts.Uploads != nil {
+		p.opts.Uploads(&ucfg)
+		p.Config.UploadMaxBytes = ucfg.MaxBytes // the form's body limit follows
+		cfg = p.Config
 	}
-	jobs := uploads.NewRunner(ucfg, db, client, &upstream.Writer{Client: client, DB: db, Log: log, Now: now}, log)
+	jobs := uploads.NewRunner(ucfg, p.DB, p.Billing, &upstream.Writer{Client: p.Billing, DB: p.DB, Log: log, Now: now}, log)
 	if err := jobs.Start(context.Background()); err != nil {
 		t.Fatalf("upload runner: %v", err)
 	}
 
 	h := web.New(web.Deps{
-		Config: cfg, DB: db, Auth: authSvc, Billing: client, Logger: log, Now: now, Uploads: jobs,
+		Config: cfg, DB: p.DB, Auth: authSvc, Billing: p.Billing, Logger: log, Now: now, Uploads: jobs,
 		SessionKeys: [2][]byte{[]byte(strings.Repeat("k", 32)), []byte(strings.Repeat("b", 32))},
 	})
 	srv := httptest.NewServer(h)
-	p := &Portal{URL: srv.URL, Server: srv, DB: db, Auth: authSvc, Sandbox: sb, Billing: client, Config: cfg, Uploads: jobs, clock: clk}
+	p.URL, p.Server, p.Auth, p.Uploads = srv.URL, srv, authSvc, jobs
 	t.Cleanup(func() {
 		srv.Close()
 		_ = jobs.Stop(context.Background())
-		sbServer.Close()
-		sb.Close()
 	})
-	for _, role := range auth.Roles() {
-		p.CreateUser(t, role.String(), role)
-	}
-	return p
+}
+
+// Instance starts a second portal over the same database and sandbox, as another process
+// on the same PostgreSQL would run: its own auth service, upload runner, handler and
+// port; the same session keys and clock. It stops at the test's cleanup.
+func (p *Portal) Instance(t testing.TB) *Portal {
+	t.Helper()
+	q := &Portal{DB: p.DB, Sandbox: p.Sandbox, Billing: p.Billing, Config: p.Config, clock: p.clock, opts: p.opts, log: p.log}
+	q.serve(t)
+	return q
 }
 
 // sbNow keeps the client's daily password on the sandbox's clock, fixed or not.
@@ -221,6 +252,14 @@ func (c *Client) Do(req *http.Request) *Response {
 		c.CSRF = tok
 	}
 	return &Response{Response: res, Body: string(b), Doc: doc}
+}
+
+// On returns a client for another instance (Portal.Instance) that shares this one's
+// cookies and CSRF token: the same browser, reaching a different process.
+func (c *Client) On(p *Portal) *Client {
+	d := *c
+	d.base = p.URL
+	return &d
 }
 
 // Get fetches a path; headers are optional "Name", "value" pairs.

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -243,5 +244,97 @@ func TestZonelessServiceOnUTC(t *testing.T) {
 				t.Errorf("paid_date %v, updated_at %v; want %v", got.PaidAt, got.UpdatedAt, tt.now.UTC())
 			}
 		})
+	}
+}
+
+// TestPaidRangeAcrossZones: a search by payment days means the school's
+// days, also when the service counts its days in UTC. A payment at 18:30 UTC
+// on the 5th is made on the 6th in Jakarta.
+func TestPaidRangeAcrossZones(t *testing.T) {
+	jakarta := mustZone(t, "Asia/Jakarta")
+	night := time.Date(2026, 1, 6, 1, 30, 0, 0, jakarta)
+	k := zonedPair(t, time.UTC, jakarta, night, true)
+	ctx := context.Background()
+	if _, err := k.c.CreateStudent(ctx, Student{NIS: "1001", Name: "Ani"}); err != nil {
+		t.Fatal(err)
+	}
+	paidAt := map[string]time.Time{
+		"5th, afternoon":   time.Date(2026, 1, 5, 15, 0, 0, 0, jakarta),
+		"6th, 01:30":       night, // still the 5th in UTC
+		"6th, 16:59":       time.Date(2026, 1, 6, 16, 59, 0, 0, jakarta),
+		"7th, 00:10":       time.Date(2026, 1, 7, 0, 10, 0, 0, jakarta), // still the 6th in UTC
+		"7th, after eight": time.Date(2026, 1, 7, 8, 0, 0, 0, jakarta),
+	}
+	k.at(time.Date(2026, 1, 5, 8, 0, 0, 0, jakarta))
+	for name, at := range paidAt {
+		b, err := k.c.CreateComponent(ctx, ComponentInput{NIS: "1001", AccountCode: "SPP", Name: name, Due: day(2026, 1, 20), Expiry: day(2026, 1, 31), Amount: 1000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		k.at(at)
+		if _, err := k.c.Pay(ctx, Payment{NIS: "1001", RefNumber: name, ComponentIDs: []string{b.ComponentID}}); err != nil {
+			t.Fatal(err)
+		}
+		k.at(time.Date(2026, 1, 5, 8, 0, 0, 0, jakarta))
+	}
+	k.at(time.Date(2026, 1, 8, 1, 0, 0, 0, jakarta)) // a night: the service's zone is learned
+	if _, err := k.c.ListStudents(ctx, StudentQuery{}); err != nil || k.c.ServiceZone() != time.UTC {
+		t.Fatalf("zone %v, %v", k.c.ServiceZone(), err)
+	}
+	tests := []struct {
+		name     string
+		from, to time.Time
+		want     string
+	}{
+		{"the 6th", day(2026, 1, 6), day(2026, 1, 6), "6th, 01:30 6th, 16:59"},
+		{"the 6th as a Jakarta midnight", time.Date(2026, 1, 6, 0, 0, 0, 0, jakarta), time.Date(2026, 1, 6, 0, 0, 0, 0, jakarta), "6th, 01:30 6th, 16:59"},
+		{"the 7th", day(2026, 1, 7), day(2026, 1, 7), "7th, 00:10 7th, after eight"},
+		{"from the 6th", day(2026, 1, 6), time.Time{}, "6th, 01:30 6th, 16:59 7th, 00:10 7th, after eight"},
+		{"until the 5th", time.Time{}, day(2026, 1, 5), "5th, afternoon"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, all := range []bool{false, true} {
+				var got []string
+				if all {
+					for b, err := range k.c.All(ctx, Query{PaidFrom: tt.from, PaidTo: tt.to}) {
+						if err != nil {
+							t.Fatal(err)
+						}
+						got = append(got, b.Name)
+					}
+				} else {
+					bs, err := k.c.Search(ctx, Query{PaidFrom: tt.from, PaidTo: tt.to, Limit: 100})
+					if err != nil {
+						t.Fatal(err)
+					}
+					got = names(bs)
+				}
+				slices.Sort(got)
+				if strings.Join(got, " ") != tt.want {
+					t.Errorf("all=%v: %q, want %q", all, strings.Join(got, " "), tt.want)
+				}
+			}
+		})
+	}
+}
+
+func TestServiceDays(t *testing.T) {
+	jakarta := mustZone(t, "Asia/Jakarta")
+	d := day(2026, 7, 1)
+	for _, tt := range []struct {
+		loc, zone *time.Location
+		from, to  string
+	}{
+		{jakarta, jakarta, "20260701", "20260701"},
+		{jakarta, time.UTC, "20260630", "20260701"},
+		{time.UTC, jakarta, "20260701", "20260702"},
+	} {
+		if from, to := serviceDays(d, d, tt.loc, tt.zone); from != tt.from || to != tt.to {
+			t.Errorf("%v in %v: %s–%s, want %s–%s", tt.loc, tt.zone, from, to, tt.from, tt.to)
+		}
+	}
+	if from, to := serviceDays(time.Time{}, time.Time{}, jakarta, time.UTC); from != "" || to != "" {
+		t.Errorf("no range: %q %q", from, to)
 	}
 }

@@ -223,7 +223,7 @@ func TestAPIErrorKinds(t *testing.T) {
 		want error
 	}{
 		{400, ErrValidation}, {401, ErrUnauthorized}, {403, ErrUnauthorized}, {404, ErrNotFound},
-		{406, ErrValidation}, {409, nil}, {500, ErrUnavailable}, {502, ErrUnavailable},
+		{406, ErrValidation}, {409, nil}, {422, ErrValidation}, {500, ErrUnavailable}, {502, ErrUnavailable},
 		{503, ErrUnavailable}, {504, ErrUnavailable}, {505, nil},
 	}
 	for _, tt := range tests {

@@ -432,3 +432,26 @@ func TestTolerantZonelessReading(t *testing.T) {
 		t.Errorf("active %v, want none", b.Active)
 	}
 }
+
+// TestGatewayErrorTeachesNoDateRule: a 5xx after a 401 proves nothing about
+// the password (a gateway may answer it), so no rule is kept from it.
+func TestGatewayErrorTeachesNoDateRule(t *testing.T) {
+	jakarta := mustZone(t, "Asia/Jakarta")
+	night := time.Date(2026, 1, 6, 1, 30, 0, 0, jakarta)
+	own := DailyPassword("issued", night)
+	c := fakeClient(t, func(w http.ResponseWriter, r *http.Request) {
+		if _, pass, _ := r.BasicAuth(); pass == own {
+			reply(w, 401, `{"status":"Unauthorized","status_code":401,"data":null}`)
+			return
+		}
+		reply(w, 503, `{"status":"Service Unavailable","status_code":503,"data":null}`)
+	}, func(cfg *Config) {
+		cfg.Location, cfg.Now, cfg.MaxAttempts = jakarta, func() time.Time { return night }, 2
+	})
+	if _, err := c.Student(context.Background(), "1001"); !errors.Is(err, ErrUnavailable) {
+		t.Fatalf("err = %v, want the 503", err)
+	}
+	if first := c.signings(night)[0]; first.rule != ruleOwn || c.ServiceZone() != jakarta {
+		t.Errorf("after a 503: first rule %v, zone %v; want the configured date and zone", first.rule, c.ServiceZone())
+	}
+}

@@ -87,7 +87,7 @@ func serve(ctx context.Context, cfg config.Config, db *store.DB, authSvc *auth.S
 
 	billingCfg := billing.Config{
 		BaseURL: cfg.UpstreamURL, Username: cfg.UpstreamUsername, Password: cfg.UpstreamPassword,
-		Location: cfg.Location, Timeout: cfg.UpstreamTimeout, Logger: log,
+		Location: cfg.Location, Timeout: cfg.UpstreamTimeout, Deadline: cfg.UpstreamDeadline, Logger: log,
 	}
 	if cfg.Sandbox() {
 		url, closeSandbox, err := startSandbox(cfg, log)

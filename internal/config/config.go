@@ -31,6 +31,9 @@ type Config struct {
 	UpstreamPassword string
 	UpstreamEnv      string
 	UpstreamTimeout  time.Duration
+	// UpstreamDeadline bounds one logical call to the service, its retries
+	// included (PORTAL_UPSTREAM_DEADLINE, default 45s).
+	UpstreamDeadline time.Duration
 	AccountCodes     []string
 
 	Location      *time.Location
@@ -126,6 +129,11 @@ func Load(getenv func(string) string) (Config, error) {
 	var err error
 	if c.UpstreamTimeout, err = duration(get("PORTAL_UPSTREAM_TIMEOUT", "15s")); err != nil {
 		errs = append(errs, &Error{"PORTAL_UPSTREAM_TIMEOUT", err.Error()})
+	}
+	if c.UpstreamDeadline, err = duration(get("PORTAL_UPSTREAM_DEADLINE", "45s")); err != nil {
+		errs = append(errs, &Error{"PORTAL_UPSTREAM_DEADLINE", err.Error()})
+	} else if c.UpstreamTimeout > 0 && c.UpstreamDeadline < c.UpstreamTimeout {
+		errs = append(errs, &Error{"PORTAL_UPSTREAM_DEADLINE", fmt.Sprintf("%s is shorter than one attempt (PORTAL_UPSTREAM_TIMEOUT %s)", c.UpstreamDeadline, c.UpstreamTimeout)})
 	}
 	if c.SessionIdle, err = duration(get("PORTAL_SESSION_IDLE", "8h")); err != nil {
 		errs = append(errs, &Error{"PORTAL_SESSION_IDLE", err.Error()})

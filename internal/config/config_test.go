@@ -25,6 +25,12 @@ func TestLoadDefaults(t *testing.T) {
 	if strings.Join(c.AccountCodes, ",") != "SPP,BCA,MANDIRI" {
 		t.Fatalf("account codes = %v", c.AccountCodes)
 	}
+	if c.UpstreamTimeout != 15*time.Second || c.UpstreamDeadline != 45*time.Second {
+		t.Fatalf("upstream timeout %v, deadline %v", c.UpstreamTimeout, c.UpstreamDeadline)
+	}
+	if c, err := Load(env(map[string]string{"PORTAL_UPSTREAM_DEADLINE": "2m"})); err != nil || c.UpstreamDeadline != 2*time.Minute {
+		t.Fatalf("PORTAL_UPSTREAM_DEADLINE=2m: %v, %v", c.UpstreamDeadline, err)
+	}
 }
 
 func TestLoadNamesTheBadVariable(t *testing.T) {
@@ -42,6 +48,8 @@ func TestLoadNamesTheBadVariable(t *testing.T) {
 		{"credentials in url", map[string]string{"PORTAL_UPSTREAM_URL": "https://u:p@billing.example", "PORTAL_UPSTREAM_ENV": "test", "PORTAL_UPSTREAM_USERNAME": "u", "PORTAL_UPSTREAM_PASSWORD": "p"}, "PORTAL_UPSTREAM_URL"},
 		{"relative url", map[string]string{"PORTAL_UPSTREAM_URL": "billing", "PORTAL_UPSTREAM_ENV": "test", "PORTAL_UPSTREAM_USERNAME": "u", "PORTAL_UPSTREAM_PASSWORD": "p"}, "PORTAL_UPSTREAM_URL"},
 		{"timeout", map[string]string{"PORTAL_UPSTREAM_TIMEOUT": "soon"}, "PORTAL_UPSTREAM_TIMEOUT"},
+		{"deadline", map[string]string{"PORTAL_UPSTREAM_DEADLINE": "-1s"}, "PORTAL_UPSTREAM_DEADLINE"},
+		{"deadline shorter than an attempt", map[string]string{"PORTAL_UPSTREAM_DEADLINE": "10s"}, "PORTAL_UPSTREAM_DEADLINE: 10s is shorter than one attempt"},
 		{"short session key", map[string]string{"PORTAL_SESSION_KEY": "abc"}, "PORTAL_SESSION_KEY"},
 		{"secure cookies", map[string]string{"PORTAL_SECURE_COOKIES": "yes please"}, "PORTAL_SECURE_COOKIES"},
 		{"report cache ttl", map[string]string{"PORTAL_REPORT_CACHE_TTL": "five minutes"}, "PORTAL_REPORT_CACHE_TTL"},

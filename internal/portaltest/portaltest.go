@@ -49,6 +49,12 @@ type Options struct {
 	// Config adjusts the portal's configuration (trusted proxies, session limits) before
 	// anything is built from it.
 	Config func(*config.Config)
+	// Sandbox adjusts the sandbox's options before it starts: the looser service of
+	// contract version 2 (MaxLimit, CapSilently, Zoneless), another Location than the
+	// portal's, a CallbackURL.
+	Sandbox func(*sandbox.Options)
+	// Billing adjusts the billing client's configuration before it is built.
+	Billing func(*billing.Config)
 }
 
 // Portal is a running portal and its parts.
@@ -116,18 +122,27 @@ func Start(t testing.TB, opts Options) *Portal {
 	clk := &clock{t: opts.Now}
 
 	db := storetest.OpenTest(t)
-	sb, err := sandbox.New(sandbox.Options{
+	sbOpts := sandbox.Options{
 		Username: "portal", Password: "issued-secret", Location: cfg.Location, Accounts: cfg.AccountCodes,
 		Now: opts.Now, Demo: opts.Demo, Logger: log, HangLimit: 30 * time.Second,
-	})
+	}
+	if opts.Sandbox != nil {
+		opts.Sandbox(&sbOpts)
+	}
+	sb, err := sandbox.New(sbOpts)
 	if err != nil {
 		t.Fatalf("sandbox: %v", err)
 	}
 	sbServer := httptest.NewServer(sb)
-	client, err := billing.New(billing.Config{
+	billingCfg := billing.Config{
 		BaseURL: sbServer.URL, Username: "portal", Password: "issued-secret", Location: cfg.Location,
-		Timeout: cfg.UpstreamTimeout, Now: sbNow(sb), RetryBase: 10 * time.Millisecond, RetryMax: 50 * time.Millisecond,
-	})
+		Timeout: cfg.UpstreamTimeout, Deadline: cfg.UpstreamDeadline, Now: sbNow(sb),
+		RetryBase: 10 * time.Millisecond, RetryMax: 50 * time.Millisecond,
+	}
+	if opts.Billing != nil {
+		opts.Billing(&billingCfg)
+	}
+	client, err := billing.New(billingCfg)
 	if err != nil {
 		t.Fatalf("billing client: %v", err)
 	}

@@ -51,14 +51,21 @@ func newHandler(d Deps) *Handler {
 	a := d.App
 	cs := sessions.NewCookieStore(d.SessionKeys[0], d.SessionKeys[1])
 	cs.Options = &sessions.Options{Path: "/", HttpOnly: true, SameSite: http.SameSiteLaxMode}
-	// The cookie itself lives for the browser session; idle expiry is enforced on the
-	// server from the last-seen time inside it, so a stolen old cookie is worthless.
+	// The cookie itself lives for the browser session; what it grants is decided by the
+	// session's row in the database (idle and absolute expiry, revocation): see session.go.
 	cs.MaxAge(0)
-	return &Handler{
+	h := &Handler{
 		cfg: a.Config, db: a.DB, auth: a.Auth, billing: a.Billing, writer: a.Writer, reports: a.Reports,
 		registration: a.Registration, counter: a.Counter, uploads: a.Uploads, syncer: a.Roster,
 		log: a.Log, sessions: cs, now: a.Now,
 	}
+	if h.log == nil {
+		h.log = slog.Default()
+	}
+	if h.now == nil {
+		h.now = time.Now
+	}
+	return h
 }
 
 // today is the current date in the service zone, for the billing helpers.

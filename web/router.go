@@ -19,13 +19,10 @@ func New(d Deps) http.Handler {
 	h := newHandler(d)
 	r := chi.NewRouter()
 
-	// Global stack: request id, real address (only behind a trusted proxy), panic → 500
-	// page, one log line per request, security headers on everything.
-	r.Use(middleware.RequestID)
-	if h.cfg.TrustProxy {
-		r.Use(middleware.RealIP)
-	}
-	r.Use(h.requestLogger, h.recoverer, securityHeaders)
+	// Global stack: request id, client address (forwarding headers only from trusted
+	// proxies), panic → 500 page, one log line per request, security headers on everything.
+	r.Use(middleware.RequestID, h.clientAddress)
+	r.Use(h.requestLogger, h.recoverer, h.securityHeaders)
 	r.NotFound(h.withSession(h.notFound))
 	r.MethodNotAllowed(h.withSession(func(w http.ResponseWriter, r *http.Request) {
 		h.renderError(w, r, http.StatusMethodNotAllowed, "")
@@ -61,6 +58,12 @@ func New(d Deps) http.Handler {
 		r.Group(func(r chi.Router) {
 			r.Use(h.requireSignIn)
 			r.Post("/logout", h.logout)
+
+			// The person's own account: sessions ("sign out everywhere") and password.
+			r.Get("/account", h.showAccount)
+			r.Post("/account/password", h.changeOwnPassword)
+			r.Post("/account/sessions/end-all", h.signOutEverywhere)
+			r.Post("/account/sessions/{sid}/end", h.endOwnSession)
 
 			// Dashboard: the figures for principals, finance and admins; POST refreshes them.
 			r.With(h.require(auth.ReadBilling)).Get("/", h.dashboard)
@@ -175,6 +178,8 @@ func New(d Deps) http.Handler {
 					r.Post("/disable", h.disableStaff)
 					r.Post("/enable", h.enableStaff)
 					r.Post("/password", h.resetStaffPassword)
+					r.Post("/sessions/end-all", h.endStaffSessions)
+					r.Post("/sessions/{sid}/end", h.endStaffSession)
 				})
 			})
 		})

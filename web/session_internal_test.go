@@ -24,7 +24,7 @@ func TestSessionCookieSecureOverHTTPS(t *testing.T) {
 		{"plain http", config.Config{}, false, "", false},
 		{"https", config.Config{}, true, "", true},
 		{"forwarded https, proxy not trusted", config.Config{}, false, "https", false},
-		{"forwarded https behind a trusted proxy", config.Config{TrustProxy: true}, false, "https", true},
+		{"forwarded https behind a trusted proxy", config.Config{TrustedProxies: prefixes("192.0.2.0/24")}, false, "https", true},
 		{"forced", config.Config{SecureCookies: true}, false, "", true},
 	}
 	for _, tt := range tests {

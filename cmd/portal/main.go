@@ -60,6 +60,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	defer db.Close()
 	authSvc := auth.NewService(db)
 	authSvc.Logger = log
+	authSvc.SessionIdle = cfg.SessionIdle
 
 	if len(args) > 0 {
 		switch args[0] {
@@ -85,7 +86,7 @@ func serve(ctx context.Context, cfg config.Config, db *store.DB, authSvc *auth.S
 
 	billingCfg := billing.Config{
 		BaseURL: cfg.UpstreamURL, Username: cfg.UpstreamUsername, Password: cfg.UpstreamPassword,
-		Location: cfg.Location, Timeout: cfg.UpstreamTimeout, Logger: log,
+		Location: cfg.Location, Timeout: cfg.UpstreamTimeout, Deadline: cfg.UpstreamDeadline, Logger: log,
 	}
 	if cfg.Sandbox() {
 		url, closeSandbox, err := startSandbox(cfg, log)

@@ -151,7 +151,7 @@ func workerGoroutines() []string {
 }
 
 // run returns only once every background worker has stopped, so none of them touches the
-// database after it closes: the uploads runner, the sign-in pruner and the roster sync the
+// database after it closes: the uploads runner, the pruner and the roster sync the
 // demo school starts, cut short here by a stop right after start.
 func TestShutdownStopsTheWorkersFirst(t *testing.T) {
 	dir := t.TempDir()

@@ -2,9 +2,9 @@
 // configuration, the database and the billing client: the one wiring that cmd/portal
 // runs and internal/portaltest tests. web.New takes the App and only builds routes.
 //
-// The workers (the uploads runner, the roster sync, the sign-in pruner) start with Start
-// and stop with Stop, which returns only once none of them runs any more: the caller
-// closes the database after it.
+// The workers (the uploads runner, the roster sync, the pruner of old sign-in attempts and
+// expired sessions) start with Start and stop with Stop, which returns only once none of
+// them runs any more: the caller closes the database after it.
 package app
 
 import (
@@ -68,8 +68,8 @@ type App struct {
 	Roster *students.Syncer
 	// Uploads is the upload job runner (a worker).
 	Uploads *uploads.Runner
-	// SignIns prunes old sign-in attempts hourly (a worker).
-	SignIns *Periodic
+	// Pruner drops old sign-in attempts and expired sessions hourly (a worker).
+	Pruner *Periodic
 
 	workers []Worker
 	started []Worker
@@ -91,7 +91,7 @@ func New(o Options) *App {
 	a.Auth = o.Auth
 	if a.Auth == nil {
 		a.Auth = auth.NewService(o.DB)
-		a.Auth.Now, a.Auth.Logger = now, log
+		a.Auth.Now, a.Auth.Logger, a.Auth.SessionIdle = now, log, cfg.SessionIdle
 	}
 	a.Writer = &changes.Writer{Client: o.Billing, DB: o.DB, Log: log, Now: now}
 	// Every figure about money is computed (and cached) by the reports service.
@@ -109,9 +109,15 @@ func New(o Options) *App {
 		o.Uploads(&ucfg)
 	}
 	a.Uploads = uploads.NewRunner(ucfg, o.DB, o.Billing, a.Writer, log.With("component", "uploads"))
-	a.SignIns = &Periodic{Name: "prune sign-in attempts", Interval: time.Hour, Log: log,
-		Run: func(ctx context.Context) error { _, err := a.Auth.PruneSignIns(ctx); return err }}
-	a.workers = []Worker{a.Uploads, a.Roster, a.SignIns}
+	// Sign-in attempts too old to matter for lock-outs and expired sessions go hourly, so the
+	// tables stay small however long the portal runs.
+	a.Pruner = &Periodic{Name: "prune sign-in attempts and expired sessions", Interval: time.Hour, Log: log,
+		Run: func(ctx context.Context) error {
+			_, errSignIns := a.Auth.PruneSignIns(ctx)
+			_, errSessions := a.Auth.PruneSessions(ctx)
+			return errors.Join(errSignIns, errSessions)
+		}}
+	a.workers = []Worker{a.Uploads, a.Roster, a.Pruner}
 	return a
 }
 

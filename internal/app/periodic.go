@@ -9,7 +9,7 @@ import (
 )
 
 // Periodic is a background worker that runs a task at once and then every Interval until
-// it is stopped (the sign-in pruner is one).
+// it is stopped (the pruner of sign-in attempts and sessions is one).
 type Periodic struct {
 	Name     string
 	Interval time.Duration

@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"testing"
 
+	"github.com/sekolah/portal/internal/app"
 	"github.com/sekolah/portal/internal/config"
 )
 
@@ -77,7 +78,7 @@ func TestClientAddress(t *testing.T) {
 					r.Header.Add(k, v)
 				}
 			}
-			h := newHandler(Deps{Config: config.Config{TrustedProxies: tt.trusted}})
+			h := newHandler(Deps{App: &app.App{Config: config.Config{TrustedProxies: tt.trusted}}})
 			var got string
 			var https bool
 			h.clientAddress(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -106,7 +107,7 @@ func TestStrictTransportSecurity(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h := newHandler(Deps{Config: config.Config{TrustedProxies: tt.trusted}})
+			h := newHandler(Deps{App: &app.App{Config: config.Config{TrustedProxies: tt.trusted}}})
 			r := httptest.NewRequest(http.MethodGet, "/", nil) // RemoteAddr 192.0.2.1:1234
 			if tt.tls {
 				r.TLS = &tls.ConnectionState{}

@@ -117,9 +117,7 @@ func (h *Handler) loadSession(next http.Handler) http.Handler {
 				if l, ok := i18n.ParseLang(user.Lang); ok {
 					lang = l
 				}
-				ctx = viewctx.WithPerson(ctx, viewctx.Person{
-					ID: user.ID, Username: user.Username, DisplayName: user.DisplayName, Role: auth.Role(user.Role),
-				})
+				ctx = withPerson(ctx, user)
 				ctx = context.WithValue(ctx, currentSessionKey{}, sess.ID)
 			}
 		}
@@ -181,7 +179,7 @@ func (h *Handler) requireSignIn(next http.Handler) http.Handler {
 func (h *Handler) require(perm auth.Permission) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if !viewctx.Can(r.Context(), perm) {
+			if !can(r.Context(), perm) {
 				p, _ := viewctx.CurrentPerson(r.Context())
 				h.log.Warn("forbidden", "path", r.URL.Path, "method", r.Method, "user", p.Username, "role", string(p.Role))
 				h.renderError(w, r, http.StatusForbidden, i18n.T(r.Context(), "error.forbidden"))

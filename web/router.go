@@ -1,15 +1,12 @@
 package web
 
 import (
-	"context"
 	"net/http"
-	"time"
 
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
 
 	"github.com/sekolah/portal/internal/auth"
-	"github.com/sekolah/portal/internal/store"
 	"github.com/sekolah/portal/static"
 )
 
@@ -17,12 +14,9 @@ import (
 const maxFormBytes = 1 << 20
 
 // New builds the portal's HTTP handler: every route is registered here, grouped by section.
+// It only builds routes: the services come started in d.App.
 func New(d Deps) http.Handler {
 	h := newHandler(d)
-	h.startUploads(d)
-	if d.Demo {
-		h.prepareDemo()
-	}
 	r := chi.NewRouter()
 
 	// Global stack: request id, client address (forwarding headers only from trusted
@@ -191,23 +185,6 @@ func New(d Deps) http.Handler {
 		})
 	})
 	return r
-}
-
-// prepareDemo makes the embedded sandbox's demo school usable at once: the roster sync runs
-// when the roster is empty, and a sample fee template is there for the registration wizard.
-func (h *Handler) prepareDemo() {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if _, known, err := h.db.ListStudents(ctx, store.StudentFilter{Limit: 1}); err != nil {
-		h.log.Warn("read roster for the demo", "err", err)
-	} else if known == 0 {
-		if err := h.syncer.Start("system"); err != nil {
-			h.log.Warn("roster sync at start", "err", err)
-		}
-	}
-	if _, err := h.registration().EnsureDemoTemplate(ctx); err != nil {
-		h.log.Warn("demo fee template", "err", err)
-	}
 }
 
 // crossOrigin refuses state-changing requests that the browser marks as coming from

@@ -6,7 +6,9 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/sekolah/portal/internal/app"
 	"github.com/sekolah/portal/internal/config"
 )
 
@@ -27,7 +29,7 @@ func TestSessionCookieSecureOverHTTPS(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h := newHandler(Deps{Config: tt.cfg, SessionKeys: keys})
+			h := newHandler(Deps{App: &app.App{Config: tt.cfg, Now: time.Now}, SessionKeys: keys})
 			r := httptest.NewRequest(http.MethodGet, "/", nil)
 			if tt.tls {
 				r.TLS = &tls.ConnectionState{}

@@ -20,7 +20,7 @@ func staffFrom(r *http.Request) store.User { return recordFrom[store.User](r) }
 
 func (h *Handler) actor(r *http.Request) auth.Actor {
 	p, _ := viewctx.CurrentPerson(r.Context())
-	return auth.Actor{ID: p.ID, Username: p.Username, Role: p.Role, IP: h.clientIP(r)}
+	return auth.Actor{ID: p.ID, Username: p.Username, Role: auth.Role(p.Role), IP: h.clientIP(r)}
 }
 
 func roleOptions(ctx context.Context) []components.Option {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
+	"github.com/sekolah/portal/internal/app"
 	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/config"
@@ -26,7 +27,6 @@ import (
 	"github.com/sekolah/portal/internal/store"
 	"github.com/sekolah/portal/internal/store/storetest"
 	"github.com/sekolah/portal/internal/uploads"
-	"github.com/sekolah/portal/internal/upstream"
 	"github.com/sekolah/portal/web"
 )
 
@@ -68,9 +68,11 @@ type Portal struct {
 	Config  config.Config
 	// Uploads is the upload job runner, started with the portal.
 	Uploads *uploads.Runner
-	clock   *clock
-	opts    Options
-	log     *slog.Logger
+	// App is every service and worker of this instance, wired as cmd/portal wires them.
+	App   *app.App
+	clock *clock
+	opts  Options
+	log   *slog.Logger
 }
 
 // clock is the portal's clock: fixed when set, else real time.
@@ -159,38 +161,37 @@ func Start(t testing.TB, opts Options) *Portal {
 	return p
 }
 
-// serve builds this instance's own parts over the shared database and sandbox (auth
-// service, upload runner, web handler) and listens on a loopback port.
+// serve builds this instance's own parts over the shared database and sandbox the way
+// cmd/portal builds them (app.New: every service and worker once; Start; web.New only
+// builds the routes), listens on a loopback port, and at cleanup stops the workers
+// before the database closes.
 func (p *Portal) serve(t testing.TB) {
 	t.Helper()
-	cfg, log, now := p.Config, p.log, p.clock.now
-	authSvc := auth.NewService(p.DB)
-	authSvc.Now = now
-	authSvc.Logger = log
-	authSvc.SessionIdle = cfg.SessionIdle
-
-	ucfg := uploads.ConfigFrom(cfg)
-	ucfg.Dir = filepath.Join(cfg.DataDir, "uploads")
-	ucfg.RetryBase, ucfg.RetryMax = 5*time.Millisecond, 50*time.Millisecond
+	a := app.New(app.Options{Config: p.Config, DB: p.DB, Billing: p.Billing, Logger: p.log, Now: p.clock.now,
+		Uploads: func(u *uploads.Config) {
+			u.Dir = filepath.Join(p.Config.DataDir, "uploads")
+			u.RetryBase, u.RetryMax = 5*time.Millisecond, 50*time.Millisecond
+			if p.opts.Uploads != nil {
+				p.opts.Uploads(u)
+			}
+		}})
 	if p.opts.Uploads != nil {
-		p.opts.Uploads(&ucfg)
-		p.Config.UploadMaxBytes = ucfg.MaxBytes // the form's body limit follows
-		cfg = p.Config
+		p.Config.UploadMaxBytes = a.Uploads.Config().MaxBytes // the form's body limit follows
+		a.Config = p.Config
 	}
-	jobs := uploads.NewRunner(ucfg, p.DB, p.Billing, &upstream.Writer{Client: p.Billing, DB: p.DB, Log: log, Now: now}, log)
-	if err := jobs.Start(context.Background()); err != nil {
-		t.Fatalf("upload runner: %v", err)
+	if err := a.Start(t.Context()); err != nil {
+		t.Fatalf("start the portal's workers: %v", err)
 	}
-
-	h := web.New(web.Deps{
-		Config: cfg, DB: p.DB, Auth: authSvc, Billing: p.Billing, Logger: log, Now: now, Uploads: jobs,
-		SessionKeys: [2][]byte{[]byte(strings.Repeat("k", 32)), []byte(strings.Repeat("b", 32))},
-	})
+	h := web.New(web.Deps{App: a, SessionKeys: [2][]byte{[]byte(strings.Repeat("k", 32)), []byte(strings.Repeat("b", 32))}})
 	srv := httptest.NewServer(h)
-	p.URL, p.Server, p.Auth, p.Uploads = srv.URL, srv, authSvc, jobs
+	p.URL, p.Server, p.Auth, p.Uploads, p.App = srv.URL, srv, a.Auth, a.Uploads, a
 	t.Cleanup(func() {
 		srv.Close()
-		_ = jobs.Stop(context.Background())
+		stopCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := a.Stop(stopCtx); err != nil {
+			t.Errorf("stop the portal's workers: %v", err)
+		}
 	})
 }
 

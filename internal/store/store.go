@@ -8,6 +8,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io/fs"
 	"net/url"
 	"os"
@@ -184,8 +185,17 @@ func (db *DB) migrate(ctx context.Context) error {
 	opts := []goose.ProviderOption{goose.WithDisableGlobalRegistry(true)}
 	if db.dialect == DialectPostgres {
 		dialect = goose.DialectPostgres
-		// Several portal instances may start at once against one database.
-		locker, err := lock.NewPostgresSessionLocker()
+		// Several portal instances may start at once against one database: the first
+		// migrates, the others wait on an advisory lock. The lock is the schema's, so
+		// portals (and tests) on other schemas of the same database do not wait on each
+		// other, and a waiting instance looks again every second rather than every five.
+		var schema string
+		if err := db.sql.QueryRowContext(ctx, "SELECT current_schema()").Scan(&schema); err != nil {
+			return fmt.Errorf("store: migration lock: %w", err)
+		}
+		h := fnv.New64a()
+		h.Write([]byte("portal migrations\x00" + schema))
+		locker, err := lock.NewPostgresSessionLocker(lock.WithLockID(int64(h.Sum64()>>1)), lock.WithLockTimeout(1, 300))
 		if err != nil {
 			return fmt.Errorf("store: migration lock: %w", err)
 		}

@@ -1,0 +1,131 @@
+package ledger
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sekolah/portal/internal/i18n"
+	"github.com/sekolah/portal/internal/store"
+	"github.com/sekolah/portal/internal/store/storetest"
+)
+
+// benchComponents is the size of the benchmarks' ledger: 1,000,000, or
+// PORTAL_LEDGER_BENCH_N for a quicker look.
+func benchComponents() int {
+	if v, err := strconv.Atoi(os.Getenv("PORTAL_LEDGER_BENCH_N")); err == nil && v > 0 {
+		return v
+	}
+	return 1_000_000
+}
+
+// benchDir holds the generated SQLite file for the whole run; TestMain removes it.
+var benchDir string
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if benchDir != "" {
+		os.RemoveAll(benchDir)
+	}
+	os.Exit(code)
+}
+
+var benchFile struct {
+	once sync.Once
+	path string
+	err  error
+	took time.Duration
+}
+
+// benchSQLitePath generates the benchmark school into a SQLite file once per run.
+func benchSQLitePath(b *testing.B) string {
+	b.Helper()
+	benchFile.once.Do(func() {
+		start := time.Now()
+		benchDir, benchFile.err = os.MkdirTemp("", "ledger-bench-")
+		if benchFile.err != nil {
+			return
+		}
+		benchFile.path = filepath.Join(benchDir, "ledger.db")
+		ctx := context.Background()
+		db, err := store.Open(ctx, "sqlite:"+benchFile.path)
+		if err != nil {
+			benchFile.err = err
+			return
+		}
+		defer db.Close()
+		if _, err := New(ctx, Config{DB: db, Location: i18n.Jakarta()}); err != nil {
+			benchFile.err = err
+			return
+		}
+		benchFile.err = generate(ctx, db, benchComponents(), i18n.Jakarta())
+		if benchFile.err == nil {
+			_, benchFile.err = db.SQL().ExecContext(ctx, `ANALYZE`)
+		}
+		benchFile.took = time.Since(start)
+	})
+	if benchFile.err != nil {
+		b.Fatal(benchFile.err)
+	}
+	b.Logf("generated %d components in %v", benchComponents(), benchFile.took.Round(time.Millisecond))
+	return benchFile.path
+}
+
+// benchLedger opens the generated school: the SQLite file, or a fresh PostgreSQL schema
+// filled the same way.
+func benchLedger(b *testing.B, engine string) *Ledger {
+	b.Helper()
+	ctx := context.Background()
+	var db *store.DB
+	switch engine {
+	case "sqlite":
+		var err error
+		if db, err = store.Open(ctx, "sqlite:"+benchSQLitePath(b)); err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { db.Close() })
+	case "postgres":
+		db = storetest.OpenPostgres(b)
+		start := time.Now()
+		if _, err := New(ctx, Config{DB: db, Location: i18n.Jakarta()}); err != nil {
+			b.Fatal(err)
+		}
+		if err := generate(ctx, db, benchComponents(), i18n.Jakarta()); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := db.SQL().ExecContext(ctx, `ANALYZE`); err != nil {
+			b.Fatal(err)
+		}
+		b.Logf("generated %d components in PostgreSQL in %v", benchComponents(), time.Since(start).Round(time.Millisecond))
+	}
+	l, err := New(ctx, Config{DB: db, Location: i18n.Jakarta(), Now: func() time.Time { return genToday.Add(3 * time.Hour) }})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return l
+}
+
+// BenchmarkDashboardLedger computes every dashboard figure from the ledger, with no
+// cache of its own, at a million components.
+func BenchmarkDashboardLedger(b *testing.B) {
+	for _, engine := range []string{"sqlite", "postgres"} {
+		b.Run(engine, func(b *testing.B) {
+			l := benchLedger(b, engine)
+			ctx := context.Background()
+			b.ReportAllocs()
+			for b.Loop() {
+				d, err := l.Dashboard(ctx)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if d.Bills < benchComponents()*9/10 {
+					b.Fatalf("dashboard counted %d components", d.Bills)
+				}
+			}
+		})
+	}
+}

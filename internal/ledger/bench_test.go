@@ -46,11 +46,18 @@ func benchSQLitePath(b *testing.B) string {
 	b.Helper()
 	benchFile.once.Do(func() {
 		start := time.Now()
-		benchDir, benchFile.err = os.MkdirTemp("", "ledger-bench-")
-		if benchFile.err != nil {
-			return
+		if keep := os.Getenv("PORTAL_LEDGER_BENCH_DB"); keep != "" {
+			// A file kept between runs (when looking at query plans): generated once.
+			benchFile.path = keep
+			if _, err := os.Stat(keep); err == nil {
+				return
+			}
+		} else {
+			if benchDir, benchFile.err = os.MkdirTemp("", "ledger-bench-"); benchFile.err != nil {
+				return
+			}
+			benchFile.path = filepath.Join(benchDir, "ledger.db")
 		}
-		benchFile.path = filepath.Join(benchDir, "ledger.db")
 		ctx := context.Background()
 		db, err := store.Open(ctx, "sqlite:"+benchFile.path)
 		if err != nil {
@@ -125,6 +132,51 @@ func BenchmarkDashboardLedger(b *testing.B) {
 				if d.Bills < benchComponents()*9/10 {
 					b.Fatalf("dashboard counted %d components", d.Bills)
 				}
+			}
+		})
+	}
+}
+
+// BenchmarkBillsFirstPage reads the bills list's first page with the count and totals
+// of the whole result at a million components: the default tab, and the others with
+// a sort, a filter or a search.
+func BenchmarkBillsFirstPage(b *testing.B) {
+	cases := []struct {
+		name string
+		q    BillsQuery
+	}{
+		{"outstanding", BillsQuery{}},
+		{"paid", BillsQuery{Tab: TabPaid}},
+		{"expired", BillsQuery{Tab: TabExpired}},
+		{"all-by-due", BillsQuery{Tab: TabAll, Sort: SortDue}},
+		{"outstanding-by-due", BillsQuery{Sort: SortDue}},
+		{"expired-by-due-desc", BillsQuery{Tab: TabExpired, Sort: SortDue, Desc: true}},
+		{"all-by-amount-desc", BillsQuery{Tab: TabAll, Sort: SortAmount, Desc: true}},
+		{"paid-by-nis", BillsQuery{Tab: TabPaid, Sort: SortNIS}},
+		{"all-by-paid", BillsQuery{Tab: TabAll, Sort: SortPaid}},
+		{"outstanding-SPP-march", BillsQuery{Account: "SPP", DueFrom: time.Date(2027, 3, 1, 0, 0, 0, 0, time.UTC), DueTo: time.Date(2027, 3, 31, 0, 0, 0, 0, time.UTC)}},
+		{"paid-in-february", BillsQuery{Tab: TabPaid, PaidFrom: time.Date(2027, 2, 1, 0, 0, 0, 0, time.UTC), PaidTo: time.Date(2027, 2, 28, 0, 0, 0, 0, time.UTC)}},
+		{"all-search-name", BillsQuery{Tab: TabAll, Search: "ayu pratama"}},
+		{"all-search-nis", BillsQuery{Tab: TabAll, Search: "2021123"}},
+		{"all-ref", BillsQuery{Tab: TabAll, Ref: "REF202400012300"}},
+	}
+	for _, engine := range []string{"sqlite", "postgres"} {
+		b.Run(engine, func(b *testing.B) {
+			l := benchLedger(b, engine)
+			ctx := context.Background()
+			for _, c := range cases {
+				b.Run(c.name, func(b *testing.B) {
+					b.ReportAllocs()
+					for b.Loop() {
+						p, err := l.Bills(ctx, c.q)
+						if err != nil {
+							b.Fatal(err)
+						}
+						if len(p.Bills) == 0 && c.q.Ref == "" {
+							b.Fatalf("empty page, totals %+v", p.Totals)
+						}
+					}
+				})
 			}
 		})
 	}

@@ -117,6 +117,12 @@ func TestDashboardMatchesReports(t *testing.T) {
 		time.Date(2026, 6, 30, 0, 0, 0, 0, time.UTC),
 		time.Date(2026, 10, 11, 0, 0, 0, 0, time.UTC), // the day after September's SPP expires
 		time.Date(2023, 2, 3, 0, 0, 0, 0, time.UTC),
+		time.Date(2026, 9, 14, 0, 0, 0, 0, time.UTC), // books due 15 August are 30, 60, 90 days late
+		time.Date(2026, 9, 15, 0, 0, 0, 0, time.UTC),
+		time.Date(2026, 10, 14, 0, 0, 0, 0, time.UTC),
+		time.Date(2026, 10, 15, 0, 0, 0, 0, time.UTC),
+		time.Date(2026, 11, 13, 0, 0, 0, 0, time.UTC),
+		time.Date(2026, 11, 14, 0, 0, 0, 0, time.UTC),
 	} {
 		t.Run(day.Format(time.DateOnly), func(t *testing.T) {
 			clk.t = day.Add(10*time.Hour - 7*time.Hour) // 10:00 in Jakarta

@@ -89,8 +89,8 @@ func generate(ctx context.Context, db *store.DB, n int, loc *time.Location) erro
 						expiry = due.AddDate(0, 2, 0)
 					case k == 12:
 						due = time.Date(year, time.August, 15, 0, 0, 0, 0, time.UTC)
-						name, account, amount, penalty = fmt.Sprintf("Uang Buku %d/%d", year, year+1), genAccounts[1], 1_200_000, 0
-						expiry = due.AddDate(0, 4, 0)
+						name, account, amount, penalty = fmt.Sprintf("Uang Buku %d/%d", year, year+1), genAccounts[1], 1_200_000, 10_000
+						expiry = due.AddDate(1, 0, 0) // payable all year: fills the older age buckets
 					default:
 						due = time.Date(year+1, time.February, 1, 0, 0, 0, 0, time.UTC)
 						name, account, amount, penalty = fmt.Sprintf("Kegiatan %d/%d", year, year+1), genAccounts[2], 800_000, 50_000
@@ -115,6 +115,9 @@ func generate(ctx context.Context, db *store.DB, n int, loc *time.Location) erro
 							at = due.Add(time.Duration(24+rng.IntN(30*24)) * time.Hour)
 						}
 						at = at.Add(time.Duration(rng.IntN(10*3600)) * time.Second)
+						if rng.IntN(3) == 0 {
+							at = at.Truncate(time.Hour) // a bank's batch: many payments at one instant
+						}
 						if at.After(genToday) {
 							at = genToday.Add(-time.Hour)
 						}

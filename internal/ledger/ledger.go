@@ -65,6 +65,9 @@ func New(ctx context.Context, cfg Config) (*Ledger, error) {
 // Location is the zone days are read in.
 func (l *Ledger) Location() *time.Location { return l.loc }
 
+// Now is the ledger's clock.
+func (l *Ledger) Now() time.Time { return l.now() }
+
 // Today is the current calendar day in the ledger's zone, at UTC midnight.
 func (l *Ledger) Today() time.Time { return billing.DayIn(l.now(), l.loc) }
 

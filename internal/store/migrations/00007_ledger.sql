@@ -50,10 +50,12 @@ CREATE INDEX ledger_components_kind_created ON ledger_components (kind, created_
 CREATE INDEX ledger_components_kind_due ON ledger_components (kind, due_day, created_us DESC, id DESC, expiry_day);
 CREATE INDEX ledger_components_kind_amount ON ledger_components (kind, amount, created_us DESC, id DESC, expiry_day);
 CREATE INDEX ledger_components_kind_nis ON ledger_components (kind, nis_key, created_us DESC, id DESC, expiry_day);
-CREATE INDEX ledger_components_paid ON ledger_components (paid_day, paid_us, id) WHERE kind = 1;
-CREATE INDEX ledger_components_paid_at ON ledger_components (paid_us, id) WHERE kind = 1;
--- A student's components; search by name or NIS goes through the roster to these.
-CREATE INDEX ledger_components_nis ON ledger_components (nis, due_day);
+CREATE INDEX ledger_components_paid ON ledger_components (paid_day, paid_us, created_us, id) WHERE kind = 1;
+CREATE INDEX ledger_components_paid_at ON ledger_components (paid_us, created_us DESC, id DESC) WHERE kind = 1;
+-- A student's components; a search by name or NIS goes through the roster to these, and
+-- the columns the totals and the page order need ride along, so thousands of matches
+-- are added up and ordered from the index alone.
+CREATE INDEX ledger_components_nis ON ledger_components (nis, kind, expiry_day, due_day, amount, penalty, amount_paid, created_us, id);
 -- The open components by expiry then due: what is payable today is a range of it.
 CREATE INDEX ledger_components_open ON ledger_components (expiry_day, due_day, nis, amount, penalty) WHERE kind = 0;
 CREATE INDEX ledger_components_ref ON ledger_components (ref_number) WHERE ref_number <> '';

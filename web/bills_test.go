@@ -784,9 +784,10 @@ func TestCounterPaymentTimeout(t *testing.T) {
 	s := seedBills(t, p)
 	c := p.SignedIn(t, "finance")
 	id := s.id("SPP Oktober")
-	// The sandbox's fault draws are seeded: with a rate of 0.5 the first request after this
-	// (reading the student's components) is answered and the second (the payment) hangs.
-	p.Sandbox.SetFaults(sandbox.Faults{TimeoutRate: 0.5})
+	// The sandbox's fault draws are seeded: with a rate of 0.3 the first two requests after
+	// this (reading the student's components: a page, then the empty page that ends the
+	// listing) are answered and the third (the payment) hangs.
+	p.Sandbox.SetFaults(sandbox.Faults{TimeoutRate: 0.3})
 	res := c.Post("/payments", url.Values{"nis": {"2024001"}, "ref": {"KW-7"}, "component": {id}, "total": {"275000"}})
 	p.Sandbox.SetFaults(sandbox.Faults{})
 	if res.StatusCode != http.StatusGatewayTimeout {

@@ -6,15 +6,19 @@ import "time"
 type State string
 
 // The states of a component; the service's other "money received" states
-// read as StatePaid (Bill.RawState keeps the original).
+// read as StatePaid (Bill.RawState keeps the original). Deleted components
+// are left out of every listing unless asked for (Query.State = StateDeleted);
+// GetComponent and DeleteComponents return them as they are.
 const (
 	StateProvisioned State = "provisioned"
 	StatePaid        State = "paid"
 	StateExpired     State = "expired"
+	StateDeleted     State = "deleted"
 )
 
-// Bill is one bill component record of a student's bill.
-// Active, Due and Expiry are calendar days as UTC-midnight times.
+// Bill is one bill component record of a student's bill, every field of the
+// contract's record. Active, Due and Expiry are calendar days (their UTC
+// date is the day); the other times are instants in UTC.
 type Bill struct {
 	ComponentID string
 	BillID      string
@@ -34,6 +38,10 @@ type Bill struct {
 	RefNumber   string
 	Notes       string
 	CreatedAt   time.Time
+	// UpdatedAt moves on every change the service makes (upload, update,
+	// payment, deletion); a state that changes with the date alone
+	// (provisioned to expired) does not move it.
+	UpdatedAt time.Time
 }
 
 // The day rule (docs/briefing.md): "today" is a date in the service zone,
@@ -72,13 +80,13 @@ func (b Bill) expired(today time.Time) bool {
 // IsLate reports an unpaid component past its due day and not yet expired,
 // i.e. one that costs the penalty today; today is now.In(service zone).
 func (b Bill) IsLate(today time.Time) bool {
-	return b.State != StatePaid && !b.expired(today) && localDay(today) > utcDay(b.Due)
+	return b.State != StatePaid && b.State != StateDeleted && !b.expired(today) && localDay(today) > utcDay(b.Due)
 }
 
 // DueToday is what paying b costs on today (now.In(service zone)): the
-// amount, plus the penalty when late; 0 when paid or expired.
+// amount, plus the penalty when late; 0 when paid, deleted or expired.
 func (b Bill) DueToday(today time.Time) int64 {
-	if b.State == StatePaid || b.expired(today) {
+	if b.State == StatePaid || b.State == StateDeleted || b.expired(today) {
 		return 0
 	}
 	if b.IsLate(today) {

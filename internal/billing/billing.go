@@ -1,13 +1,16 @@
 // Package billing is the portal's client for the school billing service
-// ("upstream"): students, bill components, searches, checkout and payments,
-// as described in /work/shared/upstream-contract.md.
+// ("upstream"): students, bill components, searches, checkout, payments and
+// the service's signed payment callback, as described in docs/upstream.md
+// (the wire contract, version 2).
 //
 // The client owns the details every caller would otherwise repeat: the
-// daily-changing Basic password, per-attempt timeouts, retries of idempotent
-// calls, the response envelope and tolerant reading of the real service's
-// records. Errors are *APIError values (or transport errors) that match the
-// sentinels ErrNotFound, ErrUnauthorized, ErrValidation, ErrUnavailable and
-// ErrTimeout with errors.Is, so the portal can pick a message by kind.
+// daily-changing Basic password and which date the service signs it with,
+// per-attempt timeouts and an overall deadline per call, retries of
+// idempotent calls, the response envelope, paging that survives a service
+// capping its pages, and tolerant reading of the real service's records.
+// Errors are *APIError values (or transport errors) that match the sentinels
+// ErrNotFound, ErrUnauthorized, ErrValidation, ErrUnavailable and ErrTimeout
+// with errors.Is, so the portal can pick a message by kind.
 package billing
 
 import (
@@ -19,24 +22,25 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 )
 
 // Defaults applied by New when the Config leaves a field zero.
 const (
 	DefaultTimeout     = 15 * time.Second
+	DefaultDeadline    = 45 * time.Second
 	DefaultMaxAttempts = 4
 	DefaultRetryBase   = 100 * time.Millisecond
 	DefaultRetryMax    = 2 * time.Second
 	DefaultZone        = "Asia/Jakarta"
 )
 
-// MaxLimit is the largest page the service answers; All pages with it.
+// MaxLimit is the largest page of the component searches; All pages with it.
 const MaxLimit = 1000
 
-// midnightWindow is how close to the service's midnight a 401 is blamed on
-// the two clocks disagreeing about the date (and retried once).
-const midnightWindow = 10 * time.Minute
+// MaxStudentLimit is the largest page of the student list; AllStudents pages with it.
+const MaxStudentLimit = 1500
 
 // Config holds what the client needs to reach one environment (test or production).
 type Config struct {
@@ -51,6 +55,10 @@ type Config struct {
 	Location *time.Location
 	// Timeout bounds each attempt, reading the whole answer included.
 	Timeout time.Duration
+	// Deadline bounds one logical call, its retries and pauses included
+	// (default 45s), so that no page waits for the sum of every attempt's
+	// timeout. One page of an iterator is one call.
+	Deadline time.Duration
 	// MaxAttempts caps attempts of idempotent calls (GET, PUT, DELETE).
 	MaxAttempts int
 	// RetryBase is the first backoff step between retries (default 100ms).
@@ -72,12 +80,25 @@ type Client struct {
 	password    string
 	loc         *time.Location
 	timeout     time.Duration
+	deadline    time.Duration
 	maxAttempts int
 	retryBase   time.Duration
 	retryMax    time.Duration
 	http        *http.Client
 	now         func() time.Time
 	log         *slog.Logger
+
+	mu sync.Mutex
+	// rule is the password date rule that worked on ruleDay (a day number in
+	// the configured zone); other days start again from ruleOwn.
+	rule    dateRule
+	ruleDay int
+	// zone is where zoneless timestamps are read: the configured zone until a
+	// password date shows that the service counts days in another one.
+	zone *time.Location
+	// pageSize is the largest page the service was seen to answer, per path,
+	// when it is below what was asked.
+	pageSize map[string]int
 }
 
 // New checks cfg, fills in the defaults and returns a ready client.
@@ -120,6 +141,7 @@ func New(cfg Config) (*Client, error) {
 		password:    password,
 		loc:         cfg.Location,
 		timeout:     cfg.Timeout,
+		deadline:    cfg.Deadline,
 		maxAttempts: cfg.MaxAttempts,
 		retryBase:   cfg.RetryBase,
 		retryMax:    cfg.RetryMax,
@@ -133,6 +155,11 @@ func New(cfg Config) (*Client, error) {
 	if c.timeout <= 0 {
 		c.timeout = DefaultTimeout
 	}
+	if c.deadline <= 0 {
+		c.deadline = DefaultDeadline
+	}
+	c.zone = c.loc
+	c.pageSize = map[string]int{}
 	if c.maxAttempts <= 0 {
 		c.maxAttempts = DefaultMaxAttempts
 	}
@@ -172,21 +199,4 @@ func DailyPassword(issued string, day time.Time) string {
 	inner := sha256.Sum256([]byte(issued))
 	outer := sha256.Sum256([]byte(hex.EncodeToString(inner[:]) + day.Format("20060102")))
 	return hex.EncodeToString(outer[:])
-}
-
-// neighbourDay says which other date's password to try after a 401 near
-// midnight: the service's clock may already be (or still be) on that date.
-func neighbourDay(now time.Time) (time.Time, bool) {
-	sinceMidnight := time.Duration(now.Hour())*time.Hour +
-		time.Duration(now.Minute())*time.Minute +
-		time.Duration(now.Second())*time.Second +
-		time.Duration(now.Nanosecond())
-	y, m, d := now.Date()
-	switch {
-	case sinceMidnight >= 24*time.Hour-midnightWindow:
-		return time.Date(y, m, d+1, 12, 0, 0, 0, now.Location()), true
-	case sinceMidnight < midnightWindow:
-		return time.Date(y, m, d-1, 12, 0, 0, 0, now.Location()), true
-	}
-	return time.Time{}, false
 }

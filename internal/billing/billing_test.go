@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"io"
 	"log/slog"
+	"strings"
 	"testing"
 	"time"
 )
@@ -39,28 +40,61 @@ func TestDailyPasswordVector(t *testing.T) {
 	}
 }
 
-func TestNeighbourDay(t *testing.T) {
+func TestPasswordDateOrder(t *testing.T) {
 	jakarta := mustZone(t, "Asia/Jakarta")
 	tests := []struct {
+		name string
+		zone *time.Location
 		now  time.Time
-		want string // "" when no retry
+		want string // the dates tried, in order
 	}{
-		{time.Date(2026, 1, 31, 23, 55, 0, 0, jakarta), "20260201"},
-		{time.Date(2026, 1, 31, 23, 50, 0, 0, jakarta), "20260201"},
-		{time.Date(2026, 1, 31, 23, 49, 59, 0, jakarta), ""},
-		{time.Date(2026, 2, 1, 0, 3, 0, 0, jakarta), "20260131"},
-		{time.Date(2026, 2, 1, 0, 10, 0, 0, jakarta), ""},
-		{time.Date(2026, 2, 1, 12, 0, 0, 0, jakarta), ""},
+		// 01:30 in Jakarta is still the day before in UTC: the UTC date is also the day before.
+		{"Jakarta at 01:30", jakarta, time.Date(2026, 1, 6, 1, 30, 0, 0, jakarta), "20260106 20260105 20260107"},
+		{"Jakarta at 10:00", jakarta, time.Date(2026, 1, 6, 10, 0, 0, 0, jakarta), "20260106 20260105 20260107"},
+		{"Jakarta at 23:55", jakarta, time.Date(2026, 1, 31, 23, 55, 0, 0, jakarta), "20260131 20260130 20260201"},
+		{"UTC at 18:30 (01:30 in Jakarta)", time.UTC, time.Date(2026, 1, 5, 18, 30, 0, 0, time.UTC), "20260105 20260104 20260106"},
+		{"year end", jakarta, time.Date(2026, 12, 31, 20, 0, 0, 0, jakarta), "20261231 20261230 20270101"},
 	}
 	for _, tt := range tests {
-		other, ok := neighbourDay(tt.now)
-		got := ""
-		if ok {
-			got = other.Format("20060102")
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := New(Config{BaseURL: "http://x", Username: "u", Password: "p", Location: tt.zone})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, s := range c.signings(tt.now) {
+				got = append(got, s.day.Format("20060102"))
+			}
+			if strings.Join(got, " ") != tt.want {
+				t.Errorf("dates %v, want %s", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestZoneOfDate(t *testing.T) {
+	jakarta := mustZone(t, "Asia/Jakarta")
+	at0130 := time.Date(2026, 1, 6, 1, 30, 0, 0, jakarta)
+	tests := []struct {
+		name                string
+		now                 time.Time
+		date                string
+		current, configured *time.Location
+		want                *time.Location
+	}{
+		{"own date at night", at0130, "20260106", jakarta, jakarta, jakarta},
+		{"UTC date at night", at0130, "20260105", jakarta, jakarta, time.UTC},
+		{"UTC client, the service a day ahead at night", at0130, "20260106", time.UTC, time.UTC, jakarta},
+		{"learned UTC stays by day", time.Date(2026, 1, 6, 12, 0, 0, 0, jakarta), "20260106", time.UTC, jakarta, time.UTC},
+	}
+	for _, tt := range tests {
+		if got := zoneOfDate(tt.now, tt.date, tt.current, tt.configured); got.String() != tt.want.String() {
+			t.Errorf("%s: zone %v, want %v", tt.name, got, tt.want)
 		}
-		if got != tt.want {
-			t.Errorf("neighbourDay(%s) = %q, want %q", tt.now.Format(time.TimeOnly), got, tt.want)
-		}
+	}
+	// A clock ahead near midnight matches no zone: the guess is kept.
+	if got := zoneOfDate(time.Date(2026, 1, 31, 23, 55, 0, 0, jakarta), "20260201", jakarta, jakarta); got != nil {
+		t.Errorf("clock ahead: zone %v, want none", got)
 	}
 }
 

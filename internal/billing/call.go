@@ -47,9 +47,12 @@ type envelope struct {
 	Data       json.RawMessage `json:"data"`
 }
 
-// call sends one request (retrying as the method allows), checks the
-// envelope and decodes its data into out (when out is not nil).
-// path is already escaped; query may be nil.
+// errDeadline is the cause of a call's own deadline (Config.Deadline).
+var errDeadline = errors.New("billing: call deadline")
+
+// call sends one request (retrying as the method allows, within the call's
+// deadline), checks the envelope and decodes its data into out (when out is
+// not nil). path is already escaped; query may be nil.
 func (c *Client) call(ctx context.Context, method, path string, query url.Values, in, out any) error {
 	var body []byte
 	if in != nil {
@@ -62,39 +65,47 @@ func (c *Client) call(ctx context.Context, method, path string, query url.Values
 	if len(query) > 0 {
 		target += "?" + query.Encode()
 	}
+	parent := ctx
+	ctx, cancel := context.WithTimeoutCause(ctx, c.deadline, errDeadline)
+	defer cancel()
 
 	attempts := 1
 	if idempotent(method) {
 		attempts = c.maxAttempts
 	}
-	day := c.now().In(c.loc)
-	clockRetried := false
+	now := c.now()
+	signings := c.signings(now)
+	si := 0            // the password date being tried
 	uncertain := false // an earlier attempt failed in a way that may have applied it
 	sent := 0
 	for attempt := 1; ; attempt++ {
 		sent++
 		start := time.Now()
-		status, raw, err := c.attempt(ctx, method, target, path, body, day)
-		c.logAttempt(ctx, method, path, status, time.Since(start), sent, err)
+		status, raw, serverNow, err := c.attempt(parent, ctx, method, target, path, body, signings[si].day)
+		c.logAttempt(ctx, method, path, query, status, time.Since(start), sent, err)
 		if err != nil {
+			if c.overDeadline(parent, ctx) {
+				return c.deadlineError(method, path, sent)
+			}
 			if ctx.Err() != nil || attempt >= attempts {
 				return err
 			}
 			uncertain = true
-			if err := c.pause(ctx, method, path, attempt); err != nil {
+			if err := c.pause(parent, ctx, method, path, attempt, sent); err != nil {
 				return err
 			}
 			continue
 		}
-		if status == http.StatusUnauthorized && !clockRetried {
-			// Near midnight the service may already (or still) be on the other
-			// date. A 401 applied nothing, so this is safe for a POST too.
-			if other, ok := neighbourDay(day); ok {
-				clockRetried = true
-				day = other
-				attempt--
-				continue
-			}
+		if status == http.StatusUnauthorized && si+1 < len(signings) {
+			// The service may count its date in another zone (or its clock
+			// may be past, or not yet at, midnight). A 401 applied nothing,
+			// so trying the next date is safe for a POST too.
+			si++
+			attempt--
+			continue
+		}
+		if status != http.StatusUnauthorized {
+			c.accepted(ctx, now, serverNow, signings[si], si > 0)
 		}
 		if method == http.MethodDelete && status == http.StatusNotFound && uncertain {
 			// An earlier attempt most likely removed it; the caller's goal holds.
@@ -104,7 +115,7 @@ func (c *Client) call(ctx context.Context, method, path string, query url.Values
 		var apiErr *APIError
 		if errors.As(err, &apiErr) && retryableStatus(apiErr.StatusCode) && attempt < attempts {
 			uncertain = true
-			if err := c.pause(ctx, method, path, attempt); err != nil {
+			if err := c.pause(parent, ctx, method, path, attempt, sent); err != nil {
 				return err
 			}
 			continue
@@ -113,8 +124,22 @@ func (c *Client) call(ctx context.Context, method, path string, query url.Values
 	}
 }
 
-// attempt sends the request once, under its own timeout, and reads the whole answer.
-func (c *Client) attempt(ctx context.Context, method, target, path string, body []byte, day time.Time) (int, []byte, error) {
+// overDeadline reports that the call's own deadline, not the caller's
+// context, ended it.
+func (c *Client) overDeadline(parent, ctx context.Context) bool {
+	return parent.Err() == nil && errors.Is(context.Cause(ctx), errDeadline)
+}
+
+func (c *Client) deadlineError(method, path string, sent int) error {
+	return &transportError{method: method, path: path, timeout: c.deadline, attempts: sent, deadline: true,
+		err: context.DeadlineExceeded}
+}
+
+// attempt sends the request once, under its own timeout (and the call's
+// deadline), and reads the whole answer.
+// serverNow is the service's clock from the answer's Date header, which
+// every HTTP server sends (zero when absent or unreadable).
+func (c *Client) attempt(parent, ctx context.Context, method, target, path string, body []byte, day time.Time) (status int, raw []byte, serverNow time.Time, err error) {
 	actx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
 	var rd io.Reader
@@ -123,7 +148,7 @@ func (c *Client) attempt(ctx context.Context, method, target, path string, body 
 	}
 	req, err := http.NewRequestWithContext(actx, method, target, rd)
 	if err != nil {
-		return 0, nil, fmt.Errorf("billing: %s %s: building request: %w", method, path, stripURL(err))
+		return 0, nil, time.Time{}, fmt.Errorf("billing: %s %s: building request: %w", method, path, stripURL(err))
 	}
 	req.Header.Set("Accept", "application/json")
 	if body != nil {
@@ -132,21 +157,22 @@ func (c *Client) attempt(ctx context.Context, method, target, path string, body 
 	req.SetBasicAuth(c.username, DailyPassword(c.password, day))
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return 0, nil, c.transportFailure(ctx, actx, method, path, err)
+		return 0, nil, time.Time{}, c.transportFailure(parent, actx, method, path, err)
 	}
 	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
+	raw, err = io.ReadAll(io.LimitReader(resp.Body, maxBody))
 	if err != nil {
-		return 0, nil, c.transportFailure(ctx, actx, method, path, err)
+		return 0, nil, time.Time{}, c.transportFailure(parent, actx, method, path, err)
 	}
-	return resp.StatusCode, raw, nil
+	serverNow, _ = http.ParseTime(resp.Header.Get("Date"))
+	return resp.StatusCode, raw, serverNow, nil
 }
 
 // transportFailure tells the caller's cancellation from our own timeout
 // from a broken connection.
-func (c *Client) transportFailure(ctx, actx context.Context, method, path string, err error) error {
-	if ctx.Err() != nil {
-		return fmt.Errorf("billing: %s %s: %w", method, path, context.Cause(ctx))
+func (c *Client) transportFailure(parent, actx context.Context, method, path string, err error) error {
+	if parent.Err() != nil {
+		return fmt.Errorf("billing: %s %s: %w", method, path, context.Cause(parent))
 	}
 	err = stripURL(err)
 	var ne net.Error
@@ -234,7 +260,7 @@ func itemErrors(data json.RawMessage) []ItemError {
 
 // pause waits before the next attempt: capped exponential backoff with full
 // jitter, so many clients failing together do not retry together.
-func (c *Client) pause(ctx context.Context, method, path string, attempt int) error {
+func (c *Client) pause(parent, ctx context.Context, method, path string, attempt, sent int) error {
 	step := c.retryMax
 	if attempt-1 < 30 {
 		if d := c.retryBase << (attempt - 1); d > 0 && d < step {
@@ -245,13 +271,18 @@ func (c *Client) pause(ctx context.Context, method, path string, attempt int) er
 	defer t.Stop()
 	select {
 	case <-ctx.Done():
-		return fmt.Errorf("billing: %s %s: %w", method, path, context.Cause(ctx))
+		if c.overDeadline(parent, ctx) {
+			return c.deadlineError(method, path, sent)
+		}
+		return fmt.Errorf("billing: %s %s: %w", method, path, context.Cause(parent))
 	case <-t.C:
 		return nil
 	}
 }
 
-func (c *Client) logAttempt(ctx context.Context, method, path string, status int, d time.Duration, attempt int, err error) {
+// logAttempt logs one attempt at debug level: the page asked for but no
+// other query value (names and references are personal data), never a credential.
+func (c *Client) logAttempt(ctx context.Context, method, path string, query url.Values, status int, d time.Duration, attempt int, err error) {
 	if !c.log.Enabled(ctx, slog.LevelDebug) {
 		return
 	}
@@ -261,6 +292,11 @@ func (c *Client) logAttempt(ctx context.Context, method, path string, status int
 		slog.Int("status", status),
 		slog.Duration("duration", d),
 		slog.Int("attempt", attempt),
+	}
+	for _, k := range []string{"offset", "limit"} {
+		if v := query.Get(k); v != "" {
+			attrs = append(attrs, slog.String(k, v))
+		}
 	}
 	if err != nil {
 		attrs = append(attrs, slog.String("error", err.Error()))

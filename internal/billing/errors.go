@@ -13,11 +13,12 @@ var (
 	ErrNotFound = errors.New("billing: not found")
 	// ErrUnauthorized: credentials refused (401) or user disabled (403).
 	ErrUnauthorized = errors.New("billing: credentials refused")
-	// ErrValidation: the service rejected the request's content (400, 406).
+	// ErrValidation: the service rejected the request's content (400, 406, 422).
 	ErrValidation = errors.New("billing: request rejected")
 	// ErrUnavailable: the service failed or could not be reached (500-504, connection errors).
 	ErrUnavailable = errors.New("billing: service unavailable")
-	// ErrTimeout: an attempt got no answer in time; a POST may have been applied.
+	// ErrTimeout: an attempt got no answer in time, or the call ran past its
+	// deadline; a POST may have been applied.
 	ErrTimeout = errors.New("billing: no answer in time")
 )
 
@@ -67,21 +68,31 @@ func (e *APIError) Is(target error) bool {
 	case ErrUnauthorized:
 		return e.StatusCode == 401 || e.StatusCode == 403
 	case ErrValidation:
-		return e.StatusCode == 400 || e.StatusCode == 406
+		return e.StatusCode == 400 || e.StatusCode == 406 || e.StatusCode == 422
 	case ErrUnavailable:
 		return e.StatusCode >= 500 && e.StatusCode <= 504
 	}
 	return false
 }
 
-// transportError is a call that got no HTTP answer: a timeout or a broken connection.
+// transportError is a call that got no HTTP answer: a timeout, the call's
+// deadline or a broken connection.
 type transportError struct {
 	method, path string
-	timeout      time.Duration // > 0 when the attempt timed out
+	timeout      time.Duration // > 0 when the attempt timed out, or the deadline when deadline
+	deadline     bool          // the call's overall deadline ran out
+	attempts     int
 	err          error
 }
 
 func (e *transportError) Error() string {
+	if e.deadline {
+		msg := fmt.Sprintf("billing: %s %s: no answer within the %s allowed for the call (%d attempts)", e.method, e.path, e.timeout, e.attempts)
+		if !idempotent(e.method) {
+			msg += " (the request may have been applied)"
+		}
+		return msg
+	}
 	if e.timeout > 0 {
 		msg := fmt.Sprintf("billing: %s %s: did not answer within %s", e.method, e.path, e.timeout)
 		if !idempotent(e.method) {

@@ -555,14 +555,20 @@ func TestSandboxSearchOrderAndLimits(t *testing.T) {
 		status int
 		kind   error
 	}{
-		{"limit above 1000", func() error { _, err := e.c.Search(ctx, Query{Limit: MaxLimit + 1}); return err }, 400, ErrValidation},
-		{"negative offset", func() error { _, err := e.c.Search(ctx, Query{Offset: -1}); return err }, 400, ErrValidation},
 		{"unknown state", func() error { _, err := e.c.Search(ctx, Query{State: "open"}); return err }, 400, ErrValidation},
 		{"unknown student", func() error { _, err := e.c.StudentBills(ctx, "9999", Query{}); return err }, 404, ErrNotFound},
 		{"unknown student record", func() error { _, err := e.c.Student(ctx, "9999"); return err }, 404, ErrNotFound},
 	}
 	for _, tt := range errTests {
 		t.Run(tt.name, func(t *testing.T) { apiErr(t, tt.call(), tt.status, tt.kind) })
+	}
+
+	// The client clamps what it sends: no limit above 1000, no negative offset.
+	if got, err := e.c.Search(ctx, Query{Limit: MaxLimit + 1}); err != nil || len(got) != 60 {
+		t.Errorf("limit above 1000: %d records, %v; want it sent as 1000", len(got), err)
+	}
+	if got, err := e.c.Search(ctx, Query{Offset: -5, Limit: 10}); err != nil || len(got) != 10 || got[0].Name != "c59" {
+		t.Errorf("negative offset: %v, %v; want it sent as 0", names(got), err)
 	}
 }
 
@@ -576,8 +582,10 @@ func TestSandboxAuth(t *testing.T) {
 	e.logs.Reset()
 	_, err = wrong.Student(ctx, "1001")
 	apiErr(t, err, 401, ErrUnauthorized)
-	if n := strings.Count(e.logs.String(), "status=401"); n != 1 {
-		t.Errorf("a 401 at 10:00 was sent %d times, want once (no midnight retry):\n%s", n, e.logs)
+	// A wrong password is tried once per plausible date: its own, the day
+	// before and the day after (the UTC date is its own at 10:00 in Jakarta).
+	if n := strings.Count(e.logs.String(), "status=401"); n != 3 {
+		t.Errorf("a 401 at 10:00 was sent %d times, want 3 (one per plausible date):\n%s", n, e.logs)
 	}
 
 	disabled, err := New(Config{BaseURL: e.ts.URL, Username: "old-school", Password: "old-issued", Now: e.srv.Now})
@@ -601,8 +609,8 @@ func TestSandboxAuth(t *testing.T) {
 	raw := []struct {
 		name, ctype, body string
 	}{
-		{"wrong content type", "text/plain", `{"bill_list": []}`},
 		{"not JSON", "application/json", `{"bill_list": [`},
+		{"not JSON, no content type", "", `bill_list=1`},
 	}
 	for _, tt := range raw {
 		t.Run(tt.name, func(t *testing.T) {
@@ -630,9 +638,12 @@ func TestSandboxMidnightRetry(t *testing.T) {
 	tests := []struct {
 		name           string
 		server, client time.Time
+		want401        int // on the first call; the second costs none
 	}{
-		{"service past midnight", time.Date(2026, 2, 1, 0, 3, 0, 0, jakarta), time.Date(2026, 1, 31, 23, 55, 0, 0, jakarta)},
-		{"client past midnight", time.Date(2026, 1, 31, 23, 58, 0, 0, jakarta), time.Date(2026, 2, 1, 0, 4, 0, 0, jakarta)},
+		// Own date, then the day before (the UTC date is the same), then the day after.
+		{"service past midnight", time.Date(2026, 2, 1, 0, 3, 0, 0, jakarta), time.Date(2026, 1, 31, 23, 55, 0, 0, jakarta), 2},
+		// Own date, then the UTC date, which is the service's date here.
+		{"client past midnight", time.Date(2026, 1, 31, 23, 58, 0, 0, jakarta), time.Date(2026, 2, 1, 0, 4, 0, 0, jakarta), 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -648,8 +659,12 @@ func TestSandboxMidnightRetry(t *testing.T) {
 				t.Fatalf("GET across midnight: %v", err)
 			}
 			logs := e.logs.String()
-			if a, b := strings.Count(logs, "status=401"), strings.Count(logs, "billing call"); a != 2 || b != 4 {
-				t.Errorf("%d 401s in %d attempts, want one retry per call (2 in 4):\n%s", a, b, logs)
+			if a, b := strings.Count(logs, "status=401"), strings.Count(logs, "billing call"); a != tt.want401 || b != tt.want401+2 {
+				t.Errorf("%d 401s in %d attempts, want %d in %d (none on the second call):\n%s", a, b, tt.want401, tt.want401+2, logs)
+			}
+			// A clock a few minutes off is not a service on UTC.
+			if z := e.c.ServiceZone(); z.String() != "Asia/Jakarta" {
+				t.Errorf("service zone %v after a midnight skew, want Asia/Jakarta", z)
 			}
 		})
 	}
@@ -728,7 +743,7 @@ func TestSandboxAllPagesToEnd(t *testing.T) {
 
 	// An error is yielded once and ends the sequence.
 	var errs int
-	for _, err := range e.c.All(ctx, Query{Limit: MaxLimit + 1}) {
+	for _, err := range e.c.All(ctx, Query{State: "open"}) {
 		if err != nil {
 			errs++
 			apiErr(t, err, 400, ErrValidation)

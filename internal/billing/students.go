@@ -2,6 +2,7 @@ package billing
 
 import (
 	"context"
+	"iter"
 	"net/http"
 	"net/url"
 )
@@ -45,6 +46,65 @@ func (c *Client) CreateStudents(ctx context.Context, students []Student) ([]Stud
 		created[i] = r.student()
 	}
 	return created, nil
+}
+
+// CreateStudent creates one student (POST /bill); an existing NIS is
+// ErrValidation.
+func (c *Client) CreateStudent(ctx context.Context, s Student) (Student, error) {
+	in := s.wire()
+	var out readStudent
+	if err := c.call(ctx, http.MethodPost, "/bill", nil, in, &out); err != nil {
+		return Student{}, err
+	}
+	if out.NIS == "" {
+		out = in.read() // created, but no data came back
+	}
+	return out.student(), nil
+}
+
+// StudentQuery filters the student list; zero fields are left out.
+type StudentQuery struct {
+	Name   string // a case-insensitive part of the name
+	NIS    string // an exact NIS
+	Offset int    // below 0 is sent as 0
+	Limit  int    // 0: the service's default (50); above MaxStudentLimit is sent as MaxStudentLimit
+}
+
+func (q StudentQuery) values() url.Values {
+	v := url.Values{}
+	if q.Name != "" {
+		v.Set("name", q.Name)
+	}
+	if q.NIS != "" {
+		v.Set("bill_key", q.NIS)
+	}
+	setPage(v, q.Offset, q.Limit, MaxStudentLimit)
+	return v
+}
+
+// ListStudents lists students, newest first (GET /bill?name=&bill_key=&offset=&limit=).
+func (c *Client) ListStudents(ctx context.Context, q StudentQuery) ([]Student, error) {
+	var out []readStudent
+	if err := c.call(ctx, http.MethodGet, "/bill", q.values(), nil, &out); err != nil {
+		return nil, err
+	}
+	list := make([]Student, len(out))
+	for i, r := range out {
+		list[i] = r.student()
+	}
+	return list, nil
+}
+
+// AllStudents yields every student matching q across pages, newest first,
+// starting at q.Offset (q.Limit per page, MaxStudentLimit when unset); paging
+// ends on an empty page, as for All. On an error it yields the error and stops.
+func (c *Client) AllStudents(ctx context.Context, q StudentQuery) iter.Seq2[Student, error] {
+	fetch := func(offset, limit int) ([]Student, int, error) {
+		q.Offset, q.Limit = offset, limit
+		list, err := c.ListStudents(ctx, q)
+		return list, len(list), err
+	}
+	return pages(c, "/bill", q.Offset, q.Limit, MaxStudentLimit, fetch, func(s Student) string { return s.NIS })
 }
 
 // Student fetches one student (GET /bill/{NIS}); ErrNotFound when unknown.

@@ -84,15 +84,26 @@ func wholeNumber(s string) (int64, error) {
 }
 
 // stamp reads a timestamp in the forms seen from the service; null and ""
-// are the zero time. Values are kept in UTC.
-type stamp time.Time
-
-var stampLayouts = []string{
-	time.RFC3339Nano, // also reads the plain form without fractional seconds
-	"2006-01-02T15:04:05",
-	"2006-01-02 15:04:05",
-	"2006-01-02",
+// are the zero time. A timestamp with a zone is an instant; one without a
+// zone (2026-11-23T12:34:56.123456) is a wall-clock time of the service's
+// zone, which the record's reader supplies (see instant and day).
+type stamp struct {
+	t     time.Time // UTC; for a zoneless stamp, the wall clock written as UTC
+	local bool      // no zone was given
 }
+
+var (
+	zonedLayouts = []string{
+		time.RFC3339Nano, // also reads the plain form without fractional seconds
+		"2006-01-02T15:04:05.999999999Z0700",
+		"2006-01-02 15:04:05.999999999Z07:00",
+	}
+	zonelessLayouts = []string{
+		"2006-01-02T15:04:05.999999999",
+		"2006-01-02 15:04:05.999999999",
+		"2006-01-02",
+	}
+)
 
 func (s *stamp) UnmarshalJSON(b []byte) error {
 	var v text
@@ -104,13 +115,51 @@ func (s *stamp) UnmarshalJSON(b []byte) error {
 		*s = stamp{}
 		return nil
 	}
-	for _, layout := range stampLayouts {
+	parsed, local, ok := parseStamp(str)
+	if !ok {
+		return fmt.Errorf("timestamp %q is not in a known form", str)
+	}
+	*s = stamp{t: parsed, local: local}
+	return nil
+}
+
+// parseStamp reads the text of a timestamp; local reports one without a zone.
+func parseStamp(str string) (t time.Time, local, ok bool) {
+	for _, layout := range zonedLayouts {
 		if t, err := time.Parse(layout, str); err == nil {
-			*s = stamp(t.UTC())
-			return nil
+			return t.UTC(), false, true
 		}
 	}
-	return fmt.Errorf("timestamp %q is not in a known form", str)
+	for _, layout := range zonelessLayouts {
+		if t, err := time.Parse(layout, str); err == nil {
+			return t, true, true
+		}
+	}
+	return time.Time{}, false, false
+}
+
+// instant is the moment the stamp names: a zoneless stamp is read as
+// wall-clock time in zone (the service's), then kept in UTC.
+func (s stamp) instant(zone *time.Location) time.Time {
+	if s.t.IsZero() || !s.local {
+		return s.t
+	}
+	y, m, d := s.t.Date()
+	hh, mm, ss := s.t.Clock()
+	return time.Date(y, m, d, hh, mm, ss, s.t.Nanosecond(), zone).UTC()
+}
+
+// day is the stamp as a calendar day (due, expiry and active dates): a stamp
+// with a zone is kept as the instant, whose UTC date is the day (the day
+// rule); a zoneless one is the date it spells, at UTC midnight. For the
+// service's own days (UTC midnight written in a zone east of UTC, as in
+// Indonesia) both read the same date, and the spelled date stays right when
+// the client's guess of the service zone is not.
+func (s stamp) day() time.Time {
+	if s.t.IsZero() || !s.local {
+		return s.t
+	}
+	return DayIn(s.t, time.UTC)
 }
 
 // dayStamp sends t's own calendar date (in t's location) as the service's
@@ -131,20 +180,20 @@ func queryDate(t time.Time) string {
 	return t.Format("20060102")
 }
 
-// foldState maps the service's state names onto the three the portal knows;
-// drop reports records that must not be shown at all.
-func foldState(raw string) (st State, drop bool) {
+// foldState maps the service's state names onto the four the portal knows;
+// the money-received states of the real service all read as paid.
+func foldState(raw string) State {
 	switch strings.ToLower(strings.TrimSpace(raw)) {
 	case "provisioned", "outstanding", "unpaid":
-		return StateProvisioned, false
+		return StateProvisioned
 	case "paid", "reconciled", "pending_disburse", "disburse_in_progress", "cleared":
-		return StatePaid, false
+		return StatePaid
 	case "expired":
-		return StateExpired, false
+		return StateExpired
 	case "deleted":
-		return "", true
+		return StateDeleted
 	}
-	return State(raw), false
+	return State(raw)
 }
 
 // wireStudent is a student as sent.
@@ -219,10 +268,11 @@ type readBill struct {
 	RefNumber   text   `json:"ref_number"`
 	Notes       text   `json:"notes"`
 	CreatedAt   stamp  `json:"created_at"`
+	UpdatedAt   stamp  `json:"updated_at"`
 }
 
-func (r readBill) bill() (Bill, bool) {
-	st, drop := foldState(string(r.State))
+// bill converts a record; zone is the service zone zoneless instants are read in.
+func (r readBill) bill(zone *time.Location) Bill {
 	return Bill{
 		ComponentID: string(r.ComponentID),
 		BillID:      string(r.BillID),
@@ -232,26 +282,29 @@ func (r readBill) bill() (Bill, bool) {
 		Name:        string(r.Name),
 		Amount:      int64(r.Amount),
 		Penalty:     int64(r.Penalty),
-		Active:      time.Time(r.Active),
-		Due:         time.Time(r.Due),
-		Expiry:      time.Time(r.Expiry),
-		State:       st,
+		Active:      r.Active.day(),
+		Due:         r.Due.day(),
+		Expiry:      r.Expiry.day(),
+		State:       foldState(string(r.State)),
 		RawState:    string(r.State),
 		AmountPaid:  int64(r.AmountPaid),
-		PaidAt:      time.Time(r.PaidAt),
+		PaidAt:      r.PaidAt.instant(zone),
 		RefNumber:   string(r.RefNumber),
 		Notes:       string(r.Notes),
-		CreatedAt:   time.Time(r.CreatedAt),
-	}, !drop
+		CreatedAt:   r.CreatedAt.instant(zone),
+		UpdatedAt:   r.UpdatedAt.instant(zone),
+	}
 }
 
-// bills converts records, leaving out deleted ones.
-func bills(rs []readBill) []Bill {
+// bills converts records, leaving out deleted ones unless keepDeleted.
+func bills(rs []readBill, zone *time.Location, keepDeleted bool) []Bill {
 	out := make([]Bill, 0, len(rs))
 	for _, r := range rs {
-		if b, keep := r.bill(); keep {
-			out = append(out, b)
+		b := r.bill(zone)
+		if b.State == StateDeleted && !keepDeleted {
+			continue
 		}
+		out = append(out, b)
 	}
 	return out
 }

@@ -35,7 +35,7 @@ func (s *Server) evaluateReminders(ctx context.Context, force bool) error {
 	_, err := s.store.db.ExecContext(ctx, `INSERT OR IGNORE INTO reminders (component_id, bill_key, due_at, sent_at, phone, email)
 		SELECT c.id, s.nis, c.due_at, ?, s.phone, s.email
 		FROM components c JOIN students s ON s.id = c.student_id
-		WHERE c.due_day = ? AND c.paid_day IS NULL`, now.UnixNano(), addDays(today, 2))
+		WHERE c.due_day = ? AND c.paid_day IS NULL AND c.deleted_at IS NULL`, now.UnixNano(), addDays(today, 2))
 	if err != nil {
 		return fmt.Errorf("record reminders: %w", err)
 	}

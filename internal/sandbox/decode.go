@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 	"math/big"
-	"mime"
 	"net/http"
 	"regexp"
 	"slices"
@@ -26,13 +25,10 @@ const (
 // nisPattern is the shape of a student number.
 var nisPattern = regexp.MustCompile(`^[A-Za-z0-9.-]{1,32}$`)
 
-// decodeBody reads a JSON body into dst: wrong content type or invalid JSON is
-// a 406, an oversized body a 413, JSON of the wrong shape a 400.
+// decodeBody reads a JSON body into dst whatever the Content-Type says (the
+// provider's PHP library sends none): invalid JSON is a 406, an oversized
+// body a 413, JSON of the wrong shape a 400.
 func decodeBody(w http.ResponseWriter, r *http.Request, dst any) error {
-	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	if err != nil || mt != "application/json" {
-		return errorf(http.StatusNotAcceptable, "Content-Type must be application/json")
-	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
 	if err != nil {
 		var tooBig *http.MaxBytesError
@@ -119,9 +115,12 @@ func (ps *problems) checkList(field string, n int) bool {
 
 func blank(s string) bool { return strings.TrimSpace(s) == "" }
 
-// validateStudent checks one student; withKeyName is false for checkout,
-// which carries no bill_key_name.
-func validateStudent(st *student, i int, withKeyName bool, ps *problems) {
+// defaultKeyName is stored when a student comes without bill_key_name, as
+// the provider's own clients always send it.
+const defaultKeyName = "NIS"
+
+// validateStudent checks one student; a blank bill_key_name becomes "NIS".
+func validateStudent(st *student, i int, ps *problems) {
 	if blank(st.Name) {
 		ps.add(i, "name", "required")
 	}
@@ -131,8 +130,8 @@ func validateStudent(st *student, i int, withKeyName bool, ps *problems) {
 	case !nisPattern.MatchString(st.BillKeyValue):
 		ps.add(i, "bill_key_value", "must be 1 to 32 letters, digits, dots or dashes")
 	}
-	if withKeyName && blank(st.BillKeyName) {
-		ps.add(i, "bill_key_name", "required")
+	if blank(st.BillKeyName) {
+		st.BillKeyName = defaultKeyName
 	}
 }
 
@@ -198,6 +197,9 @@ func (s *Server) validateComponent(in *componentInput, i int, withBillKey bool, 
 	}
 	expiry := ts("expiry_date", in.ExpiryDate, true)
 	due := ts("due_date", in.DueDate, true)
+	if in.ActiveDate != nil && noActiveDate(*in.ActiveDate) {
+		in.ActiveDate = nil
+	}
 	v.active = ts("active_date", in.ActiveDate, false)
 	if due != nil {
 		v.due = *due
@@ -235,13 +237,23 @@ func (s *Server) validateComponent(in *componentInput, i int, withBillKey bool, 
 	return v
 }
 
-// rupiah reads a whole-rupiah JSON number; present is false when absent or
-// null. Integral values written with a fraction or exponent (450000.0, 4.5e5)
-// are accepted.
+// rupiah reads whole rupiah from a JSON number or a numeric string
+// ("250000", "250000.00"); present is false when absent, null or "".
+// Integral values written with a fraction or exponent (450000.0, 4.5e5)
+// are accepted; a fraction other than zero is not.
 func rupiah(raw json.RawMessage) (n int64, present, ok bool) {
 	v := strings.TrimSpace(string(raw))
 	if v == "" || v == "null" {
 		return 0, false, true
+	}
+	if v[0] == '"' {
+		var str string
+		if json.Unmarshal(raw, &str) != nil {
+			return 0, true, false
+		}
+		if v = strings.TrimSpace(str); v == "" {
+			return 0, false, true
+		}
 	}
 	if v[0] != '-' && (v[0] < '0' || v[0] > '9') {
 		return 0, true, false

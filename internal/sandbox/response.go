@@ -53,6 +53,17 @@ func invalid(list string, problems []problem) *apiError {
 	return &apiError{code: http.StatusBadRequest, desc: desc, problems: problems}
 }
 
+// invalidOne turns the problems of a single-record request (index -1) into a
+// 400 naming the first field; data stays null, as on every non-batch error.
+func invalidOne(problems []problem) *apiError {
+	p := problems[0]
+	desc := p.Field + ": " + p.Message
+	if n := len(problems) - 1; n > 0 {
+		desc += fmt.Sprintf(" (and %d more)", n)
+	}
+	return &apiError{code: http.StatusBadRequest, desc: desc}
+}
+
 // writeJSON writes the envelope; a nil data is sent as null.
 func writeJSON(w http.ResponseWriter, code int, desc string, data any) {
 	b, err := json.Marshal(envelope{Status: http.StatusText(code), StatusCode: code, StatusDesc: desc, Data: data})

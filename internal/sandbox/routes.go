@@ -27,11 +27,16 @@ func (s *Server) routes() *http.ServeMux {
 	handle("POST", "/bill/checkout", s.studentCheckout)
 	handle("GET", "/bill/{nis}", s.studentGet)
 	handle("DELETE", "/bill/{nis}", s.studentDelete)
+	handle("POST", "/bill", s.studentCreate)
 	handle("PUT", "/bill", s.studentUpdate)
-	handle("GET", "/bill", s.searchBill) // alias of /bill_component/search/bill
+	handle("GET", "/bill", s.studentList)
 
 	// Bill components.
 	handle("POST", "/bill_component/batch", s.componentBatch)
+	handle("POST", "/bill_component", s.componentCreate)
+	handle("PUT", "/bill_component", s.componentUpdate)
+	handle("GET", "/bill_component/get/{id}", s.componentGet)
+	handle("POST", "/bill_component/delete", s.componentDelete)
 	handle("POST", "/bill_component/pay", s.componentPay)
 	handle("GET", "/bill_component/search/biller", s.searchBiller)
 	handle("GET", "/biller/bill_component/search/biller", s.searchBiller) // alias
@@ -43,6 +48,8 @@ func (s *Server) routes() *http.ServeMux {
 	handle("GET", "/_sandbox/reminders", s.remindersList)
 	handle("GET", "/_sandbox/faults", s.faultsGet)
 	handle("POST", "/_sandbox/faults", s.faultsSet)
+	handle("POST", "/_sandbox/bank-payment", s.bankPayment)
+	handle("GET", "/_sandbox/callbacks", s.callbacksList)
 
 	for path, methods := range allowed {
 		if path == "/bill/batch" || path == "/bill/checkout" {

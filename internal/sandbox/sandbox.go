@@ -1,6 +1,12 @@
-// Package sandbox is an in-process implementation of the school billing service
-// (see /work/shared/upstream-contract.md): the portal uses it when no real
+// Package sandbox is an in-process implementation of the school billing service,
+// contract version 2 (docs/upstream.md): the portal uses it when no real
 // upstream is configured, and every test talks to it over real HTTP.
+//
+// Besides the contract's endpoints it sends signed payment callbacks for
+// money paid "at a bank" (POST /_sandbox/bank-payment, or on its own with
+// Options.BankPayments), and it can behave like a looser real service:
+// capping pages silently (Options.CapSilently) and writing timestamps
+// without a zone (Options.Zoneless).
 package sandbox
 
 import (
@@ -33,7 +39,34 @@ type Options struct {
 	Seed          uint64            // seed of the fault-injection RNG (0 = fixed default), so tests are repeatable
 	HangLimit     time.Duration     // how long a "timeout" fault hangs at most (default 2m); the hang also ends when the client goes away
 	Logger        *slog.Logger
+
+	// MaxLimit is the largest page of the component searches (default and at most 1000).
+	MaxLimit int
+	// CapSilently answers a larger limit with at most MaxLimit records (the
+	// student list: at most 1500) instead of a 400, as a real service may.
+	CapSilently bool
+	// Zoneless writes timestamps without a zone, as wall-clock service time.
+	Zoneless bool
+
+	// CallbackURL receives the payment callbacks; empty: callbacks are only listed.
+	CallbackURL string
+	// CallbackRetries are the pauses before each new attempt of an undelivered
+	// callback (default 1s, 5s, 30s, 2m, 10m); after the last it is given up.
+	// Tests shorten them; the schedule runs on real time, not the sandbox clock.
+	CallbackRetries []time.Duration
+	// CallbackTimeout bounds one delivery attempt (default 10s).
+	CallbackTimeout time.Duration
+	// CallbackClient sends the callbacks (default: a plain http.Client).
+	CallbackClient *http.Client
+	// BillerName is the school's name in callbacks (default "Sekolah Sandbox").
+	BillerName string
+	// BankPayments, when positive, makes parents pay one payable component at
+	// a bank about that often (jittered), each payment sending its callback.
+	BankPayments time.Duration
 }
+
+// DefaultCallbackRetries is the contract's retry schedule of a callback.
+var DefaultCallbackRetries = []time.Duration{time.Second, 5 * time.Second, 30 * time.Second, 2 * time.Minute, 10 * time.Minute}
 
 // Server is the sandbox billing service; it implements http.Handler.
 type Server struct {
@@ -58,6 +91,21 @@ type Server struct {
 	faults    Faults
 	rng       *rand.Rand
 	hangLimit time.Duration
+
+	stamps      stamps
+	maxLimit    int
+	capSilently bool
+	billerName  string
+	callbacks   *callbackSender
+
+	// bg is cancelled by Close; every goroutine the server starts is in wg,
+	// added under bgMu so that none starts once Close has begun.
+	bg        context.Context
+	stop      context.CancelFunc
+	bgMu      sync.Mutex
+	wg        sync.WaitGroup
+	closeOnce sync.Once
+	closeErr  error
 }
 
 // defaultSeed makes fault injection repeatable when no seed is given.
@@ -88,6 +136,13 @@ func New(opts Options) (*Server, error) {
 	if s.hangLimit <= 0 {
 		s.hangLimit = 2 * time.Minute
 	}
+	s.stamps = stamps{loc: s.loc, zoneless: opts.Zoneless}
+	s.maxLimit = maxLimit
+	if opts.MaxLimit > 0 && opts.MaxLimit < maxLimit {
+		s.maxLimit = opts.MaxLimit
+	}
+	s.capSilently = opts.CapSilently
+	s.billerName = cmp.Or(opts.BillerName, "Sekolah Sandbox")
 	for _, a := range opts.Accounts {
 		if a = strings.TrimSpace(a); a != "" && !slices.Contains(s.accounts, a) {
 			s.accounts = append(s.accounts, a)
@@ -118,11 +173,27 @@ func New(opts Options) (*Server, error) {
 		}
 	}
 	s.mux = s.routes()
+	s.bg, s.stop = context.WithCancel(context.Background())
+	s.callbacks = newCallbackSender(s, opts)
+	if opts.BankPayments > 0 {
+		s.background(func(ctx context.Context) { s.bankPayments(ctx, opts.BankPayments) })
+	}
 	return s, nil
 }
 
-// Close releases the store.
-func (s *Server) Close() error { return s.store.close() }
+// Close stops the bank payments and the callback retries (an attempt in
+// flight is abandoned, its callback stays pending in the list), waits for
+// their goroutines, then releases the store. It may be called more than once.
+func (s *Server) Close() error {
+	s.closeOnce.Do(func() {
+		s.bgMu.Lock()
+		s.stop()
+		s.bgMu.Unlock()
+		s.wg.Wait()
+		s.closeErr = s.store.close()
+	})
+	return s.closeErr
+}
 
 // Accounts returns the configured account codes.
 func (s *Server) Accounts() []string { return slices.Clone(s.accounts) }

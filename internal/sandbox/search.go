@@ -8,22 +8,76 @@ import (
 )
 
 const (
-	defaultLimit = 50
-	maxLimit     = 1000
+	defaultLimit    = 50
+	maxLimit        = 1000 // component searches
+	maxStudentLimit = 1500 // student list
+	// maxOffset is beyond any store the sandbox holds: a larger offset is
+	// answered with an empty page without asking SQLite (and without offset
+	// + limit overflowing).
+	maxOffset = 1 << 40
 )
 
+// page is a parsed offset and limit; beyond is an offset past any data.
+type page struct {
+	offset, limit int
+	beyond        bool
+}
+
+// parsePage reads offset (default 0) and limit (default 50, also for 0).
+// A limit above most is a 400, or most when the sandbox caps silently (most
+// is the search's own cap, lowered by Options.MaxLimit for the searches).
+// Any whole offset is fine: one past the data gets an empty page.
+func (s *Server) parsePage(q url.Values, most int) (page, error) {
+	pg := page{limit: defaultLimit}
+	if v := q.Get("offset"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		switch {
+		case err == nil && n >= 0:
+			pg.offset = int(min(n, maxOffset))
+			pg.beyond = n >= maxOffset
+		case errors.Is(err, strconv.ErrRange) && allDigits(v):
+			pg.beyond = true
+		default:
+			return pg, errorf(http.StatusBadRequest, "offset: must be a whole number, 0 or more")
+		}
+	}
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		huge := errors.Is(err, strconv.ErrRange) && allDigits(v)
+		switch {
+		case err == nil && n == 0:
+		case err == nil && n > 0 && n <= int64(most):
+			pg.limit = int(n)
+		case (huge || err == nil && n > 0) && s.capSilently:
+			pg.limit = most
+		default:
+			return pg, errorf(http.StatusBadRequest, "limit: must be a whole number from 1 to %d", most)
+		}
+	}
+	return pg, nil
+}
+
+// allDigits reports a plain unsigned number (one too large for int64).
+func allDigits(v string) bool {
+	for _, c := range []byte(v) {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return v != ""
+}
+
 // parseSearch reads the filters shared by both searches.
-func parseSearch(q url.Values) (searchFilter, error) {
+func (s *Server) parseSearch(q url.Values) (searchFilter, page, error) {
 	f := searchFilter{
 		state:       q.Get("state"),
 		accountCode: q.Get("account_code"),
 		refNumber:   q.Get("ref_number"),
-		limit:       defaultLimit,
 	}
 	switch f.state {
-	case "", statePaid, stateExpired, stateProvisioned:
+	case "", statePaid, stateExpired, stateProvisioned, stateDeleted:
 	default:
-		return f, errorf(http.StatusBadRequest, "state: must be provisioned, expired or paid")
+		return f, page{}, errorf(http.StatusBadRequest, "state: must be provisioned, expired, paid or deleted")
 	}
 	if q.Has("notes") {
 		f.notes, f.hasNotes = q.Get("notes"), true
@@ -44,34 +98,26 @@ func parseSearch(q url.Values) (searchFilter, error) {
 		}
 		day, ok := parseDay(v)
 		if !ok {
-			return f, errorf(http.StatusBadRequest, "%s: must be a date like 20260110", d.name)
+			return f, page{}, errorf(http.StatusBadRequest, "%s: must be a date like 20260110", d.name)
 		}
 		*d.dst = day
 	}
-	if v := q.Get("offset"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 {
-			return f, errorf(http.StatusBadRequest, "offset: must be a whole number, 0 or more")
-		}
-		f.offset = n
-	}
-	if v := q.Get("limit"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > maxLimit {
-			return f, errorf(http.StatusBadRequest, "limit: must be a whole number from 1 to %d", maxLimit)
-		}
-		f.limit = n
-	}
-	return f, nil
+	pg, err := s.parsePage(q, s.maxLimit)
+	f.offset, f.limit = pg.offset, pg.limit
+	return f, pg, err
 }
 
 // searchBiller searches the components of every student.
 func (s *Server) searchBiller(w http.ResponseWriter, r *http.Request) error {
-	f, err := parseSearch(r.URL.Query())
+	f, pg, err := s.parseSearch(r.URL.Query())
 	if err != nil {
 		return err
 	}
-	recs, err := s.store.search(r.Context(), f, s.today())
+	if pg.beyond {
+		writeJSON(w, http.StatusOK, "", []record{})
+		return nil
+	}
+	recs, err := s.store.search(r.Context(), f, s.today(), s.stamps)
 	if err != nil {
 		return err
 	}
@@ -86,7 +132,7 @@ func (s *Server) searchBill(w http.ResponseWriter, r *http.Request) error {
 	if nis == "" {
 		return errorf(http.StatusBadRequest, "bill_key: required")
 	}
-	f, err := parseSearch(q)
+	f, pg, err := s.parseSearch(q)
 	if err != nil {
 		return err
 	}
@@ -98,7 +144,11 @@ func (s *Server) searchBill(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	f.studentID = st.id
-	recs, err := s.store.search(r.Context(), f, s.today())
+	if pg.beyond {
+		writeJSON(w, http.StatusOK, "", []record{})
+		return nil
+	}
+	recs, err := s.store.search(r.Context(), f, s.today(), s.stamps)
 	if err != nil {
 		return err
 	}

@@ -106,7 +106,7 @@ func TestSearchRejectsBadFilters(t *testing.T) {
 		want int
 		desc string
 	}{
-		{"/bill_component/search/biller?state=unpaid", http.StatusBadRequest, "state: must be provisioned, expired or paid"},
+		{"/bill_component/search/biller?state=unpaid", http.StatusBadRequest, "state: must be provisioned, expired, paid or deleted"},
 		{"/bill_component/search/biller?start_due_date=2026-11-01", http.StatusBadRequest, "start_due_date: must be a date like 20260110"},
 		{"/bill_component/search/biller?end_due_date=20261301", http.StatusBadRequest, "end_due_date: must be a date like 20260110"},
 		{"/bill_component/search/biller?start_payment_date=202611", http.StatusBadRequest, "start_payment_date: must be a date like 20260110"},
@@ -114,10 +114,12 @@ func TestSearchRejectsBadFilters(t *testing.T) {
 		{"/bill_component/search/biller?offset=-1", http.StatusBadRequest, "offset: must be a whole number, 0 or more"},
 		{"/bill_component/search/biller?offset=one", http.StatusBadRequest, "offset: must be a whole number, 0 or more"},
 		{"/bill_component/search/biller?limit=1001", http.StatusBadRequest, "limit: must be a whole number from 1 to 1000"},
-		{"/bill_component/search/biller?limit=0", http.StatusBadRequest, "limit: must be a whole number from 1 to 1000"},
+		{"/bill_component/search/biller?limit=-1", http.StatusBadRequest, "limit: must be a whole number from 1 to 1000"},
+		{"/bill_component/search/biller?limit=9223372036854775808", http.StatusBadRequest, "limit: must be a whole number from 1 to 1000"},
+		{"/bill_component/search/biller?offset=-9223372036854775808", http.StatusBadRequest, "offset: must be a whole number, 0 or more"},
 		{"/bill_component/search/bill", http.StatusBadRequest, "bill_key: required"},
 		{"/bill_component/search/bill?bill_key=NOPE", http.StatusNotFound, `unknown student "NOPE"`},
-		{"/bill_component/search/bill?bill_key=A1&state=nope", http.StatusBadRequest, "state: must be provisioned, expired or paid"},
+		{"/bill_component/search/bill?bill_key=A1&state=nope", http.StatusBadRequest, "state: must be provisioned, expired, paid or deleted"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.path, func(t *testing.T) {

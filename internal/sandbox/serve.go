@@ -22,6 +22,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeJSON(w, http.StatusInternalServerError, "internal error", nil)
 		}
 	}()
+	// The Date header shows the service's clock, fixed or not, as a real
+	// server's shows its own: clients judge its date rule by it.
+	w.Header().Set("Date", s.Now().UTC().Format(http.TimeFormat))
 	if code := s.authenticate(r); code != 0 {
 		if code == http.StatusUnauthorized {
 			w.Header().Set("WWW-Authenticate", `Basic realm="billing", charset="UTF-8"`)

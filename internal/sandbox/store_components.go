@@ -3,8 +3,10 @@ package sandbox
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -14,6 +16,7 @@ const (
 	stateProvisioned = "provisioned"
 	stateExpired     = "expired"
 	statePaid        = "paid"
+	stateDeleted     = "deleted"
 )
 
 // record is a bill component as the searches return it.
@@ -35,6 +38,7 @@ type record struct {
 	RefNumber   *string `json:"ref_number"`
 	Notes       string  `json:"notes"`
 	CreatedAt   string  `json:"created_at"`
+	UpdatedAt   string  `json:"updated_at"`
 }
 
 // componentRow is one stored component as inserted; the demo school and the
@@ -62,8 +66,9 @@ type componentInserter struct{ stmt *sql.Stmt }
 
 func newComponentInserter(ctx context.Context, tx *sql.Tx) (*componentInserter, error) {
 	stmt, err := tx.PrepareContext(ctx, `INSERT INTO components (id, student_id, account_code, name, amount, penalty,
-		active_at, active_day, due_at, due_day, expiry_at, expiry_day, paid_at, paid_day, amount_paid, ref_number, notes, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+		active_at, active_day, due_at, due_day, expiry_at, expiry_day, paid_at, paid_day, amount_paid, ref_number, notes,
+		created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return nil, fmt.Errorf("prepare: %w", err)
 	}
@@ -73,50 +78,63 @@ func newComponentInserter(ctx context.Context, tx *sql.Tx) (*componentInserter, 
 func (ci *componentInserter) close() { ci.stmt.Close() }
 
 func (ci *componentInserter) insert(ctx context.Context, c *componentRow) error {
-	var activeAt, activeDay, paidAt, paidDay, ref any
-	if c.active != nil {
-		activeAt, activeDay = c.active.Unix(), dayOf(c.active.UTC())
-	}
+	var paidAt, paidDay, ref any
+	activeAt, activeDay := activeColumns(c.active)
+	updated := c.createdAt
 	if c.paidAt != nil {
 		paidAt, paidDay, ref = c.paidAt.UnixNano(), c.paidDay, c.refNumber
+		updated = *c.paidAt
 	}
 	_, err := ci.stmt.ExecContext(ctx, c.id, c.studentID, c.accountCode, c.name, c.amount, c.penalty,
 		activeAt, activeDay, c.due.Unix(), dayOf(c.due.UTC()), c.expiry.Unix(), dayOf(c.expiry.UTC()),
-		paidAt, paidDay, c.amountPaid, ref, c.notes, c.createdAt.UnixNano())
+		paidAt, paidDay, c.amountPaid, ref, c.notes, c.createdAt.UnixNano(), updated.UnixNano())
 	if err != nil {
 		return fmt.Errorf("insert component: %w", err)
 	}
 	return nil
 }
 
-const recordColumns = `c.id, s.bill_id, s.nis, s.name, c.account_code, c.name, c.amount, c.penalty,
-	c.active_at, c.due_at, c.expiry_at, c.expiry_day, c.paid_at, c.amount_paid, c.ref_number, c.notes, c.created_at`
+// activeColumns are the stored forms of an optional active date.
+func activeColumns(active *time.Time) (at, day any) {
+	if active == nil {
+		return nil, nil
+	}
+	return active.Unix(), dayOf(active.UTC())
+}
 
-// scanRecords reads rows of recordColumns; today decides expired vs provisioned.
-func scanRecords(rows *sql.Rows, today int) ([]record, error) {
+const recordColumns = `c.id, s.bill_id, s.nis, s.name, c.account_code, c.name, c.amount, c.penalty,
+	c.active_at, c.due_at, c.expiry_at, c.expiry_day, c.paid_at, c.amount_paid, c.ref_number, c.notes, c.created_at,
+	c.updated_at, c.deleted_at`
+
+// scanRecords reads rows of recordColumns; today decides expired vs
+// provisioned, f how timestamps are written.
+func scanRecords(rows *sql.Rows, today int, f stamps) ([]record, error) {
 	defer rows.Close()
 	out := []record{}
 	for rows.Next() {
 		var (
-			r                   record
-			activeAt, paidAt    sql.NullInt64
-			dueAt, expiryAt, cr int64
-			expiryDay           int
-			ref                 sql.NullString
+			r                         record
+			activeAt, paidAt, deleted sql.NullInt64
+			dueAt, expiryAt, cr, upd  int64
+			expiryDay                 int
+			ref                       sql.NullString
 		)
 		if err := rows.Scan(&r.ID, &r.BillID, &r.BillKey, &r.BillName, &r.AccountCode, &r.Name, &r.Amount, &r.Penalty,
-			&activeAt, &dueAt, &expiryAt, &expiryDay, &paidAt, &r.AmountPaid, &ref, &r.Notes, &cr); err != nil {
+			&activeAt, &dueAt, &expiryAt, &expiryDay, &paidAt, &r.AmountPaid, &ref, &r.Notes, &cr, &upd, &deleted); err != nil {
 			return nil, fmt.Errorf("scan component: %w", err)
 		}
 		if activeAt.Valid {
-			v := formatUnix(activeAt.Int64)
+			v := f.unix(activeAt.Int64)
 			r.ActiveDate = &v
 		}
-		r.DueDate, r.ExpiryDate, r.CreatedAt = formatUnix(dueAt), formatUnix(expiryAt), formatNanos(cr)
+		r.DueDate, r.ExpiryDate, r.CreatedAt = f.unix(dueAt), f.unix(expiryAt), f.nanos(cr)
+		r.UpdatedAt = f.nanos(max(upd, cr))
 		switch {
+		case deleted.Valid:
+			r.State = stateDeleted
 		case paidAt.Valid:
 			r.State = statePaid
-			v := formatNanos(paidAt.Int64)
+			v := f.nanos(paidAt.Int64)
 			r.PaidDate = &v
 			if ref.Valid {
 				r.RefNumber = &ref.String
@@ -135,7 +153,7 @@ func scanRecords(rows *sql.Rows, today int) ([]record, error) {
 }
 
 // recordsByID loads the given components in the given order.
-func recordsByID(ctx context.Context, q querier, ids []string, today int) ([]record, error) {
+func recordsByID(ctx context.Context, q querier, ids []string, today int, f stamps) ([]record, error) {
 	if len(ids) == 0 {
 		return []record{}, nil
 	}
@@ -152,7 +170,7 @@ func recordsByID(ctx context.Context, q querier, ids []string, today int) ([]rec
 		if err != nil {
 			return nil, fmt.Errorf("load components: %w", err)
 		}
-		recs, err := scanRecords(rows, today)
+		recs, err := scanRecords(rows, today, f)
 		if err != nil {
 			return nil, err
 		}
@@ -200,12 +218,19 @@ func (f searchFilter) conditions(today int) (terms []string, args []any) {
 	switch f.state {
 	case statePaid:
 		add("c.paid_day IS NOT NULL")
+		add("c.deleted_at IS NULL")
 	case stateExpired:
 		add("c.paid_day IS NULL")
+		add("c.deleted_at IS NULL")
 		add("c.expiry_day < ?", today)
 	case stateProvisioned:
 		add("c.paid_day IS NULL")
+		add("c.deleted_at IS NULL")
 		add("c.expiry_day >= ?", today)
+	case stateDeleted:
+		add("c.deleted_at IS NOT NULL")
+	default: // no state: deleted components are left out
+		add("c.deleted_at IS NULL")
 	}
 	if f.startPayDay != 0 || f.endPayDay != 0 {
 		add("c.paid_day BETWEEN ? AND ?", f.startPayDay, orMax(f.endPayDay))
@@ -239,7 +264,7 @@ const probeWindow = 4000
 // walks a created_at index that carries the filter columns and stops after
 // probeWindow entries. Only when the probe cannot fill the page does the
 // general query run, letting SQLite pick a range index and sort the matches.
-func (st *store) search(ctx context.Context, f searchFilter, today int) ([]record, error) {
+func (st *store) search(ctx context.Context, f searchFilter, today int, sf stamps) ([]record, error) {
 	terms, args := f.conditions(today)
 	where := ""
 	if len(terms) > 0 {
@@ -248,11 +273,11 @@ func (st *store) search(ctx context.Context, f searchFilter, today int) ([]recor
 	want := f.offset + f.limit
 	var seqs []int64
 	if f.studentID == 0 && f.refNumber == "" && !f.hasNotes && want <= probeWindow/4 {
-		index, prefix, prefixArgs := "components_created", "", []any(nil)
+		index, prefix, prefixArgs := "components_created_v2", "", []any(nil)
 		if f.accountCode != "" {
-			index, prefix, prefixArgs = "components_account_created", " WHERE account_code = ?", []any{f.accountCode}
+			index, prefix, prefixArgs = "components_account_created_v2", " WHERE account_code = ?", []any{f.accountCode}
 		}
-		q := `SELECT c.seq FROM (SELECT seq, created_at, id, account_code, paid_day, due_day, expiry_day
+		q := `SELECT c.seq FROM (SELECT seq, created_at, id, account_code, paid_day, deleted_at, due_day, expiry_day
 			FROM components INDEXED BY ` + index + prefix + `
 			ORDER BY created_at DESC, id DESC LIMIT ` + itoa(probeWindow) + `) c` + where + ` LIMIT ?`
 		var err error
@@ -285,7 +310,7 @@ func (st *store) search(ctx context.Context, f searchFilter, today int) ([]recor
 	if err != nil {
 		return nil, fmt.Errorf("search components: %w", err)
 	}
-	return scanRecords(rows, today)
+	return scanRecords(rows, today, sf)
 }
 
 func querySeqs(ctx context.Context, q querier, query string, args ...any) ([]int64, error) {
@@ -316,7 +341,7 @@ type payment struct {
 }
 
 // pay records the payment of all listed components or of none.
-func (st *store) pay(ctx context.Context, p payment, now time.Time, loc *time.Location) ([]record, error) {
+func (st *store) pay(ctx context.Context, p payment, now time.Time, loc *time.Location, sf stamps) ([]record, error) {
 	today := dayOf(now.In(loc))
 	err := st.inTx(ctx, func(tx *sql.Tx) error {
 		stu, err := studentByNIS(ctx, tx, p.nis)
@@ -326,13 +351,14 @@ func (st *store) pay(ctx context.Context, p payment, now time.Time, loc *time.Lo
 		if err != nil {
 			return err
 		}
-		get, err := tx.PrepareContext(ctx, `SELECT student_id, amount, penalty, active_day, due_day, expiry_day, paid_day IS NOT NULL
-			FROM components WHERE id = ?`)
+		get, err := tx.PrepareContext(ctx, `SELECT student_id, amount, penalty, active_day, due_day, expiry_day,
+			paid_day IS NOT NULL, deleted_at IS NOT NULL FROM components WHERE id = ?`)
 		if err != nil {
 			return fmt.Errorf("prepare: %w", err)
 		}
 		defer get.Close()
-		upd, err := tx.PrepareContext(ctx, `UPDATE components SET paid_at = ?, paid_day = ?, amount_paid = ?, ref_number = ? WHERE id = ?`)
+		upd, err := tx.PrepareContext(ctx, `UPDATE components SET paid_at = ?, paid_day = ?, amount_paid = ?, ref_number = ?,
+			updated_at = ? WHERE id = ?`)
 		if err != nil {
 			return fmt.Errorf("prepare: %w", err)
 		}
@@ -344,9 +370,9 @@ func (st *store) pay(ctx context.Context, p payment, now time.Time, loc *time.Lo
 				studentID, amount, penalty int64
 				activeDay                  sql.NullInt64
 				dueDay, expiryDay          int
-				paid                       bool
+				paid, deleted              bool
 			)
-			err := get.QueryRowContext(ctx, id).Scan(&studentID, &amount, &penalty, &activeDay, &dueDay, &expiryDay, &paid)
+			err := get.QueryRowContext(ctx, id).Scan(&studentID, &amount, &penalty, &activeDay, &dueDay, &expiryDay, &paid, &deleted)
 			if errors.Is(err, sql.ErrNoRows) {
 				return errorf(404, "bill_component_list[%d]: unknown component %q", i, id)
 			}
@@ -357,6 +383,8 @@ func (st *store) pay(ctx context.Context, p payment, now time.Time, loc *time.Lo
 			switch {
 			case studentID != stu.id:
 				msg = "component does not belong to bill_key " + p.nis
+			case deleted:
+				msg = "deleted, cannot be paid"
 			case paid:
 				msg = "already paid"
 			case today > expiryDay:
@@ -377,7 +405,7 @@ func (st *store) pay(ctx context.Context, p payment, now time.Time, loc *time.Lo
 			return invalid("bill_component_list", problems)
 		}
 		for i, id := range p.ids {
-			if _, err := upd.ExecContext(ctx, now.UnixNano(), today, amounts[i], p.refNumber, id); err != nil {
+			if _, err := upd.ExecContext(ctx, now.UnixNano(), today, amounts[i], p.refNumber, now.UnixNano(), id); err != nil {
 				return fmt.Errorf("mark paid: %w", err)
 			}
 		}
@@ -386,5 +414,54 @@ func (st *store) pay(ctx context.Context, p payment, now time.Time, loc *time.Lo
 	if err != nil {
 		return nil, err
 	}
-	return recordsByID(ctx, st.db, p.ids, today)
+	return recordsByID(ctx, st.db, p.ids, today, sf)
+}
+
+// storedComponent is one component as stored, with its student, for the
+// writes that check its state first (update, delete).
+type storedComponent struct {
+	studentRow
+	accountCode, name, notes string
+	amount, penalty          int64
+	activeAt                 sql.NullInt64
+	dueAt, expiryAt          int64
+	paid, deleted            bool
+}
+
+// loadComponent reads one component; errNotFound when unknown.
+func loadComponent(ctx context.Context, q querier, id string) (storedComponent, error) {
+	var c storedComponent
+	err := q.QueryRowContext(ctx, `SELECT s.id, s.bill_id, s.nis, s.name, s.key_name, s.phone, s.email, s.description,
+		c.account_code, c.name, c.notes, c.amount, c.penalty, c.active_at, c.due_at, c.expiry_at,
+		c.paid_day IS NOT NULL, c.deleted_at IS NOT NULL
+		FROM components c JOIN students s ON s.id = c.student_id WHERE c.id = ?`, id).Scan(
+		&c.id, &c.billID, &c.BillKeyValue, &c.Name, &c.BillKeyName, &c.Phone, &c.Email, &c.Description,
+		&c.accountCode, &c.name, &c.notes, &c.amount, &c.penalty, &c.activeAt, &c.dueAt, &c.expiryAt,
+		&c.paid, &c.deleted)
+	if errors.Is(err, sql.ErrNoRows) {
+		return c, errNotFound
+	}
+	if err != nil {
+		return c, fmt.Errorf("load component: %w", err)
+	}
+	return c, nil
+}
+
+// input is the component as an upload, so that an update validates the
+// merged fields with the same rules as an upload.
+func (c storedComponent) input() componentInput {
+	ts := func(sec int64) *string {
+		v := time.Unix(sec, 0).UTC().Format(timeLayout)
+		return &v
+	}
+	in := componentInput{
+		BillKey: c.BillKeyValue, AccountCode: c.accountCode, Name: c.name, Notes: c.notes,
+		ExpiryDate: ts(c.expiryAt), DueDate: ts(c.dueAt),
+		Amount:  json.RawMessage(strconv.FormatInt(c.amount, 10)),
+		Penalty: json.RawMessage(strconv.FormatInt(c.penalty, 10)),
+	}
+	if c.activeAt.Valid {
+		in.ActiveDate = ts(c.activeAt.Int64)
+	}
+	return in
 }

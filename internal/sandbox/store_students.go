@@ -41,9 +41,9 @@ type querier interface {
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
 }
 
-// studentByNIS loads one student; errNotFound when unknown.
+// studentByNIS loads one live student; errNotFound when unknown or deleted.
 func studentByNIS(ctx context.Context, q querier, nis string) (studentRow, error) {
-	r, err := scanStudent(q.QueryRowContext(ctx, `SELECT `+studentColumns+` FROM students WHERE nis = ?`, nis))
+	r, err := scanStudent(q.QueryRowContext(ctx, `SELECT `+studentColumns+` FROM students WHERE nis = ? AND deleted_at IS NULL`, nis))
 	if err != nil && !errors.Is(err, errNotFound) {
 		return r, fmt.Errorf("load student: %w", err)
 	}
@@ -52,7 +52,7 @@ func studentByNIS(ctx context.Context, q querier, nis string) (studentRow, error
 
 // existingNIS returns which of the given NIS are already stored.
 func existingNIS(ctx context.Context, tx *sql.Tx, nis []string) (map[string]bool, error) {
-	stmt, err := tx.PrepareContext(ctx, `SELECT 1 FROM students WHERE nis = ?`)
+	stmt, err := tx.PrepareContext(ctx, `SELECT 1 FROM students WHERE nis = ? AND deleted_at IS NULL`)
 	if err != nil {
 		return nil, fmt.Errorf("prepare: %w", err)
 	}
@@ -93,4 +93,46 @@ func insertStudents(ctx context.Context, tx *sql.Tx, list []student, createdAt i
 		rows = append(rows, studentRow{id: id, billID: billID, student: st})
 	}
 	return rows, nil
+}
+
+// studentFilter selects students of the list: name is a case-insensitive
+// part of the name, nis an exact NIS; empty means any.
+type studentFilter struct {
+	name   string
+	nis    string
+	offset int
+	limit  int
+}
+
+// listStudents returns live students, newest first (created_at, then id).
+func (st *store) listStudents(ctx context.Context, f studentFilter) ([]student, error) {
+	q := `SELECT ` + studentColumns + ` FROM students WHERE deleted_at IS NULL`
+	var args []any
+	if f.nis != "" {
+		q += ` AND nis = ?`
+		args = append(args, f.nis)
+	}
+	if f.name != "" {
+		// instr on lower() needs no escaping of LIKE's wildcards.
+		q += ` AND instr(lower(name), lower(?)) > 0`
+		args = append(args, f.name)
+	}
+	q += ` ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`
+	rows, err := st.db.QueryContext(ctx, q, append(args, f.limit, f.offset)...)
+	if err != nil {
+		return nil, fmt.Errorf("list students: %w", err)
+	}
+	defer rows.Close()
+	out := []student{}
+	for rows.Next() {
+		r, err := scanStudent(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list students: %w", err)
+		}
+		out = append(out, r.student)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list students: %w", err)
+	}
+	return out, nil
 }

@@ -32,7 +32,7 @@ func (s *Server) studentBatch(w http.ResponseWriter, r *http.Request) error {
 			continue
 		}
 		before := len(ps)
-		validateStudent(&list[i], i, true, &ps)
+		validateStudent(&list[i], i, &ps)
 		if len(ps) > before {
 			continue
 		}
@@ -69,6 +69,56 @@ func (s *Server) studentBatch(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// studentCreate creates one student (POST /bill).
+func (s *Server) studentCreate(w http.ResponseWriter, r *http.Request) error {
+	var st student
+	if err := decodeBody(w, r, &st); err != nil {
+		return err
+	}
+	var ps problems
+	validateStudent(&st, -1, &ps)
+	if len(ps) > 0 {
+		return invalidOne(ps)
+	}
+	err := s.store.inTx(r.Context(), func(tx *sql.Tx) error {
+		exists, err := existingNIS(r.Context(), tx, []string{st.BillKeyValue})
+		if err != nil {
+			return err
+		}
+		if exists[st.BillKeyValue] {
+			return errorf(http.StatusBadRequest, "bill_key_value: %s already exists", st.BillKeyValue)
+		}
+		_, err = insertStudents(r.Context(), tx, []student{st}, s.Now().UnixNano(), uuid.NewString)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, "", st)
+	return nil
+}
+
+// studentList lists students, newest first (GET /bill?name=&bill_key=&offset=&limit=).
+func (s *Server) studentList(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	pg, err := s.parsePage(q, maxStudentLimit)
+	if err != nil {
+		return err
+	}
+	if pg.beyond {
+		writeJSON(w, http.StatusOK, "", []student{})
+		return nil
+	}
+	list, err := s.store.listStudents(r.Context(), studentFilter{
+		name: q.Get("name"), nis: q.Get("bill_key"), offset: pg.offset, limit: pg.limit,
+	})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, "", list)
+	return nil
+}
+
 // studentGet returns one student.
 func (s *Server) studentGet(w http.ResponseWriter, r *http.Request) error {
 	st, err := studentByNIS(r.Context(), s.store.db, r.PathValue("nis"))
@@ -82,35 +132,51 @@ func (s *Server) studentGet(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// studentUpdate replaces the fields of the student matched by bill_key_value.
+// studentUpdate replaces the fields of the student matched by
+// bill_key_value; an absent bill_key_name keeps the stored one.
 func (s *Server) studentUpdate(w http.ResponseWriter, r *http.Request) error {
 	var st student
 	if err := decodeBody(w, r, &st); err != nil {
 		return err
 	}
+	keepKeyName := blank(st.BillKeyName)
 	var ps problems
-	validateStudent(&st, -1, true, &ps)
+	validateStudent(&st, -1, &ps)
 	if len(ps) > 0 {
-		return errorf(http.StatusBadRequest, "%s: %s", ps[0].Field, ps[0].Message)
+		return invalidOne(ps)
 	}
-	res, err := s.store.db.ExecContext(r.Context(), `UPDATE students SET name = ?, key_name = ?, phone = ?, email = ?, description = ?
-		WHERE nis = ?`, st.Name, st.BillKeyName, st.Phone, st.Email, st.Description, st.BillKeyValue)
+	var out student
+	err := s.store.inTx(r.Context(), func(tx *sql.Tx) error {
+		cur, err := studentByNIS(r.Context(), tx, st.BillKeyValue)
+		if errors.Is(err, errNotFound) {
+			return errorf(http.StatusNotFound, "unknown student %q", st.BillKeyValue)
+		}
+		if err != nil {
+			return err
+		}
+		if keepKeyName {
+			st.BillKeyName = cur.BillKeyName
+		}
+		if _, err := tx.ExecContext(r.Context(), `UPDATE students SET name = ?, key_name = ?, phone = ?, email = ?, description = ?
+			WHERE id = ?`, st.Name, st.BillKeyName, st.Phone, st.Email, st.Description, cur.id); err != nil {
+			return fmt.Errorf("update student: %w", err)
+		}
+		out = st
+		return nil
+	})
 	if err != nil {
-		return fmt.Errorf("update student: %w", err)
+		return err
 	}
-	if n, err := res.RowsAffected(); err != nil {
-		return fmt.Errorf("update student: %w", err)
-	} else if n == 0 {
-		return errorf(http.StatusNotFound, "unknown student %q", st.BillKeyValue)
-	}
-	writeJSON(w, http.StatusOK, "", st)
+	writeJSON(w, http.StatusOK, "", out)
 	return nil
 }
 
-// studentDelete removes a student and their unpaid components; a student
-// with a paid component is kept, since payment history must stay.
+// studentDelete removes a student and marks their unpaid components
+// deleted; a student with a paid component is kept, since payment history
+// must stay. The rows stay, so the deleted components still name the student.
 func (s *Server) studentDelete(w http.ResponseWriter, r *http.Request) error {
 	nis := r.PathValue("nis")
+	now := s.Now().UnixNano()
 	err := s.store.inTx(r.Context(), func(tx *sql.Tx) error {
 		st, err := studentByNIS(r.Context(), tx, nis)
 		if errors.Is(err, errNotFound) {
@@ -126,10 +192,11 @@ func (s *Server) studentDelete(w http.ResponseWriter, r *http.Request) error {
 		if paid > 0 {
 			return errorf(http.StatusBadRequest, "student %s has %d paid component(s); payment history is kept", nis, paid)
 		}
-		if _, err := tx.ExecContext(r.Context(), `DELETE FROM components WHERE student_id = ?`, st.id); err != nil {
+		if _, err := tx.ExecContext(r.Context(), `UPDATE components SET deleted_at = ?, updated_at = ?
+			WHERE student_id = ? AND deleted_at IS NULL`, now, now, st.id); err != nil {
 			return fmt.Errorf("delete components: %w", err)
 		}
-		if _, err := tx.ExecContext(r.Context(), `DELETE FROM students WHERE id = ?`, st.id); err != nil {
+		if _, err := tx.ExecContext(r.Context(), `UPDATE students SET deleted_at = ? WHERE id = ?`, now, st.id); err != nil {
 			return fmt.Errorf("delete student: %w", err)
 		}
 		return nil

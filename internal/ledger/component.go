@@ -18,7 +18,7 @@ const (
 
 // StateDeleted is the state of a component deleted at the service; the ledger keeps it
 // (with its last known fields) so that it is not read again as new.
-const StateDeleted billing.State = "deleted"
+const StateDeleted = billing.StateDeleted
 
 // row is one component as the ledger stores it. Instants are microseconds since 1970
 // (0: none), days are day numbers (days since 1970).
@@ -80,17 +80,16 @@ func kindOf(st billing.State, raw string) int64 {
 	return kindOpen
 }
 
-// rowOf is the ledger row of a service record read on updated (the record's
-// updated_at; zero when the service sent none); paidDay places the payment in the
+// rowOf is the ledger row of a service record; paidDay places the payment in the
 // ledger's zone.
-func rowOf(b billing.Bill, updated time.Time, paidDay func(int64) int64) row {
+func rowOf(b billing.Bill, paidDay func(int64) int64) row {
 	r := row{
 		ID: b.ComponentID, BillID: b.BillID, NIS: b.NIS, StudentName: b.StudentName,
 		Account: b.AccountCode, Name: b.Name, Amount: b.Amount, Penalty: b.Penalty,
 		ActiveUS: micros(b.Active), DueUS: micros(b.Due), ExpiryUS: micros(b.Expiry),
 		Kind: kindOf(b.State, b.RawState), State: string(b.State), RawState: b.RawState,
 		AmountPaid: b.AmountPaid, PaidUS: micros(b.PaidAt), Ref: b.RefNumber, Notes: b.Notes,
-		CreatedUS: micros(b.CreatedAt), UpdatedUS: micros(updated),
+		CreatedUS: micros(b.CreatedAt), UpdatedUS: micros(b.UpdatedAt),
 	}
 	if r.Kind == kindDeleted {
 		r.State = string(StateDeleted)
@@ -134,7 +133,7 @@ func (r row) bill(today int64) billing.Bill {
 		AccountCode: r.Account, Name: r.Name, Amount: r.Amount, Penalty: r.Penalty,
 		Active: instant(r.ActiveUS), Due: instant(r.DueUS), Expiry: instant(r.ExpiryUS),
 		State: st, RawState: raw, AmountPaid: r.AmountPaid, PaidAt: instant(r.PaidUS),
-		RefNumber: r.Ref, Notes: r.Notes, CreatedAt: instant(r.CreatedUS),
+		RefNumber: r.Ref, Notes: r.Notes, CreatedAt: instant(r.CreatedUS), UpdatedAt: instant(r.UpdatedUS),
 	}
 }
 

@@ -123,6 +123,16 @@ func (l *Ledger) all(ctx context.Context, nis string, q billing.Query) iter.Seq2
 				yield(billing.Bill{}, fmt.Errorf("ledger: components: %w", err))
 				return
 			}
+			if nis != "" && after == nil && len(page) == 0 {
+				// Like the service: a student it does not know is an error, not an empty list.
+				if known, err := l.studentKnown(ctx, nis); err != nil || !known {
+					if err == nil {
+						err = fmt.Errorf("%w: student %s", billing.ErrNotFound, nis)
+					}
+					yield(billing.Bill{}, fmt.Errorf("ledger: components of %s: %w", nis, err))
+					return
+				}
+			}
 			for _, r := range page {
 				if !yield(r.bill(today), nil) {
 					return
@@ -158,4 +168,13 @@ func queryRowsOn(ctx context.Context, q interface {
 		out = append(out, r)
 	}
 	return out, rows.Err()
+}
+
+// studentKnown reports whether the roster or the ledger knows the student (a student
+// whose components were all deleted is still known).
+func (l *Ledger) studentKnown(ctx context.Context, nis string) (bool, error) {
+	var n int
+	err := l.sql.QueryRowContext(ctx, `SELECT (SELECT COUNT(*) FROM students WHERE nis = $1) +
+		(SELECT COUNT(*) FROM (SELECT 1 FROM ledger_components WHERE nis = $1 LIMIT 1) x)`, nis).Scan(&n)
+	return n > 0, err
 }

@@ -21,7 +21,10 @@ type Config struct {
 	Location *time.Location
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
-	// Logger receives what the ledger cannot tell a caller (a failed audit, a pending callback).
+	// Verify checks a payment callback's signature and reads its body: the billing
+	// client's VerifyCallback. Without it every callback is refused.
+	Verify func(signature string, body []byte) (billing.Callback, error)
+	// Logger receives what the ledger cannot tell a caller (a pending callback, a sync's trouble).
 	Logger *slog.Logger
 }
 
@@ -31,6 +34,7 @@ type Ledger struct {
 	sql     *sql.DB
 	loc     *time.Location
 	now     func() time.Time
+	verify  func(string, []byte) (billing.Callback, error)
 	log     *slog.Logger
 	postgre bool
 }
@@ -42,7 +46,7 @@ func New(ctx context.Context, cfg Config) (*Ledger, error) {
 		return nil, errors.New("ledger: no database")
 	}
 	l := &Ledger{
-		db: cfg.DB, sql: cfg.DB.SQL(), loc: cfg.Location, now: cfg.Now,
+		db: cfg.DB, sql: cfg.DB.SQL(), loc: cfg.Location, now: cfg.Now, verify: cfg.Verify,
 		log:     cmp.Or(cfg.Logger, slog.Default()),
 		postgre: cfg.DB.Dialect() == store.DialectPostgres,
 	}

@@ -5,18 +5,9 @@ import (
 	"database/sql"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/sekolah/portal/internal/billing"
 )
-
-// Record is a component record as the service answered it, with its updated_at (zero
-// when the service sent none). Writes that get records back from the service (a search
-// page, a payment, an update) pass them here.
-type Record struct {
-	Bill      billing.Bill
-	UpdatedAt time.Time
-}
 
 // WriteResult counts what a write did.
 type WriteResult struct {
@@ -42,25 +33,41 @@ type change struct {
 	inserted bool
 }
 
-// Upsert writes records read from the service in one transaction, with the totals. A
-// record older than what the ledger holds (see supersedes) is left out.
-func (l *Ledger) Upsert(ctx context.Context, recs []Record) (WriteResult, error) {
-	var res WriteResult
-	err := l.db.InTx(ctx, func(tx *sql.Tx) error {
-		var err error
-		res, _, err = l.upsertTx(ctx, tx, l.rows(recs), false)
-		return err
-	})
-	return res, err
+// Upsert writes component records as the service answered them (a search page, a
+// payment, an update, a deletion) in one transaction, with the totals. A record older
+// than what the ledger holds (see supersedes) is left out.
+func (l *Ledger) Upsert(ctx context.Context, bills []billing.Bill) (WriteResult, error) {
+	return l.upsertWith(ctx, bills, nil)
 }
 
-func (l *Ledger) rows(recs []Record) []row {
-	out := make([]row, 0, len(recs))
-	for _, r := range recs {
-		if r.Bill.ComponentID == "" {
+// upsertWith is Upsert with more work in the same transaction: also gets the changes
+// made (for the audit log, or a fill's progress).
+func (l *Ledger) upsertWith(ctx context.Context, bills []billing.Bill, also func(tx *sql.Tx, changes []change) error) (WriteResult, error) {
+	var res WriteResult
+	err := l.db.InTx(ctx, func(tx *sql.Tx) error {
+		var changes []change
+		var err error
+		if res, changes, err = l.upsertTx(ctx, tx, l.rows(bills), also != nil); err != nil {
+			return err
+		}
+		if also != nil {
+			return also(tx, changes)
+		}
+		return nil
+	})
+	if err != nil {
+		return WriteResult{}, err
+	}
+	return res, nil
+}
+
+func (l *Ledger) rows(bills []billing.Bill) []row {
+	out := make([]row, 0, len(bills))
+	for _, b := range bills {
+		if b.ComponentID == "" {
 			continue // nothing to key it by; the service always sends one
 		}
-		out = append(out, rowOf(r.Bill, r.UpdatedAt, l.paidDay))
+		out = append(out, rowOf(b, l.paidDay))
 	}
 	return out
 }

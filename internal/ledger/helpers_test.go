@@ -26,14 +26,16 @@ import (
 // a SQLite store, the ledger on it, a syncer, and a receiver the sandbox sends its
 // payment callbacks to.
 type env struct {
-	t      testing.TB
-	sb     *sandbox.Server
-	url    string
-	c      *billing.Client
-	db     *store.DB
-	l      *ledger.Ledger
-	s      *ledger.Syncer
-	calls  atomic.Int64 // service calls (not /_sandbox)
+	t     testing.TB
+	sb    *sandbox.Server
+	url   string
+	c     *billing.Client
+	db    *store.DB
+	l     *ledger.Ledger
+	s     *ledger.Syncer
+	calls atomic.Int64 // service calls (not /_sandbox)
+	// down makes the service answer 503 to every call after this many (0: never).
+	down   atomic.Int64
 	recv   *receiver
 	recvTS *httptest.Server
 }
@@ -100,7 +102,11 @@ func newEnv(t testing.TB, now time.Time) *env {
 	e.sb = sb
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !strings.HasPrefix(r.URL.Path, "/_sandbox") {
-			e.calls.Add(1)
+			n := e.calls.Add(1)
+			if d := e.down.Load(); d > 0 && n > d {
+				http.Error(w, `{"status":"Service Unavailable","status_code":503,"status_desc":"down for the test","data":null}`, http.StatusServiceUnavailable)
+				return
+			}
 		}
 		sb.ServeHTTP(w, r)
 	}))
@@ -134,30 +140,36 @@ func newEnv(t testing.TB, now time.Time) *env {
 // sandboxPost calls a /_sandbox route.
 func (e *env) sandboxPost(path string, in any, out any) {
 	e.t.Helper()
+	if err := e.trySandboxPost(path, in, out); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// trySandboxPost is sandboxPost that returns the failure.
+func (e *env) trySandboxPost(path string, in any, out any) error {
 	body, _ := json.Marshal(in)
 	req, _ := http.NewRequest(http.MethodPost, e.url+path, bytes.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.SetBasicAuth(sbUser, billing.DailyPassword(sbPass, e.sb.Now().In(jakarta)))
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		e.t.Fatal(err)
+		return err
 	}
 	defer resp.Body.Close()
 	raw, _ := io.ReadAll(resp.Body)
 	if resp.StatusCode/100 != 2 {
-		e.t.Fatalf("POST %s: %d %s", path, resp.StatusCode, raw)
+		return fmt.Errorf("POST %s: %d %s", path, resp.StatusCode, raw)
 	}
 	if out != nil {
 		var env struct {
 			Data json.RawMessage `json:"data"`
 		}
 		if err := json.Unmarshal(raw, &env); err != nil {
-			e.t.Fatal(err)
+			return err
 		}
-		if err := json.Unmarshal(env.Data, out); err != nil {
-			e.t.Fatal(err)
-		}
+		return json.Unmarshal(env.Data, out)
 	}
+	return nil
 }
 
 // bankPay pays components as a parent at a bank; the sandbox sends the callback.
@@ -222,9 +234,24 @@ func (e *env) components(students []billing.Student, n int, tag string) []billin
 	return out
 }
 
+// quiet waits until the sandbox has answered no call for 50ms: a walk's pages fetched
+// ahead of its end are cancelled, but may still reach the service a moment later.
+func (e *env) quiet() {
+	last := e.calls.Load()
+	for {
+		time.Sleep(50 * time.Millisecond)
+		now := e.calls.Load()
+		if now == last {
+			return
+		}
+		last = now
+	}
+}
+
 // sync runs one incremental sync and returns the service calls it made.
 func (e *env) sync() int {
 	e.t.Helper()
+	e.quiet()
 	before := e.calls.Load()
 	if _, err := e.s.RunIncremental(context.Background()); err != nil {
 		e.t.Fatal(err)
@@ -314,3 +341,6 @@ func billDiff(got, want billing.Bill) string {
 	}
 	return fmt.Sprintf("\n ledger  %+v\n service %+v", got, want)
 }
+
+// failAll makes every later request to the sandbox fail with 503.
+func failAll() sandbox.Faults { return sandbox.Faults{ErrorRate: 1, Status: 503} }

@@ -59,6 +59,14 @@ func (s *Syncer) walk(ctx context.Context, from int, r *RunResult, seen *int, fn
 	for range k {
 		launch()
 	}
+	// The pages still in flight when the walk ends are cancelled and waited for: no
+	// call of this walk reaches the service after it returns.
+	defer func() {
+		cancel()
+		for _, ch := range inflight {
+			<-ch
+		}
+	}()
 	for {
 		p := <-inflight[0]
 		inflight = inflight[1:]

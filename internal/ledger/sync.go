@@ -198,6 +198,7 @@ func (s *Syncer) run(ctx context.Context, want string) (RunResult, error) {
 	if err != nil {
 		return RunResult{}, err
 	}
+	var filled *RunResult
 	if st.fill != FillFilled {
 		res, err := s.record(rctx, RunFill, func(r *RunResult) error { return s.fill(rctx, st, r) })
 		if err != nil {
@@ -206,6 +207,7 @@ func (s *Syncer) run(ctx context.Context, want string) (RunResult, error) {
 		if st, err = s.l.syncState(rctx); err != nil {
 			return res, err
 		}
+		filled = &res
 		want = RunIncremental // catch up with what changed during the fill
 	}
 	if want == "" {
@@ -214,10 +216,30 @@ func (s *Syncer) run(ctx context.Context, want string) (RunResult, error) {
 			want = RunReconcile
 		}
 	}
+	var res RunResult
 	if want == RunReconcile {
-		return s.record(rctx, RunReconcile, func(r *RunResult) error { return s.reconcile(rctx, st, r) })
+		res, err = s.record(rctx, RunReconcile, func(r *RunResult) error { return s.reconcile(rctx, st, r) })
+	} else {
+		res, err = s.record(rctx, RunIncremental, func(r *RunResult) error { return s.incremental(rctx, st, r) })
 	}
-	return s.record(rctx, RunIncremental, func(r *RunResult) error { return s.incremental(rctx, st, r) })
+	if filled != nil {
+		res = filled.then(res)
+	}
+	return res, err
+}
+
+// then is a fill followed by the run after it, as one result.
+func (r RunResult) then(o RunResult) RunResult {
+	r.End = o.End
+	r.Calls += o.Calls
+	r.Components.add(o.Components)
+	r.Payments.add(o.Payments)
+	r.Students += o.Students
+	r.Removed += o.Removed
+	r.Missing += o.Missing
+	r.Corrected += o.Corrected
+	r.Callbacks += o.Callbacks
+	return r
 }
 
 // reconcileDue: asked for since the last one, or the nightly hour has passed since.

@@ -86,6 +86,9 @@ func (s *Syncer) walk(ctx context.Context, from int, r *RunResult, seen *int, fn
 	}
 }
 
+// fillBatch is how many components a first fill writes per transaction.
+const fillBatch = 5000
+
 // fill reads every student and every component into an empty ledger, storing its
 // progress with each page so a fill that stops (a restart, an outage) resumes where it
 // was; pages answer from what is there meanwhile, and Freshness says it is filling.
@@ -102,15 +105,34 @@ func (s *Syncer) fill(ctx context.Context, st syncState, r *RunResult) error {
 	if err := s.allStudents(ctx, &st, r, nil); err != nil {
 		return err
 	}
+	// Pages are written a few at a time: one transaction per fillBatch components
+	// rewrites each index page far less often than one per page.
 	read := st.fillRead
-	err := s.walk(ctx, st.fillOffset, r, &st.searchPage, func(p walkPage) error {
-		read += len(p.bills)
-		res, err := s.l.upsertWith(ctx, p.bills, func(tx *sql.Tx, _ []change) error {
-			return s.l.setState(ctx, tx, `fill_offset = $1, fill_read = $2, search_page = $3`, p.next, read, st.searchPage)
+	var pending []billing.Bill
+	next := st.fillOffset
+	flush := func() error {
+		res, err := s.l.upsertWith(ctx, pending, func(tx *sql.Tx, _ []change) error {
+			return s.l.setState(ctx, tx, `fill_offset = $1, fill_read = $2, search_page = $3`, next, read, st.searchPage)
 		})
 		r.Components.add(res)
+		pending = pending[:0]
 		return err
+	}
+	err := s.walk(ctx, st.fillOffset, r, &st.searchPage, func(p walkPage) error {
+		pending = append(pending, p.bills...)
+		read += len(p.bills)
+		next = p.next
+		if len(pending) >= fillBatch || len(p.bills) == 0 {
+			return flush()
+		}
+		return nil
 	})
+	if err != nil && len(pending) > 0 {
+		// Keep what was read before the failure: the resumed fill starts after it.
+		if ferr := flush(); ferr != nil {
+			s.log.Warn("ledger fill: keep the pages read before a failure", "err", ferr)
+		}
+	}
 	if err != nil {
 		return fmt.Errorf("first fill: %w", err)
 	}

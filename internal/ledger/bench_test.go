@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/i18n"
 	"github.com/sekolah/portal/internal/store"
 	"github.com/sekolah/portal/internal/store/storetest"
@@ -174,6 +175,88 @@ func BenchmarkBillsFirstPage(b *testing.B) {
 						}
 						if len(p.Bills) == 0 && c.q.Ref == "" {
 							b.Fatalf("empty page, totals %+v", p.Totals)
+						}
+					}
+				})
+			}
+		})
+	}
+}
+
+// BenchmarkReportsLedger answers each report (and the iterator shapes the statement, the
+// student page and upcoming dues read) at a million components.
+func BenchmarkReportsLedger(b *testing.B) {
+	day := func(m time.Month, d int) time.Time { return time.Date(2027, m, d, 0, 0, 0, 0, time.UTC) }
+	for _, engine := range []string{"sqlite", "postgres"} {
+		b.Run(engine, func(b *testing.B) {
+			l := benchLedger(b, engine)
+			ctx := context.Background()
+			drain := func(seq func(func(billing.Bill, error) bool)) int {
+				n := 0
+				for _, err := range seq {
+					if err != nil {
+						b.Fatal(err)
+					}
+					n++
+				}
+				return n
+			}
+			cases := []struct {
+				name string
+				run  func() int
+			}{
+				{"outstanding", func() int {
+					r, err := l.Outstanding(ctx, OutstandingFilter{})
+					if err != nil {
+						b.Fatal(err)
+					}
+					return len(r.Rows)
+				}},
+				{"outstanding-class", func() int {
+					r, err := l.Outstanding(ctx, OutstandingFilter{Class: "Kelas 7A"})
+					if err != nil {
+						b.Fatal(err)
+					}
+					return len(r.Rows)
+				}},
+				{"payment-days-year", func() int {
+					days, _, err := l.PaymentDays(ctx, time.Date(2026, 7, 1, 0, 0, 0, 0, time.UTC), day(3, 15), "")
+					if err != nil {
+						b.Fatal(err)
+					}
+					return len(days)
+				}},
+				{"payments-month-rows", func() int {
+					n := 0
+					for _, err := range l.Payments(ctx, day(2, 1), day(2, 28), "") {
+						if err != nil {
+							b.Fatal(err)
+						}
+						n++
+					}
+					return n
+				}},
+				{"payments-one-day-iterator", func() int {
+					return drain(l.All(ctx, billing.Query{PaidFrom: day(2, 8), PaidTo: day(2, 8)}))
+				}},
+				{"accounts-year", func() int {
+					r, err := l.Accounts(ctx, time.Date(2026, 7, 1, 0, 0, 0, 0, time.UTC), day(3, 15))
+					if err != nil {
+						b.Fatal(err)
+					}
+					return len(r.Rows)
+				}},
+				{"student-statement", func() int { return drain(l.AllForStudent(ctx, "20211234", billing.Query{})) }},
+				{"upcoming-week", func() int {
+					return drain(l.All(ctx, billing.Query{State: billing.StateProvisioned, DueFrom: day(3, 15), DueTo: day(3, 21)}))
+				}},
+			}
+			for _, c := range cases {
+				b.Run(c.name, func(b *testing.B) {
+					b.ReportAllocs()
+					for b.Loop() {
+						if c.run() == 0 && c.name != "upcoming-week" {
+							b.Fatal("nothing read")
 						}
 					}
 				})

@@ -12,7 +12,6 @@ import (
 	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/bills"
 	"github.com/sekolah/portal/internal/ledger"
-	"github.com/sekolah/portal/internal/store/storetest"
 )
 
 // nisOrder is the ledger's NIS order: numeric NIS by value, before the others.
@@ -106,9 +105,11 @@ func expectBills(all []billing.Bill, q ledger.BillsQuery, roster map[string]stri
 // TestBillsMatchTheSlowWay: on a generated school, every tab, sort, direction, filter
 // and page of the bills list, with the count and totals of the whole result, is what
 // reading every component and sorting them in memory gives.
-func TestBillsMatchTheSlowWay(t *testing.T) {
+func TestBillsMatchTheSlowWay(t *testing.T) { eachEngine(t, testBillsMatchTheSlowWay) }
+
+func testBillsMatchTheSlowWay(t *testing.T, engine string) {
 	ctx := context.Background()
-	db := storetest.OpenTest(t)
+	db := openDB(t, engine)
 	now := ledger.GenToday.Add(3 * time.Hour)
 	clk := func() time.Time { return now }
 	l, err := ledger.New(ctx, ledger.Config{DB: db, Location: jakarta, Now: clk})

@@ -72,8 +72,10 @@ func (e *env) sandboxCallback() (signature string, body []byte) {
 // TestCallbacks: a bank payment's callback marks the component paid at once, is stored
 // once whatever the service does (resends after a lost answer, retries after a 500),
 // is audited once, and a callback with a bad signature stores nothing.
-func TestCallbacks(t *testing.T) {
-	e := newEnv(t, syncNow)
+func TestCallbacks(t *testing.T) { eachEngine(t, testCallbacks) }
+
+func testCallbacks(t *testing.T, engine string) {
+	e := newEnvOn(t, engine, syncNow)
 	ctx := context.Background()
 	st := e.students("C", 6)
 	bills := e.components(st, 12, "SPP")

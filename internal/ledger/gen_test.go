@@ -49,7 +49,12 @@ func generate(ctx context.Context, db *store.DB, n int, loc *time.Location) erro
 		if err := store.UpsertStudentsTx(ctx, tx, roster); err != nil {
 			return err
 		}
-		const perStmt = 4 // the driver binds $n parameters in time quadratic in their count: keep statements short
+		// The SQLite driver binds $n parameters in time quadratic in their count: short
+		// statements there; PostgreSQL takes long ones (round trips are its cost).
+		perStmt := 4
+		if db.Dialect() == store.DialectPostgres {
+			perStmt = 200
+		}
 		cols := componentColumns + ", nis_key, written_us"
 		ncols := len(strings.Split(cols, ","))
 		var vals []string

@@ -87,8 +87,28 @@ const (
 	sbPass = "issued-secret"
 )
 
-// newEnv starts everything on a fresh sandbox whose clock stands at now.
-func newEnv(t testing.TB, now time.Time) *env {
+// eachEngine runs fn on SQLite and, when PORTAL_TEST_POSTGRES_URL is set, on PostgreSQL.
+func eachEngine(t *testing.T, fn func(t *testing.T, engine string)) {
+	for _, engine := range []string{"sqlite", "postgres"} {
+		t.Run(engine, func(t *testing.T) { fn(t, engine) })
+	}
+}
+
+// openDB opens a fresh migrated store of the engine (PostgreSQL skips the test when
+// PORTAL_TEST_POSTGRES_URL is not set).
+func openDB(t testing.TB, engine string) *store.DB {
+	t.Helper()
+	if engine == "postgres" {
+		return storetest.OpenPostgres(t)
+	}
+	return storetest.OpenTest(t)
+}
+
+// newEnv starts everything on a fresh sandbox whose clock stands at now, on SQLite.
+func newEnv(t testing.TB, now time.Time) *env { return newEnvOn(t, "sqlite", now) }
+
+// newEnvOn is newEnv on the given engine.
+func newEnvOn(t testing.TB, engine string, now time.Time) *env {
 	t.Helper()
 	e := &env{t: t, recv: &receiver{}}
 	e.recvTS = httptest.NewServer(e.recv)
@@ -120,7 +140,7 @@ func newEnv(t testing.TB, now time.Time) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.db = storetest.OpenTest(t)
+	e.db = openDB(t, engine)
 	e.l, err = ledger.New(context.Background(), ledger.Config{DB: e.db, Location: jakarta, Now: sb.Now, Verify: e.c.VerifyCallback,
 		Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {

@@ -67,6 +67,7 @@ func queryTerms(w *where, q billing.Query, today int64) {
 	}
 	if !q.PaidFrom.IsZero() || !q.PaidTo.IsZero() {
 		w.add("c.paid_day IS NOT NULL")
+		w.add("c.kind = 1") // only paid rows have a payment day; says so to SQLite's partial index
 	}
 	if !q.PaidFrom.IsZero() {
 		w.add("c.paid_day >= ?", dayNum(q.PaidFrom))

@@ -51,8 +51,10 @@ func (e *env) sameStudents() {
 // student changed, deleted and added, the clock past due and expiry) are all found by
 // one reconcile, each correction audited with its old and new value; a second
 // reconcile finds nothing.
-func TestReconcileCorrectsAndAudits(t *testing.T) {
-	e := newEnv(t, syncNow)
+func TestReconcileCorrectsAndAudits(t *testing.T) { eachEngine(t, testReconcileCorrectsAndAudits) }
+
+func testReconcileCorrectsAndAudits(t *testing.T, engine string) {
+	e := newEnvOn(t, engine, syncNow)
 	ctx := context.Background()
 	st := e.students("R", 12)
 	bills := e.components(st, 240, "SPP")

@@ -8,7 +8,6 @@ import (
 
 	"github.com/sekolah/portal/internal/ledger"
 	"github.com/sekolah/portal/internal/reports"
-	"github.com/sekolah/portal/internal/store/storetest"
 )
 
 func day(y int, m time.Month, d int) time.Time { return time.Date(y, m, d, 0, 0, 0, 0, time.UTC) }
@@ -16,9 +15,11 @@ func day(y int, m time.Month, d int) time.Time { return time.Date(y, m, d, 0, 0,
 // TestReportsMatchReports: the outstanding, payments and accounts reports the ledger
 // answers in SQL have exactly the figures internal/reports computes by walking the same
 // components (here read through the ledger's own iterator, as reports will).
-func TestReportsMatchReports(t *testing.T) {
+func TestReportsMatchReports(t *testing.T) { eachEngine(t, testReportsMatchReports) }
+
+func testReportsMatchReports(t *testing.T, engine string) {
 	ctx := context.Background()
-	db := storetest.OpenTest(t)
+	db := openDB(t, engine)
 	clk := &clock{t: ledger.GenToday.Add(3 * time.Hour)}
 	l, err := ledger.New(ctx, ledger.Config{DB: db, Location: jakarta, Now: clk.now})
 	if err != nil {

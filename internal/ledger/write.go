@@ -84,6 +84,39 @@ func (l *Ledger) MarkDeleted(ctx context.Context, ids []string) (WriteResult, er
 	return res, err
 }
 
+// StudentRemoved records that the service deleted student nis: as the contract has it,
+// their open components are deleted with them (a student with paid ones cannot be
+// deleted). The portal's writer calls it once the service confirmed; a reconcile would
+// find the same.
+func (l *Ledger) StudentRemoved(ctx context.Context, nis string) (WriteResult, error) {
+	var res WriteResult
+	err := l.db.InTx(ctx, func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, `SELECT id FROM ledger_components WHERE nis = $1 AND kind = 0`, nis)
+		if err != nil {
+			return err
+		}
+		var ids []string
+		for rows.Next() {
+			var id string
+			if err := rows.Scan(&id); err != nil {
+				rows.Close()
+				return err
+			}
+			ids = append(ids, id)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		res, _, err = l.markDeletedTx(ctx, tx, ids, false)
+		return err
+	})
+	if err != nil {
+		return WriteResult{}, fmt.Errorf("ledger: student %s removed: %w", nis, err)
+	}
+	return res, nil
+}
+
 func (l *Ledger) markDeletedTx(ctx context.Context, tx *sql.Tx, ids []string, keep bool) (WriteResult, []change, error) {
 	old, err := loadRows(ctx, tx, ids)
 	if err != nil {

@@ -31,6 +31,7 @@ const (
 	ProblemTimeout      = "timeout"      // the service did not answer in time
 	ProblemUnauthorized = "unauthorized" // the service refused the portal's credentials
 	ProblemOther        = "other"
+	ProblemStopped      = "stopped" // the instance stopped the run (shut down): nothing is wrong
 )
 
 // problemOf files a run's error under a problem.
@@ -74,8 +75,11 @@ type Freshness struct {
 // figures are partial.
 func (f Freshness) Filling() bool { return f.Fill != FillFilled }
 
-// Failing reports whether the last run failed: the figures are as of SyncedAt.
-func (f Freshness) Failing() bool { return !f.LastStart.IsZero() && !f.LastEnd.IsZero() && !f.LastOK }
+// Failing reports whether the last run failed: the figures are as of SyncedAt, and
+// LastProblem says why (a run stopped by its own instance shutting down is not a failure).
+func (f Freshness) Failing() bool {
+	return !f.LastStart.IsZero() && !f.LastEnd.IsZero() && !f.LastOK && f.LastProblem != ProblemStopped
+}
 
 // Age is how old the figures are at now (0 when never synced).
 func (f Freshness) Age(now time.Time) time.Duration {

@@ -117,6 +117,17 @@ func (s *Syncer) Stop(ctx context.Context) error {
 	}
 }
 
+// AskReconcile asks for a full reconcile (an admin's button): recorded in the database
+// so whichever instance holds the sync's lease runs it at its next turn, which on this
+// instance is now.
+func (s *Syncer) AskReconcile(ctx context.Context) error {
+	if err := s.l.AskReconcile(ctx); err != nil {
+		return err
+	}
+	s.Nudge()
+	return nil
+}
+
 // Nudge asks for a run soon (a callback named components the ledger does not have yet;
 // an admin asked for a reconcile).
 func (s *Syncer) Nudge() {
@@ -242,9 +253,10 @@ func (r RunResult) then(o RunResult) RunResult {
 	return r
 }
 
-// reconcileDue: asked for since the last one, or the nightly hour has passed since.
+// reconcileDue: asked for (a reconcile that ends well clears the asks made before it
+// started), or the nightly hour has passed since the last one.
 func (s *Syncer) reconcileDue(st syncState) bool {
-	if !st.reconcileAsked.IsZero() && st.reconcileAsked.After(st.reconciledAt) {
+	if !st.reconcileAsked.IsZero() {
 		return true
 	}
 	if s.cfg.ReconcileHour < 0 {
@@ -308,13 +320,17 @@ func (s *Syncer) record(ctx context.Context, kind string, fn func(r *RunResult) 
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
 	if err != nil {
+		problem := problemOf(err)
+		if ctx.Err() != nil {
+			problem = ProblemStopped // this instance stopped it (shutting down, or its lease lapsed)
+		}
 		msg := err.Error()
 		if len(msg) > 500 {
 			msg = msg[:500]
 		}
 		if werr := s.l.setState(wctx, s.l.sql, `attempt_ended_at = $1, attempt_ok = 0, attempt_error_kind = $2,
 			attempt_error = $3, attempt_calls = $4, attempt_summary = $5`,
-			store.Time(r.End), problemOf(err), msg, r.Calls, r.Summary()); werr != nil {
+			store.Time(r.End), problem, msg, r.Calls, r.Summary()); werr != nil {
 			s.log.Error("ledger sync: record failure", "err", werr)
 		}
 		return r, fmt.Errorf("ledger: %s: %w", kind, err)
@@ -323,7 +339,11 @@ func (s *Syncer) record(ctx context.Context, kind string, fn func(r *RunResult) 
 		attempt_summary = $3, synced_at = $4`, store.Time(r.End), r.Calls, r.Summary(), store.Time(r.Start)); err != nil {
 		return r, err
 	}
-	s.log.Info("ledger sync", "kind", kind, "took", r.End.Sub(r.Start).Round(time.Millisecond), "summary", r.Summary())
+	level := slog.LevelInfo
+	if r.Components.Changed()+r.Payments.Changed()+r.Students+r.Removed+r.Corrected+r.Callbacks == 0 {
+		level = slog.LevelDebug // the every-minute run that found nothing
+	}
+	s.log.Log(ctx, level, "ledger sync", "kind", kind, "took", r.End.Sub(r.Start).Round(time.Millisecond), "summary", r.Summary())
 	return r, nil
 }
 

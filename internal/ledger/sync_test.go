@@ -37,3 +37,53 @@ func TestIncrementalSyncCalls(t *testing.T) {
 		t.Errorf("nothing new again: %d calls, want at most 3", n)
 	}
 }
+
+// TestStartStop: a started syncer fills the ledger in the background; Stop ends it and
+// releases the sync's lease so another instance can go on at once.
+func TestStartStop(t *testing.T) {
+	e := newEnv(t, syncNow)
+	ctx := context.Background()
+	e.components(e.students("S", 5), 1200, "SPP")
+	if err := e.s.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		f, err := e.l.Freshness(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !f.Filling() && f.LastKind == "incremental" && !f.LastEnd.IsZero() {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("not filled after 10s: %+v", f)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := e.s.AskReconcile(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		f, _ := e.l.Freshness(ctx)
+		if f.LastKind == "reconcile" && !f.LastEnd.IsZero() {
+			if !f.LastOK {
+				t.Fatalf("reconcile: %+v", f)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the reconcile asked for did not run: %+v", f)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	stop, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if err := e.s.Stop(stop); err != nil {
+		t.Fatal(err)
+	}
+	if owner, _, err := e.db.LeaseHolder(ctx, "ledger.sync", e.sb.Now()); err != nil || owner != "" {
+		t.Errorf("lease still held by %q after Stop (%v)", owner, err)
+	}
+	e.sameAsService()
+}

@@ -184,7 +184,9 @@ func (s *Syncer) allStudents(ctx context.Context, st *syncState, r *RunResult, a
 	if audit == nil {
 		return nil
 	}
-	// Roster entries the whole list did not name are no longer at the service.
+	// Roster entries the whole list did not name: each is asked for on its own (one the
+	// portal registered while the list was read is there), and removed when the service
+	// does not know it.
 	var gone []store.Student
 	if err := s.l.db.AllStudents(ctx, func(st store.Student) error {
 		if !listed[st.NIS] {
@@ -194,21 +196,35 @@ func (s *Syncer) allStudents(ctx context.Context, st *syncState, r *RunResult, a
 	}); err != nil {
 		return err
 	}
-	if len(gone) == 0 {
-		return nil
-	}
-	return s.l.db.InTx(ctx, func(tx *sql.Tx) error {
-		for _, g := range gone {
+	for _, g := range gone {
+		found, err := s.client.Student(ctx, g.NIS)
+		r.Calls++
+		switch {
+		case err == nil:
+			_, changed, err := s.l.upsertStudents(ctx, []billing.Student{found}, audit)
+			if err != nil {
+				return err
+			}
+			r.Students += changed
+			continue
+		case !errors.Is(err, billing.ErrNotFound):
+			return fmt.Errorf("student %s: %w", g.NIS, err)
+		}
+		err = s.l.db.InTx(ctx, func(tx *sql.Tx) error {
 			if err := store.DeleteStudentTx(ctx, tx, g.NIS); err != nil {
 				return err
 			}
 			if err := audit.student(ctx, tx, g.NIS, fmt.Sprintf("%s (NIS %s) is no longer at the service: removed from the student list", g.Name, g.NIS)); err != nil {
 				return err
 			}
-			r.Removed++
+			return bumpChanges(ctx, tx)
+		})
+		if err != nil {
+			return err
 		}
-		return bumpChanges(ctx, tx)
-	})
+		r.Removed++
+	}
+	return nil
 }
 
 // key is a component's place in the service's order (newest first: created_at, then id).
@@ -278,7 +294,8 @@ func (s *Syncer) reconcile(ctx context.Context, st syncState, r *RunResult) erro
 		return err
 	}
 	r.Callbacks = n
-	if err := s.l.setState(ctx, s.l.sql, `reconciled_at = $1, payments_since = $1, search_page = $2, student_page = $3`,
+	if err := s.l.setState(ctx, s.l.sql, `reconciled_at = $1, payments_since = $1, search_page = $2, student_page = $3,
+		reconcile_asked_at = CASE WHEN reconcile_asked_at <= $1 THEN NULL ELSE reconcile_asked_at END`,
 		store.Time(r.Start), st.searchPage, st.studentPage); err != nil {
 		return err
 	}

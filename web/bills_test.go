@@ -14,10 +14,10 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/changes"
 	"github.com/sekolah/portal/internal/portaltest"
 	"github.com/sekolah/portal/internal/sandbox"
 	"github.com/sekolah/portal/internal/store"
-	"github.com/sekolah/portal/internal/upstream"
 )
 
 // billsNow is 10:00 WIB on Sunday 22 Nov 2026.
@@ -288,7 +288,7 @@ func TestBillsInvalidFilters(t *testing.T) {
 		{"due_from=2026-12-01&due_to=2026-11-01", "due_to", "tidak boleh sebelum"},
 		{"paid_from=2026-12-01&paid_to=2026-11-01", "paid_to", "tidak boleh sebelum"},
 		{"account=KOPERASI", "account", "Pilihan tidak valid"},
-		{"nis=20%2F24", "nis", "NIS hanya berisi"},
+		{"nis=20%2F24", "nis", "NIS hanya boleh berisi"},
 		{"state=unpaid", "", "Pilihan tidak valid"},
 	}
 	for _, tt := range tests {
@@ -491,7 +491,7 @@ func billByID(t *testing.T, p *portaltest.Portal, nis, id string) billing.Bill {
 
 func billsPayAudit(t *testing.T, p *portaltest.Portal) []store.AuditEntry {
 	t.Helper()
-	es, _, err := p.DB.ListAudit(t.Context(), store.AuditFilter{Action: upstream.ActionPay, Limit: 50})
+	es, _, err := p.DB.ListAudit(t.Context(), store.AuditFilter{Action: changes.ActionPay, Limit: 50})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -666,7 +666,7 @@ func TestCounterPaymentRace(t *testing.T) {
 	}
 	var oks int
 	for _, e := range billsPayAudit(t, p) {
-		if e.Outcome == upstream.OutcomeOK {
+		if e.Outcome == changes.OutcomeOK {
 			oks++
 		}
 	}
@@ -719,7 +719,7 @@ func TestCounterPaymentValidation(t *testing.T) {
 		{"ref with spaces", url.Values{"nis": {"2024001"}, "ref": {"KW 1"}, "component": {late}}, 422, `[data-testid="error-ref"]`, "tanpa spasi"},
 		{"ref too long", url.Values{"nis": {"2024001"}, "ref": {strings.Repeat("K", 41)}, "component": {late}}, 422, `[data-testid="error-ref"]`, "maksimal 40"},
 		{"nothing chosen", url.Values{"nis": {"2024001"}, "ref": {"KW-1"}}, 422, `[data-testid="payment-refused"]`, "Pilih minimal satu"},
-		{"bad nis", url.Values{"nis": {"20/24"}, "ref": {"KW-1"}, "component": {late}}, 422, `[data-testid="error-nis"]`, "NIS hanya berisi"},
+		{"bad nis", url.Values{"nis": {"20/24"}, "ref": {"KW-1"}, "component": {late}}, 422, `[data-testid="error-nis"]`, "NIS hanya boleh berisi"},
 		{"unknown nis", url.Values{"nis": {"8888"}, "ref": {"KW-1"}, "component": {late}}, 404, `[data-testid="error-nis"]`, "Tidak ada siswa dengan NIS 8888"},
 		{"another student's component", url.Values{"nis": {"2024002"}, "ref": {"KW-1"}, "component": {late}}, 409, `[data-testid="payment-refused"]`, "sudah tidak ada"},
 	}
@@ -804,7 +804,7 @@ func TestCounterPaymentTimeout(t *testing.T) {
 		t.Error("the page offers to pay again")
 	}
 	es := billsPayAudit(t, p)
-	if len(es) != 1 || es[0].Outcome != upstream.OutcomeUnknown {
+	if len(es) != 1 || es[0].Outcome != changes.OutcomeUnknown {
 		t.Fatalf("audit %+v", es)
 	}
 	// It was in fact applied; the receipt link finds it.

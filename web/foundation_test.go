@@ -59,7 +59,8 @@ func TestSignInAndOut(t *testing.T) {
 
 func TestOpenRedirectRefused(t *testing.T) {
 	p := portaltest.Start(t, portaltest.Options{})
-	for _, next := range []string{"https://evil.example/", "//evil.example", "/\\evil.example", "javascript:alert(1)"} {
+	for _, next := range []string{"https://evil.example/", "//evil.example", "/\\evil.example", "javascript:alert(1)",
+		"/\t/evil.example", "/%09/evil.example", "/%0b/evil.example", "/%0c/evil.example", "/%00/evil.example"} {
 		c := p.NewClient(t)
 		c.Get("/login")
 		res := c.Post("/login", url.Values{"username": {"finance"}, "password": {portaltest.Password}, "next": {next}})
@@ -83,7 +84,7 @@ func TestLockOutAfterFailures(t *testing.T) {
 		t.Fatalf("locked sign-in: status %d", res.StatusCode)
 	}
 	msg := res.Doc.Find(`[data-testid="login-error"]`).Text()
-	if !strings.Contains(msg, "dikunci sampai 22 Nov 2026 10:15") || !strings.Contains(msg, "15 menit") {
+	if !strings.Contains(msg, "dikunci dari alamat Anda sampai 22 Nov 2026 10:15") || !strings.Contains(msg, "15 menit") {
 		t.Fatalf("locked message = %q", msg)
 	}
 	// Other accounts are not locked by someone else's failures.

@@ -3,96 +3,70 @@
 package web
 
 import (
-	"context"
 	"log/slog"
 	"net/http"
 	"time"
 
 	"github.com/gorilla/sessions"
 
+	"github.com/sekolah/portal/internal/app"
 	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/changes"
 	"github.com/sekolah/portal/internal/config"
+	"github.com/sekolah/portal/internal/counter"
+	"github.com/sekolah/portal/internal/registration"
 	"github.com/sekolah/portal/internal/reports"
 	"github.com/sekolah/portal/internal/store"
 	"github.com/sekolah/portal/internal/students"
 	"github.com/sekolah/portal/internal/uploads"
-	"github.com/sekolah/portal/internal/upstream"
 )
 
-// Deps are what the handlers need; cmd/portal builds them.
+// Deps are what the handlers need: the portal's services, built and started by the
+// caller (cmd/portal, or internal/portaltest the same way), and the cookie keys.
 type Deps struct {
-	Config  config.Config
-	DB      *store.DB
-	Auth    *auth.Service
-	Billing *billing.Client
-	Logger  *slog.Logger
+	App *app.App
 	// SessionKeys are the hash and block keys of the session cookie (32 bytes each).
 	SessionKeys [2][]byte
-	// Now is the clock; nil means time.Now.
-	Now func() time.Time
-	// Uploads runs the bulk upload jobs. cmd/portal starts it on serve and stops it on
-	// shutdown; nil makes New build and start one that is never stopped (fine for tools
-	// and tests that do not restart the portal).
-	Uploads *uploads.Runner
-	// Demo marks a portal on the embedded sandbox: an empty roster is filled from the demo
-	// school at once and a sample fee template is offered, so every page can be tried
-	// without anyone setting anything up first.
-	Demo bool
 }
 
 // Handler holds the dependencies of every handler method.
 type Handler struct {
-	cfg      config.Config
-	db       *store.DB
-	auth     *auth.Service
-	billing  *billing.Client
-	writer   *upstream.Writer
-	reports  *reports.Service
-	log      *slog.Logger
-	sessions *sessions.CookieStore
-	now      func() time.Time
-	uploads  *uploads.Runner
-	syncer   *students.Syncer // the roster sync job: one per portal process
+	cfg          config.Config
+	db           *store.DB
+	auth         *auth.Service
+	billing      *billing.Client // reads; every write goes through writer
+	writer       *changes.Writer
+	reports      *reports.Service
+	registration *registration.Service
+	counter      *counter.Service
+	uploads      *uploads.Runner
+	syncer       *students.Syncer // the roster sync job: one per portal process
+	log          *slog.Logger
+	sessions     *sessions.CookieStore
+	now          func() time.Time
 }
 
 func newHandler(d Deps) *Handler {
-	now := d.Now
-	if now == nil {
-		now = time.Now
-	}
-	log := d.Logger
-	if log == nil {
-		log = slog.Default()
-	}
+	a := d.App
 	cs := sessions.NewCookieStore(d.SessionKeys[0], d.SessionKeys[1])
 	cs.Options = &sessions.Options{Path: "/", HttpOnly: true, SameSite: http.SameSiteLaxMode}
-	// The cookie itself lives for the browser session; idle expiry is enforced on the
-	// server from the last-seen time inside it, so a stolen old cookie is worthless.
+	// The cookie itself lives for the browser session; what it grants is decided by the
+	// session's row in the database (idle and absolute expiry, revocation): see session.go.
 	cs.MaxAge(0)
 	h := &Handler{
-		cfg: d.Config, db: d.DB, auth: d.Auth, billing: d.Billing, log: log,
-		// Every upstream write goes through the writer, which audits it.
-		writer: &upstream.Writer{Client: d.Billing, DB: d.DB, Log: log, Now: now},
-		// Every figure about money is computed (and cached) by the reports service.
-		reports: reports.New(reports.Config{
-			Source: d.Billing, Roster: d.DB, Location: d.Config.Location, Now: now,
-			CacheTTL: d.Config.ReportCacheTTL, Logger: log,
-		}),
-		sessions: cs, now: now, uploads: d.Uploads,
-		syncer: &students.Syncer{Billing: d.Billing, DB: d.DB, Log: log, Now: now, Location: d.Config.Location},
+		cfg: a.Config, db: a.DB, auth: a.Auth, billing: a.Billing, writer: a.Writer, reports: a.Reports,
+		registration: a.Registration, counter: a.Counter, uploads: a.Uploads, syncer: a.Roster,
+		log: a.Log, sessions: cs, now: a.Now,
+	}
+	if h.log == nil {
+		h.log = slog.Default()
+	}
+	if h.now == nil {
+		h.now = time.Now
 	}
 	return h
 }
 
-// startUploads builds and starts the upload job runner when the caller did not bring one
-// (cmd/portal and the test harness do, to stop it on shutdown).
-func (h *Handler) startUploads(d Deps) {
-	if h.uploads != nil {
-		return
-	}
-	h.uploads = uploads.NewRunner(uploads.ConfigFrom(d.Config), d.DB, d.Billing, h.writer, h.log.With("component", "uploads"))
-	if err := h.uploads.Start(context.Background()); err != nil {
-		h.log.Error("start upload runner", "err", err)
-	}
-}
+// today is the current date in the service zone, for the billing helpers.
+func (h *Handler) today() time.Time { return h.now().In(h.cfg.Location) }

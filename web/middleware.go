@@ -1,19 +1,18 @@
 package web
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
 	"runtime/debug"
-	"strings"
 	"time"
 
 	"github.com/go-chi/chi/v5/middleware"
 
 	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/i18n"
-	"github.com/sekolah/portal/internal/store"
 	"github.com/sekolah/portal/views/viewctx"
 )
 
@@ -21,10 +20,19 @@ import (
 const contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
 	"font-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; object-src 'none'; frame-ancestors 'none'"
 
-// securityHeaders sets the headers every response carries.
-func securityHeaders(next http.Handler) http.Handler {
+// hsts asks browsers to use HTTPS only for a year. Not preloaded: a school that moves the
+// portal to a host without TLS must not be locked out for longer than that.
+const hsts = "max-age=31536000"
+
+// securityHeaders sets the headers every response carries, and HSTS on those to requests
+// that came over HTTPS (directly or per a trusted proxy); over plain HTTP the header means
+// nothing, and browsers ignore it.
+func (h *Handler) securityHeaders(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hd := w.Header()
+		if h.isHTTPS(r) {
+			hd.Set("Strict-Transport-Security", hsts)
+		}
 		hd.Set("Content-Security-Policy", contentSecurityPolicy)
 		hd.Set("X-Content-Type-Options", "nosniff")
 		hd.Set("Referrer-Policy", "same-origin")
@@ -75,12 +83,13 @@ func limitBody(n int64) func(http.Handler) http.Handler {
 	}
 }
 
-// loadSession reads the session cookie and puts the person, the CSRF token, the language
-// and the upstream environment into the request context.
+// loadSession reads the session cookie and, when it names a live session (checked in the
+// database on every request, so an ended session is refused on every instance), puts the
+// person into the request context, with the CSRF token, the language and the upstream
+// environment.
 func (h *Handler) loadSession(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s := h.session(r)
-		now := h.now()
 		dirty := false
 		token, _ := s.Values[keyCSRF].(string)
 		if token == "" {
@@ -93,31 +102,23 @@ func (h *Handler) loadSession(next http.Handler) http.Handler {
 			lang = l
 		}
 		ctx := r.Context()
-		if uid, _ := s.Values[keyUserID].(string); uid != "" {
-			seen, _ := s.Values[keySeen].(int64)
-			started, _ := s.Values[keyStarted].(int64)
-			user, err := h.db.UserByID(ctx, uid)
+		if sid, _ := s.Values[keyToken].(string); sid != "" {
+			sess, user, err := h.auth.Session(ctx, sid, h.device(r))
 			switch {
-			case err != nil && !errors.Is(err, store.ErrNotFound):
-				h.serverError(w, r, fmt.Errorf("load session user: %w", err))
-				return
-			case err != nil || user.Disabled || now.Sub(time.Unix(seen, 0)) > h.cfg.SessionIdle || now.Sub(time.Unix(started, 0)) > maxSessionAge:
-				// Signed out: gone, disabled, or idle too long. The next page asks to sign in.
+			case errors.Is(err, auth.ErrNoSession):
+				// Ended, expired, or its account disabled: the next page asks to sign in.
 				h.renewSession(s)
 				token = s.Values[keyCSRF].(string)
 				dirty = true
+			case err != nil:
+				h.serverError(w, r, fmt.Errorf("load session: %w", err))
+				return
 			default:
 				if l, ok := i18n.ParseLang(user.Lang); ok {
 					lang = l
 				}
-				ctx = viewctx.WithPerson(ctx, viewctx.Person{
-					ID: user.ID, Username: user.Username, DisplayName: user.DisplayName, Role: auth.Role(user.Role),
-				})
-				// Refresh the idle clock at most once a minute, not on every request.
-				if now.Sub(time.Unix(seen, 0)) > time.Minute {
-					s.Values[keySeen] = now.Unix()
-					dirty = true
-				}
+				ctx = withPerson(ctx, user)
+				ctx = context.WithValue(ctx, currentSessionKey{}, sess.ID)
 			}
 		}
 		if flashes := takeFlashes(s); len(flashes) > 0 {
@@ -178,7 +179,7 @@ func (h *Handler) requireSignIn(next http.Handler) http.Handler {
 func (h *Handler) require(perm auth.Permission) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if !viewctx.Can(r.Context(), perm) {
+			if !can(r.Context(), perm) {
 				p, _ := viewctx.CurrentPerson(r.Context())
 				h.log.Warn("forbidden", "path", r.URL.Path, "method", r.Method, "user", p.Username, "role", string(p.Role))
 				h.renderError(w, r, http.StatusForbidden, i18n.T(r.Context(), "error.forbidden"))
@@ -187,19 +188,4 @@ func (h *Handler) require(perm auth.Permission) func(http.Handler) http.Handler 
 			next.ServeHTTP(w, r)
 		})
 	}
-}
-
-// clientIP is the address used for sign-in throttling and the audit log.
-func (h *Handler) clientIP(r *http.Request) string {
-	addr := r.RemoteAddr
-	if h.cfg.TrustProxy {
-		if fwd := r.Header.Get("X-Forwarded-For"); fwd != "" {
-			addr = strings.TrimSpace(strings.Split(fwd, ",")[0])
-			return addr
-		}
-	}
-	if i := strings.LastIndexByte(addr, ':'); i > 0 {
-		addr = strings.Trim(addr[:i], "[]")
-	}
-	return addr
 }

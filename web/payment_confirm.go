@@ -8,9 +8,11 @@ import (
 
 // confirmPayment shows exactly what will be paid, priced as of today, and asks once more.
 func (h *Handler) confirmPayment(w http.ResponseWriter, r *http.Request) {
-	c, ok := h.checkPayment(w, r)
-	if !ok {
+	req, _ := readPaymentRequest(r)
+	p, err := h.counter.Check(r.Context(), req)
+	if err != nil {
+		h.paymentChecksFailed(w, r, req, p, err)
 		return
 	}
-	h.render(w, r, http.StatusOK, pages.PaymentConfirm(paymentConfirmView(r.Context(), c)))
+	h.render(w, r, http.StatusOK, pages.PaymentConfirm(paymentConfirmView(r.Context(), p)))
 }

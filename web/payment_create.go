@@ -6,69 +6,79 @@ import (
 	"strconv"
 
 	"github.com/sekolah/portal/internal/billing"
-	"github.com/sekolah/portal/internal/bills"
+	"github.com/sekolah/portal/internal/changes"
+	"github.com/sekolah/portal/internal/counter"
 	"github.com/sekolah/portal/internal/i18n"
-	"github.com/sekolah/portal/internal/upstream"
 	"github.com/sekolah/portal/views/pages"
 )
 
-// createPayment records a counter payment after checking the choice once more against the
-// service: a component paid or expired since the confirmation is refused, so the same page
-// cannot pay twice. A payment whose outcome is unknown (timeout) is never retried: the
-// person is sent to check first.
+// createPayment records a counter payment; the counter checks the choice once more
+// against the service, so a component paid or expired since the confirmation is refused
+// and the same page cannot pay twice. A payment whose outcome is unknown (timeout) is
+// never retried: the person is sent to check first.
 func (h *Handler) createPayment(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	c, ok := h.checkPayment(w, r)
-	if !ok {
-		return
+	req, total := readPaymentRequest(r)
+	confirmed, perr := strconv.ParseInt(total, 10, 64)
+	if perr != nil {
+		confirmed = -1 // not the confirmation: it is shown again
 	}
-	if total, err := strconv.ParseInt(c.in.Total, 10, 64); err != nil || total != c.sel.Total {
+	p, err := h.counter.Pay(ctx, h.actor(r), req, confirmed)
+	var changed *counter.TotalChanged
+	var refused *counter.PayError
+	switch {
+	case err == nil:
+		h.addFlash(w, r, "success", i18n.T(ctx, "payments.ok", i18n.Rupiah(p.Paid), p.NIS, p.Ref))
+		h.redirect(w, r, paymentReceiptURL(p.NIS, p.Ref))
+	case errors.As(err, &changed):
 		// Midnight passed (a penalty now applies) or the form was not the confirmation.
-		v := paymentConfirmView(ctx, c)
-		v.Warning = i18n.T(ctx, "payments.err.total_changed", i18n.Rupiah(c.sel.Total))
+		v := paymentConfirmView(ctx, p)
+		v.Warning = i18n.T(ctx, "payments.err.total_changed", i18n.Rupiah(changed.Total))
 		h.render(w, r, http.StatusConflict, pages.PaymentConfirm(v))
+	case errors.As(err, &refused):
+		h.paymentNotRecorded(w, r, req, p, refused)
+	default:
+		h.paymentChecksFailed(w, r, req, p, err)
+	}
+}
+
+// paymentNotRecorded answers a payment the service refused or did not answer for.
+func (h *Handler) paymentNotRecorded(w http.ResponseWriter, r *http.Request, req counter.Request, p counter.Payment, pe *counter.PayError) {
+	ctx := r.Context()
+	h.log.Warn("counter payment", "nis", p.NIS, "ref", p.Ref, "outcome", changes.Outcome(pe.Err), "err", pe.Err)
+	if changes.Ambiguous(pe.Err) {
+		h.render(w, r, http.StatusGatewayTimeout, pages.PaymentUnknown(pages.PaymentUnknownView{
+			NIS: p.NIS, Ref: p.Ref, Message: h.upstreamMessage(ctx, pe.Err, true),
+			BillsURL: billsOfStudentURL(p.NIS), ReceiptURL: paymentReceiptURL(p.NIS, p.Ref),
+		}))
 		return
 	}
-	paid, err := h.writer.Pay(ctx, h.actor(r), billing.Payment{NIS: c.in.NIS, RefNumber: c.ref, ComponentIDs: c.sel.IDs})
-	if err != nil {
-		h.log.Warn("counter payment", "nis", c.in.NIS, "ref", c.ref, "outcome", upstream.Outcome(err), "err", err)
-		if upstream.Ambiguous(err) {
-			h.render(w, r, http.StatusGatewayTimeout, pages.PaymentUnknown(pages.PaymentUnknownView{
-				NIS: c.in.NIS, Ref: c.ref, Message: h.upstreamMessage(ctx, err, true),
-				BillsURL: billsOfStudentURL(c.in.NIS), ReceiptURL: paymentReceiptURL(c.in.NIS, c.ref),
-			}))
-			return
+	var general string
+	status := http.StatusBadGateway
+	var list []string
+	switch {
+	case len(pe.Problems) > 0:
+		status = http.StatusConflict
+		list = append(list, i18n.T(ctx, "payments.err.refused"))
+		for _, pr := range pe.Problems {
+			list = append(list, problemMessage(ctx, pr))
 		}
-		v := pages.PaymentView{NIS: c.in.NIS, Ref: c.ref, Today: c.today}
-		status := http.StatusBadGateway
-		switch probs, ok := bills.PayProblems(err, c.sel.IDs, c.fresh); {
-		case ok:
-			status = http.StatusConflict
-			v.Problems = append(v.Problems, i18n.T(ctx, "payments.err.refused"))
-			for _, p := range probs {
-				v.Problems = append(v.Problems, i18n.T(ctx, p.Key, p.Args...))
-			}
-		case errors.Is(err, billing.ErrValidation):
-			status = http.StatusUnprocessableEntity
-			v.General = i18n.T(ctx, "payments.not_recorded", h.upstreamMessage(ctx, err, true))
-		default:
-			v.General = h.upstreamMessage(ctx, err, true)
-		}
-		// Show the list as it is now; when the service cannot be read either, the message says so.
-		general := v.General
-		if _, st := h.loadPaymentLines(ctx, &v, c.sel.IDs); st != http.StatusOK && general != "" {
-			v.General = general
-		}
-		h.render(w, r, status, pages.PaymentNew(v))
-		return
+	case errors.Is(pe.Err, billing.ErrValidation):
+		status = http.StatusUnprocessableEntity
+		general = i18n.T(ctx, "payments.not_recorded", h.upstreamMessage(ctx, pe.Err, true))
+	default:
+		general = h.upstreamMessage(ctx, pe.Err, true)
 	}
-	var sum int64
-	for _, b := range paid {
-		sum += b.AmountPaid
+	// Show the list as it is now; when the service cannot be read either, the message says so.
+	v := pages.PaymentView{NIS: p.NIS, Ref: p.Ref, Today: p.Today}
+	if st, err := h.counter.Student(ctx, p.NIS); err == nil {
+		v = paymentView(ctx, st, p.Ref, req.IDs)
+	} else if general == "" {
+		h.paymentStudentFailed(ctx, &v, err)
 	}
-	if len(paid) == 0 {
-		sum = c.sel.Total
+	v.Problems = list
+	if general != "" {
+		v.General = general
 	}
-	h.addFlash(w, r, "success", i18n.T(ctx, "payments.ok", i18n.Rupiah(sum), c.in.NIS, c.ref))
-	h.redirect(w, r, paymentReceiptURL(c.in.NIS, c.ref))
+	h.render(w, r, status, pages.PaymentNew(v))
 }

@@ -5,8 +5,6 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/sekolah/portal/internal/bills"
-	"github.com/sekolah/portal/internal/i18n"
 	"github.com/sekolah/portal/views/pages"
 )
 
@@ -14,13 +12,13 @@ import (
 func (h *Handler) newPayment(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	q := r.URL.Query()
-	v := pages.PaymentView{NIS: strings.TrimSpace(q.Get("nis")), Ref: strings.TrimSpace(q.Get("ref")), Today: h.billsToday()}
+	v := pages.PaymentView{NIS: strings.TrimSpace(q.Get("nis")), Ref: strings.TrimSpace(q.Get("ref")), Today: h.counter.Today()}
 	status := http.StatusOK
 	if v.NIS != "" {
-		if p := bills.CheckNIS(v.NIS); p != nil {
-			v.NISError, status = i18n.T(ctx, p.Key, p.Args...), http.StatusUnprocessableEntity
+		if st, err := h.counter.Student(ctx, v.NIS); err != nil {
+			status = h.paymentStudentFailed(ctx, &v, err)
 		} else {
-			_, status = h.loadPaymentLines(ctx, &v, q["component"])
+			v = paymentView(ctx, st, v.Ref, q["component"])
 		}
 	}
 	if isPartial(r) {

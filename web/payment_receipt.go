@@ -6,8 +6,7 @@ import (
 	"strings"
 
 	"github.com/sekolah/portal/internal/auth"
-	"github.com/sekolah/portal/internal/billing"
-	"github.com/sekolah/portal/internal/bills"
+	"github.com/sekolah/portal/internal/counter"
 	"github.com/sekolah/portal/internal/i18n"
 	"github.com/sekolah/portal/views/pages"
 	"github.com/sekolah/portal/views/viewctx"
@@ -19,31 +18,21 @@ func (h *Handler) showPaymentReceipt(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	nis := strings.TrimSpace(r.URL.Query().Get("nis"))
 	ref := strings.TrimSpace(r.URL.Query().Get("ref"))
-	notFound := i18n.T(ctx, "payments.receipt.not_found", ref, nis)
-	if bills.CheckNIS(nis) != nil || ref == "" || len(ref) > bills.MaxRefSearchLen {
-		h.renderError(w, r, http.StatusNotFound, notFound)
-		return
-	}
-	got, err := h.billing.StudentBills(ctx, nis, billing.Query{RefNumber: ref, Limit: billing.MaxLimit})
+	rec, err := h.counter.Receipt(ctx, nis, ref)
 	switch {
-	case errors.Is(err, billing.ErrNotFound):
-		h.renderError(w, r, http.StatusNotFound, notFound)
+	case errors.Is(err, counter.ErrNoReceipt):
+		h.renderError(w, r, http.StatusNotFound, i18n.T(ctx, "payments.receipt.not_found", ref, nis))
 		return
 	case err != nil:
 		h.log.Warn("read receipt", "nis", nis, "ref", ref, "err", err)
 		h.renderError(w, r, http.StatusBadGateway, h.upstreamMessage(ctx, err, false))
 		return
 	}
-	rec, ok := bills.BuildReceipt(nis, ref, got)
-	if !ok {
-		h.renderError(w, r, http.StatusNotFound, notFound)
-		return
-	}
 	p, _ := viewctx.CurrentPerson(ctx)
 	v := pages.PaymentReceiptView{
 		NIS: rec.NIS, Student: rec.StudentName, Ref: rec.Ref, PaidAt: rec.PaidAt,
 		Amount: rec.Amount, Penalty: rec.Penalty, Total: rec.Total,
-		Cashier: p.DisplayName, PrintedAt: h.now(), CanPay: viewctx.Can(ctx, auth.WriteBilling),
+		Cashier: p.DisplayName, PrintedAt: h.now(), CanPay: can(ctx, auth.WriteBilling), BillsURL: billsOfStudentURL(rec.NIS),
 	}
 	for _, l := range rec.Lines {
 		b := l.Bill

@@ -2,43 +2,12 @@ package web
 
 import (
 	"context"
-	"errors"
 
 	"github.com/sekolah/portal/internal/i18n"
-	"github.com/sekolah/portal/internal/registration"
 	"github.com/sekolah/portal/internal/store"
 	"github.com/sekolah/portal/views/components"
 	"github.com/sekolah/portal/views/pages"
 )
-
-// registration is the registration service over the handler's parts. It holds no state of
-// its own (the public form's rate limit is counted in the database), so one per request is
-// as good as one per process.
-func (h *Handler) registration() *registration.Service {
-	return &registration.Service{
-		DB: h.db, Writer: h.writer, Billing: h.billing, Accounts: h.cfg.AccountCodes,
-		Location: h.cfg.Location, Now: h.now, Log: h.log,
-	}
-}
-
-// problemMessages turns validation problems into the per-field messages forms show; the
-// first problem of a field wins.
-func problemMessages(ctx context.Context, ps registration.Problems) map[string]string {
-	out := make(map[string]string, len(ps))
-	for _, p := range ps {
-		if _, seen := out[p.Field]; !seen {
-			out[p.Field] = i18n.T(ctx, p.Key, p.Args...)
-		}
-	}
-	return out
-}
-
-// asProblems reports whether err is a form's validation problems.
-func asProblems(err error) (registration.Problems, bool) {
-	var ps registration.Problems
-	ok := errors.As(err, &ps)
-	return ps, ok
-}
 
 // templateOptions lists the fee templates for a drop-down, after a "choose one" entry.
 func (h *Handler) templateOptions(ctx context.Context) ([]components.Option, error) {

@@ -14,10 +14,10 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/changes"
 	"github.com/sekolah/portal/internal/portaltest"
 	"github.com/sekolah/portal/internal/sandbox"
 	"github.com/sekolah/portal/internal/store"
-	"github.com/sekolah/portal/internal/upstream"
 )
 
 // regNow is 10:00 in Jakarta on 22 Nov 2026: registrations made now are on that day.
@@ -119,8 +119,8 @@ func TestFeeTemplatesManage(t *testing.T) {
 		t.Fatalf("invalid create: %d", res.StatusCode)
 	}
 	for sel, want := range map[string]string{
-		`[data-testid="error-line0_amount"]`:  "angka",
-		`[data-testid="error-line1_account"]`: "Pilihan tidak valid",
+		`[data-testid="error-line0_amount"]`:  "rupiah",
+		`[data-testid="error-line1_account"]`: "Kode rekening tidak dikenal",
 		`[data-testid="error-line1_due"]`:     "kedaluwarsa",
 	} {
 		if got := text(res, sel); !strings.Contains(got, want) {
@@ -194,6 +194,51 @@ func TestFeeTemplatesManage(t *testing.T) {
 		if got := len(auditEntries(t, p, action)); got != n {
 			t.Errorf("%s audited %d times, want %d", action, got, n)
 		}
+	}
+}
+
+// One phone rule for every form: the wizard once took "123456", which the student's edit
+// form then refused, so a student registered that way could not be edited. Now the
+// wizard refuses it too, and a phone it takes (in any spelling) the edit form takes back.
+func TestRegisteredStudentCanBeEdited(t *testing.T) {
+	p := portaltest.Start(t, portaltest.Options{Now: regNow})
+	tpl := createTemplate(t, p, p.SignedIn(t, "admin"), "Pendaftaran SMP 2027")
+	c := p.SignedIn(t, "finance")
+
+	res := c.Post("/registrations/new", with(student("2027050"), "phone", "123456", "template", tpl.ID, "action", "next"))
+	if res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(text(res, `[data-testid="error-phone"]`), "0812-3456-7890") ||
+		value(res, "phone") != "123456" {
+		t.Fatalf("wizard with phone 123456: %d, error %q, value %q", res.StatusCode, text(res, `[data-testid="error-phone"]`), value(res, "phone"))
+	}
+
+	res = c.Post("/registrations/new", with(student("2027050"), "phone", "62 812 3456 7890", "template", tpl.ID, "action", "next"))
+	fp := value(res, "fingerprint")
+	res = c.Post("/registrations/new", with(student("2027050"), "phone", value(res, "phone"), "template", tpl.ID, "fingerprint", fp, "action", "confirm"))
+	if res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("confirm: %d\n%s", res.StatusCode, res.Body)
+	}
+	st, err := p.DB.StudentByNIS(t.Context(), "2027050")
+	if err != nil || st.Phone != "+6281234567890" {
+		t.Fatalf("roster: %+v %v", st, err)
+	}
+
+	// The edit form, sent back as it comes, is accepted.
+	res = c.Get("/students/2027050/edit")
+	form := url.Values{}
+	for _, f := range []string{"name", "key_name", "phone", "email", "description"} {
+		sel := `[name="` + f + `"]`
+		v, ok := res.Doc.Find(sel).First().Attr("value")
+		if !ok { // a select
+			v = res.Doc.Find(sel+` option[selected]`).AttrOr("value", "")
+		}
+		form.Set(f, v)
+	}
+	if form.Get("phone") != "+6281234567890" {
+		t.Fatalf("edit form phone = %q", form.Get("phone"))
+	}
+	res = c.Post("/students/2027050/edit", form)
+	if res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("editing the registered student as it is: %d, phone error %q", res.StatusCode, text(res, `[data-testid="error-phone"]`))
 	}
 }
 
@@ -299,7 +344,7 @@ func TestRegistrationWizard(t *testing.T) {
 	if err != nil || st.Source != store.SourceCheckout || st.Name != "Rina Wulandari" || st.Description != "Kelas 7A" {
 		t.Fatalf("roster: %+v %v", st, err)
 	}
-	entries := auditEntries(t, p, upstream.ActionCheckout)
+	entries := auditEntries(t, p, changes.ActionCheckout)
 	if len(entries) != 1 || entries[0].Outcome != "ok" || entries[0].Actor != "finance" || entries[0].Target != "2027001" ||
 		!strings.Contains(entries[0].Detail, billID) {
 		t.Fatalf("audit = %+v", entries)
@@ -379,7 +424,7 @@ func TestRegistrationExistingNIS(t *testing.T) {
 	if _, err := p.DB.StudentByNIS(ctx, "2027012"); !errors.Is(err, store.ErrNotFound) {
 		t.Fatal("a refused checkout reached the roster")
 	}
-	if e := auditEntries(t, p, upstream.ActionCheckout); len(e) != 1 || e[0].Outcome != "failed" || e[0].UpstreamStatus != 400 {
+	if e := auditEntries(t, p, changes.ActionCheckout); len(e) != 1 || e[0].Outcome != "failed" || e[0].UpstreamStatus != 400 {
 		t.Fatalf("audit = %+v", e)
 	}
 }
@@ -407,7 +452,7 @@ func TestRegistrationUpstreamDown(t *testing.T) {
 	if _, err := p.DB.StudentByNIS(ctx, "2027020"); !errors.Is(err, store.ErrNotFound) {
 		t.Fatal("student recorded although the service failed")
 	}
-	if e := auditEntries(t, p, upstream.ActionCheckout); len(e) != 1 || e[0].Outcome != "failed" || e[0].UpstreamStatus != 503 {
+	if e := auditEntries(t, p, changes.ActionCheckout); len(e) != 1 || e[0].Outcome != "failed" || e[0].UpstreamStatus != 503 {
 		t.Fatalf("audit = %+v", e)
 	}
 
@@ -420,7 +465,7 @@ func TestRegistrationUpstreamDown(t *testing.T) {
 	if _, err := p.DB.StudentByNIS(ctx, "2027020"); !errors.Is(err, store.ErrNotFound) {
 		t.Fatal("an unanswered checkout was recorded as done")
 	}
-	if e := auditEntries(t, p, upstream.ActionCheckout); len(e) != 2 || e[0].Outcome != "unknown" {
+	if e := auditEntries(t, p, changes.ActionCheckout); len(e) != 2 || e[0].Outcome != "unknown" {
 		t.Fatalf("audit = %+v", e)
 	}
 	p.Sandbox.SetFaults(sandbox.Faults{})
@@ -565,10 +610,10 @@ func TestPublicRegistration(t *testing.T) {
 		t.Fatalf("thanks page:\n%s", res.Body)
 	}
 	st, err := p.DB.StudentByNIS(t.Context(), "2027100")
-	if err != nil || st.Source != store.SourceRegistration || st.Description != "Calon Siswa SMP" || st.Phone != "0813 1111 2222" {
+	if err != nil || st.Source != store.SourceRegistration || st.Description != "Calon Siswa SMP" || st.Phone != "081311112222" {
 		t.Fatalf("roster: %+v %v", st, err)
 	}
-	e := auditEntries(t, p, upstream.ActionCheckout)
+	e := auditEntries(t, p, changes.ActionCheckout)
 	if len(e) != 1 || e[0].Actor != "public" || e[0].IP != "127.0.0.1" || e[0].Outcome != "ok" {
 		t.Fatalf("audit = %+v", e)
 	}
@@ -608,7 +653,7 @@ func TestPublicRegistrationHoneypotAndRateLimit(t *testing.T) {
 	if _, err := p.Billing.Student(t.Context(), "2027200"); !errors.Is(err, billing.ErrNotFound) {
 		t.Fatalf("the honeypot reached the service: %v", err)
 	}
-	if len(auditEntries(t, p, upstream.ActionCheckout)) != 0 {
+	if len(auditEntries(t, p, changes.ActionCheckout)) != 0 {
 		t.Fatal("the honeypot made a checkout")
 	}
 	// Without a registration, the thanks page sends visitors to the form.
@@ -670,7 +715,7 @@ func TestRegistrationTemplateDatesPast(t *testing.T) {
 	if res := visitor.Post("/register", publicForm("2027300")); res.StatusCode != http.StatusServiceUnavailable {
 		t.Fatalf("public post: %d", res.StatusCode)
 	}
-	if len(auditEntries(t, p, upstream.ActionCheckout)) != 0 {
+	if len(auditEntries(t, p, changes.ActionCheckout)) != 0 {
 		t.Fatal("a checkout was attempted")
 	}
 }

@@ -3,14 +3,14 @@ package web
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
+	"mime"
 	"net/http"
+	"strconv"
 
 	"github.com/a-h/templ"
 	"github.com/go-chi/chi/v5/middleware"
 
-	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/i18n"
 	"github.com/sekolah/portal/views/pages"
 )
@@ -111,26 +111,22 @@ func (h *Handler) notFound(w http.ResponseWriter, r *http.Request) {
 	h.renderError(w, r, http.StatusNotFound, "")
 }
 
-// upstreamMessage says in the person's language what went wrong with the billing service.
-// write tells whether the call could have changed something: a timeout on a write is
-// ambiguous, and the person must be told to check before trying again.
-func (h *Handler) upstreamMessage(ctx context.Context, err error, write bool) string {
-	var apiErr *billing.APIError
-	switch {
-	case errors.Is(err, billing.ErrTimeout):
-		key := "upstream.timeout"
-		if write {
-			key = "upstream.timeout_uncertain"
-		}
-		return i18n.T(ctx, key, int(h.cfg.UpstreamTimeout.Seconds()))
-	case errors.Is(err, billing.ErrUnauthorized):
-		return i18n.T(ctx, "upstream.unauthorized")
-	case errors.Is(err, billing.ErrUnavailable):
-		return i18n.T(ctx, "upstream.unavailable")
-	case errors.Is(err, billing.ErrNotFound):
-		return i18n.T(ctx, "upstream.not_found")
-	case errors.As(err, &apiErr) && errors.Is(err, billing.ErrValidation) && apiErr.StatusDesc != "":
-		return i18n.T(ctx, "upstream.validation", apiErr.StatusDesc)
-	}
-	return i18n.T(ctx, "upstream.generic")
+// xlsxType is the media type of .xlsx files.
+const xlsxType = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+
+// offsetParam is the row a paged list starts at (?offset=), never below 0.
+func offsetParam(r *http.Request) int {
+	n, _ := strconv.Atoi(r.URL.Query().Get("offset"))
+	return max(n, 0)
+}
+
+// sendXLSX answers with a workbook to download under name.
+func sendXLSX(w http.ResponseWriter, name string, body []byte) {
+	hd := w.Header()
+	hd.Set("Content-Type", xlsxType)
+	hd.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": name}))
+	hd.Set("Cache-Control", "no-store")
+	hd.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(body)
 }

@@ -1,15 +1,12 @@
 package web
 
 import (
-	"context"
 	"net/http"
-	"time"
 
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
 
 	"github.com/sekolah/portal/internal/auth"
-	"github.com/sekolah/portal/internal/store"
 	"github.com/sekolah/portal/static"
 )
 
@@ -17,21 +14,15 @@ import (
 const maxFormBytes = 1 << 20
 
 // New builds the portal's HTTP handler: every route is registered here, grouped by section.
+// It only builds routes: the services come started in d.App.
 func New(d Deps) http.Handler {
 	h := newHandler(d)
-	h.startUploads(d)
-	if d.Demo {
-		h.prepareDemo()
-	}
 	r := chi.NewRouter()
 
-	// Global stack: request id, real address (only behind a trusted proxy), panic → 500
-	// page, one log line per request, security headers on everything.
-	r.Use(middleware.RequestID)
-	if h.cfg.TrustProxy {
-		r.Use(middleware.RealIP)
-	}
-	r.Use(h.requestLogger, h.recoverer, securityHeaders)
+	// Global stack: request id, client address (forwarding headers only from trusted
+	// proxies), panic → 500 page, one log line per request, security headers on everything.
+	r.Use(middleware.RequestID, h.clientAddress)
+	r.Use(h.requestLogger, h.recoverer, h.securityHeaders)
 	r.NotFound(h.withSession(h.notFound))
 	r.MethodNotAllowed(h.withSession(func(w http.ResponseWriter, r *http.Request) {
 		h.renderError(w, r, http.StatusMethodNotAllowed, "")
@@ -67,6 +58,12 @@ func New(d Deps) http.Handler {
 		r.Group(func(r chi.Router) {
 			r.Use(h.requireSignIn)
 			r.Post("/logout", h.logout)
+
+			// The person's own account: sessions ("sign out everywhere") and password.
+			r.Get("/account", h.showAccount)
+			r.Post("/account/password", h.changeOwnPassword)
+			r.Post("/account/sessions/end-all", h.signOutEverywhere)
+			r.Post("/account/sessions/{sid}/end", h.endOwnSession)
 
 			// Dashboard: the figures for principals, finance and admins; POST refreshes them.
 			r.With(h.require(auth.ReadBilling)).Get("/", h.dashboard)
@@ -181,28 +178,13 @@ func New(d Deps) http.Handler {
 					r.Post("/disable", h.disableStaff)
 					r.Post("/enable", h.enableStaff)
 					r.Post("/password", h.resetStaffPassword)
+					r.Post("/sessions/end-all", h.endStaffSessions)
+					r.Post("/sessions/{sid}/end", h.endStaffSession)
 				})
 			})
 		})
 	})
 	return r
-}
-
-// prepareDemo makes the embedded sandbox's demo school usable at once: the roster sync runs
-// when the roster is empty, and a sample fee template is there for the registration wizard.
-func (h *Handler) prepareDemo() {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if _, known, err := h.db.ListStudents(ctx, store.StudentFilter{Limit: 1}); err != nil {
-		h.log.Warn("read roster for the demo", "err", err)
-	} else if known == 0 {
-		if err := h.syncer.Start("system"); err != nil {
-			h.log.Warn("roster sync at start", "err", err)
-		}
-	}
-	if _, err := h.registration().EnsureDemoTemplate(ctx); err != nil {
-		h.log.Warn("demo fee template", "err", err)
-	}
 }
 
 // crossOrigin refuses state-changing requests that the browser marks as coming from

@@ -1,30 +1,38 @@
 package web
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/base64"
 	"net/http"
-	"time"
 
 	"github.com/gorilla/sessions"
 
 	"github.com/sekolah/portal/views/viewctx"
 )
 
+// The session cookie is signed and encrypted (gorilla/sessions' CookieStore) and holds:
+//
+//   - the token of the signed-in session, whose row in the database (internal/auth) is
+//     what grants access: ending the row ends the session on every instance, whatever
+//     copies of the cookie exist;
+//   - the CSRF token, the language and the flashes.
+//
+// The CSRF token and the flashes stay in the cookie because visitors who are not signed in
+// need them too (the sign-in form, "you have signed out"), and a row per anonymous visitor
+// would let anyone fill the table; the cookie's encryption keeps them unforgeable and
+// unread. The CSRF token is replaced at every sign-in and sign-out, so one planted before
+// is worthless after.
 const (
 	sessionName = "portal_session"
-	keyUserID   = "uid"
+	keyToken    = "sid"
 	keyCSRF     = "csrf"
-	keySeen     = "seen"
-	keyStarted  = "started"
 	keyLang     = "lang"
-	// maxSessionAge bounds a session however active it is: staff sign in again each week.
-	maxSessionAge = 7 * 24 * time.Hour
 )
 
-// session loads the request's session; a cookie that no longer decodes (keys rotated,
-// tampered) simply yields a fresh session.
+// session loads the request's cookie session; a cookie that no longer decodes (keys
+// rotated, tampered) simply yields a fresh one.
 func (h *Handler) session(r *http.Request) *sessions.Session {
 	s, err := h.sessions.Get(r, sessionName)
 	if err != nil {
@@ -44,12 +52,8 @@ func (h *Handler) saveSession(w http.ResponseWriter, r *http.Request, s *session
 	}
 }
 
-func (h *Handler) isHTTPS(r *http.Request) bool {
-	return r.TLS != nil || (h.cfg.TrustProxy && r.Header.Get("X-Forwarded-Proto") == "https")
-}
-
-// renewSession drops everything the session held and issues a new CSRF token, so a
-// session identifier planted before sign-in is worthless after it.
+// renewSession drops everything the cookie held but the language, the session token
+// included, and issues a new CSRF token.
 func (h *Handler) renewSession(s *sessions.Session) {
 	lang := s.Values[keyLang]
 	for k := range s.Values {
@@ -59,9 +63,6 @@ func (h *Handler) renewSession(s *sessions.Session) {
 		s.Values[keyLang] = lang
 	}
 	s.Values[keyCSRF] = newToken()
-	now := h.now().Unix()
-	s.Values[keyStarted] = now
-	s.Values[keySeen] = now
 }
 
 func newToken() string {
@@ -74,6 +75,16 @@ func newToken() string {
 
 func sameToken(a, b string) bool {
 	return a != "" && subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1
+}
+
+// currentSessionKey is the context key of the signed-in session's id (loadSession).
+type currentSessionKey struct{}
+
+// currentSessionID is the id of the session the request is signed in with, "" when none;
+// the sessions lists mark it "this session".
+func currentSessionID(ctx context.Context) string {
+	id, _ := ctx.Value(currentSessionKey{}).(string)
+	return id
 }
 
 // addFlash queues a message for the next page the person sees.

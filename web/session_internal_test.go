@@ -6,7 +6,9 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/sekolah/portal/internal/app"
 	"github.com/sekolah/portal/internal/config"
 )
 
@@ -22,12 +24,12 @@ func TestSessionCookieSecureOverHTTPS(t *testing.T) {
 		{"plain http", config.Config{}, false, "", false},
 		{"https", config.Config{}, true, "", true},
 		{"forwarded https, proxy not trusted", config.Config{}, false, "https", false},
-		{"forwarded https behind a trusted proxy", config.Config{TrustProxy: true}, false, "https", true},
+		{"forwarded https behind a trusted proxy", config.Config{TrustedProxies: prefixes("192.0.2.0/24")}, false, "https", true},
 		{"forced", config.Config{SecureCookies: true}, false, "", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h := newHandler(Deps{Config: tt.cfg, SessionKeys: keys})
+			h := newHandler(Deps{App: &app.App{Config: tt.cfg, Now: time.Now}, SessionKeys: keys})
 			r := httptest.NewRequest(http.MethodGet, "/", nil)
 			if tt.tls {
 				r.TLS = &tls.ConnectionState{}

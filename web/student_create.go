@@ -10,56 +10,8 @@ import (
 	"github.com/sekolah/portal/internal/i18n"
 	"github.com/sekolah/portal/internal/store"
 	"github.com/sekolah/portal/internal/students"
-	"github.com/sekolah/portal/views/components"
 	"github.com/sekolah/portal/views/pages"
 )
-
-// keyNameOptions are the NIS kinds the form offers, plus the student's own when it is
-// another text the service accepted.
-func keyNameOptions(current string) []components.Option {
-	var opts []components.Option
-	found := false
-	for _, k := range students.KeyNames {
-		opts = append(opts, components.Option{Value: k, Label: k})
-		found = found || k == current
-	}
-	if current != "" && !found {
-		opts = append(opts, components.Option{Value: current, Label: current})
-	}
-	return opts
-}
-
-// studentFormFrom reads the posted student form as typed.
-func studentFormFrom(r *http.Request) pages.StudentForm {
-	return pages.StudentForm{
-		NIS: r.PostFormValue("nis"), Name: r.PostFormValue("name"), KeyName: r.PostFormValue("key_name"),
-		Phone: r.PostFormValue("phone"), Email: r.PostFormValue("email"), Description: r.PostFormValue("description"),
-		Errors: map[string]string{},
-	}
-}
-
-// validateStudentForm applies the service's rules and puts each problem beside its field.
-func validateStudentForm(ctx context.Context, f *pages.StudentForm) billing.Student {
-	s, errs := students.ValidateStudent(students.StudentInput{
-		NIS: f.NIS, Name: f.Name, KeyName: f.KeyName, Phone: f.Phone, Email: f.Email, Description: f.Description,
-	})
-	for field, p := range errs {
-		f.Errors[field] = problemMessage(ctx, p, students.MaxLen[field])
-	}
-	return s
-}
-
-// serviceFields maps the service's student fields to the form's.
-var serviceFields = map[string]string{
-	"bill_key_value": students.FieldNIS, "name": students.FieldName, "bill_key_name": students.FieldKeyName,
-	"phone": students.FieldPhone, "email": students.FieldEmail, "description": students.FieldDescription,
-}
-
-// newStudent shows the empty form.
-func (h *Handler) newStudent(w http.ResponseWriter, r *http.Request) {
-	f := pages.StudentForm{KeyName: billing.DefaultKeyName, KeyNames: keyNameOptions(""), Errors: map[string]string{}}
-	h.page(w, r, http.StatusOK, pages.StudentNew(f), pages.StudentFormCard(f))
-}
 
 // createStudent creates one student at the service (and so in the roster); on a mistake
 // the form comes back with what was typed.
@@ -76,13 +28,13 @@ func (h *Handler) createStudent(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case err == nil:
 			h.addFlash(w, r, "success", i18n.T(ctx, "students.created_ok", s.Name, s.NIS))
-			h.redirect(w, r, "/students/"+s.NIS)
+			h.redirect(w, r, studentURL(s.NIS))
 			return
 		case len(created) > 0:
 			// At the service, but the roster write failed: the student exists; say so.
 			h.log.Error("create student: roster", "nis", s.NIS, "err", err)
 			h.addFlash(w, r, "warning", i18n.T(ctx, "students.roster_lag"))
-			h.redirect(w, r, "/students/"+s.NIS)
+			h.redirect(w, r, studentURL(s.NIS))
 			return
 		case errors.Is(err, billing.ErrValidation):
 			h.studentRefused(ctx, &f, s.NIS, err)

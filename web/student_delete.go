@@ -9,12 +9,6 @@ import (
 	"github.com/sekolah/portal/views/pages"
 )
 
-// confirmDeleteStudent is the confirm step: what will go, and the button that does it.
-func (h *Handler) confirmDeleteStudent(w http.ResponseWriter, r *http.Request) {
-	v := pages.StudentDeleteView{Student: studentInfo(studentFrom(r))}
-	h.page(w, r, http.StatusOK, pages.StudentDelete(v), pages.StudentDeleteCard(v))
-}
-
 // deleteStudent removes the student at the service and from the roster. Without the
 // confirm field it only asks; the service refuses once a payment exists, and the page
 // says so plainly.

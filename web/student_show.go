@@ -3,7 +3,8 @@ package web
 import (
 	"net/http"
 
-	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/auth"
+	"github.com/sekolah/portal/internal/component"
 	"github.com/sekolah/portal/internal/i18n"
 	"github.com/sekolah/portal/internal/students"
 	"github.com/sekolah/portal/views/pages"
@@ -16,7 +17,7 @@ func (h *Handler) studentView(r *http.Request) (pages.StudentView, int) {
 	ctx := r.Context()
 	s := studentFrom(r)
 	today := h.today()
-	v := pages.StudentView{Student: studentInfo(s), Today: today}
+	v := pages.StudentView{Student: studentInfo(s), Today: today, CanWrite: can(ctx, auth.WriteBilling), PayURL: paymentNewURL(s.NIS)}
 	uctx, cancel := h.upstreamCtx(ctx)
 	acc, err := students.LoadAccount(uctx, h.billing, s.NIS, today)
 	cancel()
@@ -33,19 +34,19 @@ func (h *Handler) studentView(r *http.Request) (pages.StudentView, int) {
 	v.Outstanding = sum.Totals.Outstanding
 	var running int64
 	for _, b := range acc.Bills {
-		due := b.DueToday(today)
-		running += due
-		state := b.State
-		if state == billing.StateProvisioned && due == 0 {
-			state = billing.StateExpired // past expiry today; the service marks it so on its next read
+		c := component.On(b, today)
+		running += c.Price
+		// Past expiry today reads expired before the service marks it so on its next read.
+		state := string(c.Status)
+		if c.Status == component.StatusOverdue {
+			state = string(component.StatusProvisioned) // the page shows lateness beside the state
 		}
 		v.Bills = append(v.Bills, pages.BillRow{
-			ID: b.ComponentID, Name: b.Name, AccountCode: b.AccountCode, State: string(state),
-			Overdue: b.IsLate(today), Amount: b.Amount, Penalty: b.Penalty, DueToday: due, AmountPaid: b.AmountPaid,
-			Active: b.Active, Due: b.Due, Expiry: b.Expiry, DaysLate: b.DaysLate(today),
+			ID: b.ComponentID, Name: b.Name, AccountCode: b.AccountCode, State: state,
+			Overdue: c.Status == component.StatusOverdue, Amount: b.Amount, Penalty: b.Penalty, DueToday: c.Price, AmountPaid: b.AmountPaid,
+			Active: b.Active, Due: b.Due, Expiry: b.Expiry, DaysLate: c.DaysLate,
 			ExpiryDays: i18n.DayCount(today, h.cfg.Location, b.Expiry), PaidAt: b.PaidAt,
-			RefNumber: b.RefNumber, Notes: b.Notes, Running: running,
-			NotYetActive: !b.Active.IsZero() && b.State == billing.StateProvisioned && b.Active.After(billing.DayIn(today, h.cfg.Location)),
+			RefNumber: b.RefNumber, Notes: b.Notes, Running: running, NotYetActive: c.NotYetActive,
 		})
 	}
 	if err := h.db.SetStudentTotals(ctx, s.NIS, sum.Totals.Outstanding, sum.Totals.Overdue, h.now()); err != nil {
@@ -58,10 +59,4 @@ func (h *Handler) studentView(r *http.Request) (pages.StudentView, int) {
 func (h *Handler) showStudent(w http.ResponseWriter, r *http.Request) {
 	v, status := h.studentView(r)
 	h.page(w, r, status, pages.StudentShow(v), pages.StudentBody(v))
-}
-
-// studentStatement is the printable statement of the student's bills.
-func (h *Handler) studentStatement(w http.ResponseWriter, r *http.Request) {
-	v, status := h.studentView(r)
-	h.page(w, r, status, pages.StudentStatement(v), pages.StatementDoc(v))
 }

@@ -13,10 +13,10 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/changes"
 	"github.com/sekolah/portal/internal/portaltest"
 	"github.com/sekolah/portal/internal/sandbox"
 	"github.com/sekolah/portal/internal/store"
-	"github.com/sekolah/portal/internal/upstream"
 )
 
 // studentsNow is 22 Nov 2026 10:00 in Jakarta.
@@ -240,7 +240,7 @@ func TestStudentCreate(t *testing.T) {
 	if r, err := p.DB.StudentByNIS(ctx, "2601"); err != nil || r.Source != store.SourcePortal || r.Name != "Budi Santoso" {
 		t.Fatalf("roster: %+v %v", r, err)
 	}
-	if entries, _, _ := p.DB.ListAudit(ctx, store.AuditFilter{Action: upstream.ActionStudentsCreate, Limit: 5}); len(entries) != 1 || entries[0].Actor != "finance" || entries[0].Outcome != "ok" {
+	if entries, _, _ := p.DB.ListAudit(ctx, store.AuditFilter{Action: changes.ActionStudentsCreate, Limit: 5}); len(entries) != 1 || entries[0].Actor != "finance" || entries[0].Outcome != "ok" {
 		t.Errorf("audit: %+v", entries)
 	}
 	page := c.Get("/students/2601")
@@ -413,7 +413,7 @@ func TestStudentAddComponents(t *testing.T) {
 			t.Errorf("unexpected %s: %s", id, stext(res, `[data-testid="`+id+`"]`))
 		}
 	}
-	if msg := stext(res, `[data-testid="error-due-0"]`); !strings.Contains(msg, "Jatuh tempo tidak boleh setelah tanggal kedaluwarsa") {
+	if msg := stext(res, `[data-testid="error-due-0"]`); !strings.Contains(msg, "Jatuh tempo 31 Des 2026 jatuh setelah tanggal kedaluwarsa 10 Des 2026") {
 		t.Errorf("due message = %q", msg)
 	}
 	if svalue(res, "#f-amount-0") != "Rp 450.000" || svalue(res, "#f-amount-1") != "1.250.000,50" || svalue(res, "#f-active-1") != "2026-12-11" {
@@ -444,7 +444,7 @@ func TestStudentAddComponents(t *testing.T) {
 	if err != nil || len(bills) != 2 {
 		t.Fatalf("at the service: %d %v", len(bills), err)
 	}
-	if entries, _, _ := p.DB.ListAudit(ctx, store.AuditFilter{Action: upstream.ActionComponentsCreate, Limit: 5}); len(entries) != 1 || !strings.Contains(entries[0].Detail, "2 components, Rp 1700000") {
+	if entries, _, _ := p.DB.ListAudit(ctx, store.AuditFilter{Action: changes.ActionComponentsCreate, Limit: 5}); len(entries) != 1 || !strings.Contains(entries[0].Detail, "2 components, Rp 1700000") {
 		t.Errorf("audit: %+v", entries)
 	}
 
@@ -667,7 +667,7 @@ func TestStudentsUpstreamDown(t *testing.T) {
 	// Every write was audited as failed; nothing was recorded as done.
 	entries, _, _ := p.DB.ListAudit(ctx, store.AuditFilter{Limit: 20})
 	for _, e := range entries {
-		if strings.HasPrefix(e.Action, "upstream.") && e.Outcome != upstream.OutcomeFailed {
+		if strings.HasPrefix(e.Action, "upstream.") && e.Outcome != changes.OutcomeFailed {
 			t.Errorf("audit %s outcome %s", e.Action, e.Outcome)
 		}
 	}
@@ -690,7 +690,7 @@ func TestStudentsUpstreamSlow(t *testing.T) {
 		t.Fatalf("slow service: %d %q", res.StatusCode, stext(res, `[data-testid="form-error"]`))
 	}
 	p.Sandbox.SetFaults(sandbox.Faults{})
-	if entries, _, _ := p.DB.ListAudit(context.Background(), store.AuditFilter{Action: upstream.ActionComponentsCreate, Limit: 1}); len(entries) != 1 || entries[0].Outcome != upstream.OutcomeUnknown {
+	if entries, _, _ := p.DB.ListAudit(context.Background(), store.AuditFilter{Action: changes.ActionComponentsCreate, Limit: 1}); len(entries) != 1 || entries[0].Outcome != changes.OutcomeUnknown {
 		t.Errorf("audit: %+v", entries)
 	}
 

@@ -2,8 +2,9 @@ package web
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"net/http"
-	"net/url"
 	"strconv"
 	"time"
 
@@ -93,11 +94,11 @@ func (h *Handler) uploadView(ctx context.Context, j store.UploadJob, offset int)
 		}
 		for _, is := range list {
 			v.Issues = append(v.Issues, pages.UploadIssueRow{Row: is.Row, Cell: uploads.CellName(is.Col, is.Row),
-				Message: uploads.IssueMessage(p, is.Row, is.Col, is.Code, is.Args)})
+				Message: uploads.IssueOf(is).Message(p)})
 		}
 		v.IssuePager = components.Pager{Offset: offset, Limit: uploadIssuesPage, Shown: len(v.Issues), Total: j.Issues,
 			Target: "#upload-issues", URL: func(off int) string {
-				return "/uploads/" + url.PathEscape(j.ID) + "/issues?offset=" + strconv.Itoa(off)
+				return uploadURL(j.ID) + "/issues?offset=" + strconv.Itoa(off)
 			}}
 	}
 	if !j.CommittedAt.IsZero() {
@@ -136,4 +137,24 @@ func (h *Handler) uploadView(ctx context.Context, j store.UploadJob, offset int)
 		}
 	}
 	return v, nil
+}
+
+// uploadStep answers an action on an upload: back to its page with a message, or with a
+// plain note when the upload has moved on (committed twice, discarded meanwhile).
+func (h *Handler) uploadStep(w http.ResponseWriter, r *http.Request, action, okKey string, err error, args ...any) {
+	ctx := r.Context()
+	j := uploadFrom(r)
+	switch {
+	case err == nil:
+		h.audit(r, action, j.ID, "ok", fmt.Sprintf("%s %q", j.Kind, j.FileName))
+		h.addFlash(w, r, "success", i18n.T(ctx, okKey, args...))
+	case errors.Is(err, uploads.ErrState):
+		h.addFlash(w, r, "warning", i18n.T(ctx, "uploads.not_possible"))
+	case errors.Is(err, uploads.ErrFileGone):
+		h.addFlash(w, r, "error", i18n.T(ctx, "uploads.file_gone"))
+	default:
+		h.serverError(w, r, err)
+		return
+	}
+	h.redirect(w, r, uploadURL(j.ID))
 }

@@ -18,12 +18,12 @@ import (
 	"github.com/xuri/excelize/v2"
 
 	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/changes"
 	"github.com/sekolah/portal/internal/i18n"
 	"github.com/sekolah/portal/internal/portaltest"
 	"github.com/sekolah/portal/internal/store"
 	"github.com/sekolah/portal/internal/uploads"
 	"github.com/sekolah/portal/internal/uploads/sheettest"
-	"github.com/sekolah/portal/internal/upstream"
 )
 
 var uploadNow = time.Date(2026, 7, 1, 3, 0, 0, 0, time.UTC)
@@ -154,7 +154,7 @@ func TestUploadComponentsPreviewCommitAndHistory(t *testing.T) {
 	if got := doc.Find(`[data-testid="issue-D4"] [data-testid="issue-message"]`).Text(); !strings.Contains(got, "dua ratus ribu") || !strings.Contains(got, "bukan nominal") {
 		t.Errorf("amount message = %q", got)
 	}
-	if got := doc.Find(`[data-testid="issue-F13"] [data-testid="issue-message"]`).Text(); !strings.Contains(got, "jatuh tempo 10 Agu 2026 jatuh setelah tanggal kedaluwarsa 9 Agu 2026") {
+	if got := doc.Find(`[data-testid="issue-F13"] [data-testid="issue-message"]`).Text(); !strings.Contains(got, "Jatuh tempo 10 Agu 2026 jatuh setelah tanggal kedaluwarsa 9 Agu 2026") {
 		t.Errorf("date order message = %q", got)
 	}
 	if got := doc.Find(`[data-testid="issue-C22"] [data-testid="issue-message"]`).Text(); !strings.Contains(got, "KOPERASI") || !strings.Contains(got, "SPP, BCA, MANDIRI") {
@@ -280,7 +280,7 @@ func TestUploadComponentsPreviewCommitAndHistory(t *testing.T) {
 	for _, e := range entries {
 		seen[e.Action] = true
 	}
-	for _, a := range []string{"upload.receive", "upload.commit", "upload.analyse", "upload.discard", upstream.ActionComponentsCreate} {
+	for _, a := range []string{"upload.receive", "upload.commit", "upload.analyse", "upload.discard", changes.ActionComponentsCreate} {
 		if !seen[a] {
 			t.Errorf("audit log lacks %s", a)
 		}

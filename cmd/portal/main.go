@@ -26,13 +26,12 @@ import (
 	"time"
 	_ "time/tzdata" // the zone database travels in the binary: the container image has none
 
+	"github.com/sekolah/portal/internal/app"
 	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/config"
 	"github.com/sekolah/portal/internal/sandbox"
 	"github.com/sekolah/portal/internal/store"
-	"github.com/sekolah/portal/internal/uploads"
-	"github.com/sekolah/portal/internal/upstream"
 	"github.com/sekolah/portal/web"
 )
 
@@ -61,6 +60,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	defer db.Close()
 	authSvc := auth.NewService(db)
 	authSvc.Logger = log
+	authSvc.SessionIdle = cfg.SessionIdle
 
 	if len(args) > 0 {
 		switch args[0] {
@@ -86,7 +86,7 @@ func serve(ctx context.Context, cfg config.Config, db *store.DB, authSvc *auth.S
 
 	billingCfg := billing.Config{
 		BaseURL: cfg.UpstreamURL, Username: cfg.UpstreamUsername, Password: cfg.UpstreamPassword,
-		Location: cfg.Location, Timeout: cfg.UpstreamTimeout, Logger: log,
+		Location: cfg.Location, Timeout: cfg.UpstreamTimeout, Deadline: cfg.UpstreamDeadline, Logger: log,
 	}
 	if cfg.Sandbox() {
 		url, closeSandbox, err := startSandbox(cfg, log)
@@ -101,23 +101,30 @@ func serve(ctx context.Context, cfg config.Config, db *store.DB, authSvc *auth.S
 		return fmt.Errorf("billing client: %w", err)
 	}
 
-	// Upload jobs run in this process: they resume on start (a job cut off by a restart
-	// reconciles what it had sent) and stop with the server.
-	writer := &upstream.Writer{Client: client, DB: db, Log: log}
-	jobs := uploads.NewRunner(uploads.ConfigFrom(cfg), db, client, writer, log.With("component", "uploads"))
-	if err := jobs.Start(ctx); err != nil {
-		return fmt.Errorf("start upload jobs (PORTAL_DATA_DIR): %w", err)
+	// Every service and background worker is built once here and handed to the routes.
+	a := app.New(app.Options{Config: cfg, DB: db, Billing: client, Logger: log, Auth: authSvc})
+	if err := a.Start(ctx); err != nil {
+		return fmt.Errorf("start the portal's workers (PORTAL_DATA_DIR): %w", err)
 	}
+	// The workers stop before the database closes (deferred earlier, so it runs later):
+	// nothing of theirs touches it after.
 	defer func() {
-		stopCtx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+		stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
 		defer cancel()
-		if err := jobs.Stop(stopCtx); err != nil {
-			log.Warn("upload jobs cut off while calling the billing service; they resume at the next start", "err", err)
+		if err := a.Stop(stopCtx); err != nil {
+			log.Warn("background work cut off at shutdown; upload jobs resume at the next start", "err", err)
 		}
 	}()
+	if cfg.Sandbox() {
+		// The embedded sandbox's demo school is made ready to browse.
+		demoCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		if err := a.PrepareDemo(demoCtx); err != nil {
+			log.Warn("prepare the demo school", "err", err)
+		}
+		cancel()
+	}
 
-	// On the embedded sandbox the demo school is made ready to browse (web.Deps.Demo).
-	handler := web.New(web.Deps{Config: cfg, DB: db, Auth: authSvc, Billing: client, Logger: log, SessionKeys: keys, Demo: cfg.Sandbox(), Uploads: jobs})
+	handler := web.New(web.Deps{App: a, SessionKeys: keys})
 	srv := &http.Server{
 		Addr:              cfg.Addr,
 		Handler:           handler,
@@ -143,7 +150,6 @@ func serve(ctx context.Context, cfg config.Config, db *store.DB, authSvc *auth.S
 	}
 	log.Info("portal ready: open http://"+ln.Addr().String()+" and "+signIn, "upstream", cfg.UpstreamEnv)
 
-	go pruneSignIns(ctx, authSvc, log)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -158,23 +164,6 @@ func serve(ctx context.Context, cfg config.Config, db *store.DB, authSvc *auth.S
 		return fmt.Errorf("shutdown: %w", err)
 	}
 	return nil
-}
-
-// pruneSignIns drops sign-in attempts too old to matter for lock-outs, hourly, so the
-// table stays small however long the portal runs.
-func pruneSignIns(ctx context.Context, svc *auth.Service, log *slog.Logger) {
-	t := time.NewTicker(time.Hour)
-	defer t.Stop()
-	for {
-		if _, err := svc.PruneSignIns(ctx); err != nil && ctx.Err() == nil {
-			log.Warn("prune sign-in attempts", "err", err)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
 }
 
 // sandboxPassword is the embedded sandbox's issued password. It never leaves the process:

@@ -6,6 +6,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -124,6 +126,70 @@ func TestFreshStart(t *testing.T) {
 	}
 	cancel()
 	<-done
+}
+
+// workerFrames are functions only the portal's background workers run.
+var workerFrames = []string{
+	"internal/uploads.(*Runner).loop", "internal/uploads.(*Runner).janitor", "internal/app.(*Periodic).loop",
+	"internal/students.(*Syncer).Sync.func1", "internal/students.(*Syncer).run",
+}
+
+// workerGoroutines lists the goroutines running a background worker's code.
+func workerGoroutines() []string {
+	buf := make([]byte, 4<<20)
+	buf = buf[:runtime.Stack(buf, true)]
+	var out []string
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		for _, f := range workerFrames {
+			if strings.Contains(g, f) {
+				out = append(out, f)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// run returns only once every background worker has stopped, so none of them touches the
+// database after it closes: the uploads runner, the pruner and the roster sync the
+// demo school starts, cut short here by a stop right after start.
+func TestShutdownStopsTheWorkersFirst(t *testing.T) {
+	dir := t.TempDir()
+	env := map[string]string{"PORTAL_DATA_DIR": dir, "PORTAL_ADDR": freeAddr(t)}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	out := &syncBuffer{}
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, nil, func(k string) string { return env[k] }, strings.NewReader(""), io.Discard, out)
+	}()
+	for deadline := time.Now().Add(60 * time.Second); !strings.Contains(out.String(), "portal ready"); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("portal not ready:\n%s", out)
+		}
+	}
+	running := workerGoroutines()
+	for _, want := range []string{"internal/uploads.(*Runner).loop", "internal/app.(*Periodic).loop"} {
+		if !slices.Contains(running, want) {
+			t.Fatalf("%s is not running while the portal serves: %v", want, running)
+		}
+	}
+	t.Logf("workers running at the stop: %v", running)
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("shutdown: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("no graceful shutdown")
+	}
+	if left := workerGoroutines(); len(left) > 0 {
+		t.Fatalf("run returned while workers still run: %v", left)
+	}
+	if strings.Contains(out.String(), "database is closed") {
+		t.Fatalf("something used the database after it closed:\n%s", out)
+	}
 }
 
 func TestBadConfigNamesTheVariable(t *testing.T) {

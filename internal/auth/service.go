@@ -19,27 +19,26 @@ var (
 	ErrDisabled = errors.New("auth: account disabled")
 )
 
-// LockedError means too many recent failures; no password is checked until Until.
+// LockedError means too many recent failures from the caller's address; no password is
+// checked until Until. Locks are per address, never per account alone, so failures made
+// elsewhere cannot lock a person out.
 type LockedError struct {
 	Until     time.Time
-	ByAddress bool // the address, not the account, is locked
+	ByAddress bool // the address itself is locked (for every account), not just this account from it
 }
 
 // Error says what is locked and until when (UTC); pages show their own text.
-func (e *LockedError) Error() string {
-	what := "account"
-	if e.ByAddress {
-		what = "address"
-	}
-	return fmt.Sprintf("auth: %s locked until %s", what, e.Until.UTC().Format(time.RFC3339))
-}
+func (e *LockedError) Error() string { return "auth: " + lockDetail(e) }
 
 // Policy defaults, applied when the Service's fields are zero.
 const (
-	DefaultMaxUserFailures = 5
+	DefaultMaxPairFailures = 5
 	DefaultMaxAddrFailures = 20
 	DefaultFailureWindow   = 15 * time.Minute
 	DefaultLockDuration    = 15 * time.Minute
+	DefaultSlowAfter       = 3
+	DefaultBaseDelay       = 250 * time.Millisecond
+	DefaultMaxDelay        = 3 * time.Second
 )
 
 // Audit actions and outcomes written by this package.
@@ -66,12 +65,27 @@ type Service struct {
 	// Logger receives failures to write the audit log; nil means slog.Default().
 	Logger *slog.Logger
 
-	// MaxUserFailures failures for one username within FailureWindow lock that
-	// username for LockDuration; MaxAddrFailures do the same for one address.
-	MaxUserFailures int
+	// MaxPairFailures failures for one username from one address within FailureWindow
+	// lock that username at that address for LockDuration; MaxAddrFailures for any
+	// usernames from one address lock the address.
+	MaxPairFailures int
 	MaxAddrFailures int
 	FailureWindow   time.Duration
 	LockDuration    time.Duration
+
+	// SessionIdle ends a session after this long without a request (PORTAL_SESSION_IDLE);
+	// SessionLifetime ends it however active it is.
+	SessionIdle     time.Duration
+	SessionLifetime time.Duration
+
+	// A username with SlowAfter or more failures within FailureWindow (from anywhere) is
+	// slowed down instead of locked: each attempt at it waits BaseDelay, doubled for every
+	// failure beyond SlowAfter, at most MaxDelay, before its password is checked.
+	SlowAfter int
+	BaseDelay time.Duration
+	MaxDelay  time.Duration
+	// Sleep waits d or until ctx ends; nil means a real timer. Tests record instead.
+	Sleep func(ctx context.Context, d time.Duration) error
 }
 
 // NewService returns a Service over db with the default policy.
@@ -104,7 +118,14 @@ const maxUsernameInAudit = 64
 
 // SignIn checks username and password from addr and returns the user. Errors:
 // ErrBadCredentials, ErrDisabled, or *LockedError (checked before the password,
-// so a locked account says so and until when). Every attempt is audited.
+// so a locked account says so and until when), or ctx's error when the caller gives up
+// while the attempt is slowed down (then nothing was checked or counted). Every attempt
+// that gets as far as the password is audited.
+//
+// Failures lock a username only from the address they came from (and an address that
+// fails for many usernames entirely); from everywhere else the username is only slowed
+// down. The wait holds nothing: no transaction, no lock, no queue a real person's
+// attempt would stand in.
 func (s *Service) SignIn(ctx context.Context, username, password, addr string) (store.User, error) {
 	now := s.now()
 	typed := truncate(username, maxUsernameInAudit)
@@ -119,6 +140,19 @@ func (s *Service) SignIn(ctx context.Context, username, password, addr string) (
 		audit.Outcome, audit.Detail = OutcomeLocked, lockDetail(lock)
 		s.audit(ctx, audit)
 		return store.User{}, lock
+	}
+
+	// Slow down before the password is checked, not after: a guesser who stops waiting
+	// learns nothing and has spent no attempt.
+	delay, err := s.delayFor(ctx, name, now)
+	if err != nil {
+		return store.User{}, err
+	}
+	if delay > 0 {
+		if err := s.sleep(ctx, delay); err != nil {
+			return store.User{}, err
+		}
+		audit.Detail = "slowed down " + delay.String()
 	}
 
 	u, err := s.Store.UserByUsername(ctx, name)
@@ -158,7 +192,7 @@ func (s *Service) failed(ctx context.Context, audit store.AuditEntry, name, addr
 	if err := s.Store.RecordSignIn(ctx, name, addr, false, now); err != nil {
 		return fmt.Errorf("auth: sign in: %w", err)
 	}
-	audit.Outcome, audit.Detail = OutcomeFailed, detail
+	audit.Outcome, audit.Detail = OutcomeFailed, joinText(detail, audit.Detail)
 	lock, err := s.lockFor(ctx, name, addr, now)
 	if err != nil {
 		return err
@@ -173,47 +207,75 @@ func (s *Service) failed(ctx context.Context, audit store.AuditEntry, name, addr
 	return ErrBadCredentials
 }
 
-// lockFor returns the lock in force for username or addr at now, or nil.
+// lockFor returns the lock in force for username at addr, or for addr, at now, or nil.
 //
-// A lock starts at the failure that brings the count within FailureWindow to
-// the limit and lasts LockDuration from it. Attempts made while locked are not
-// recorded as failures, so the newest failure of a locked name or address is
-// the one that locked it: the lock holds when that failure is younger than
-// LockDuration and the window ending at it holds enough failures. (Counting
-// the window ending now instead would end a lock early as its first failures
-// age out.)
+// A lock starts at the failure that brings the count within FailureWindow to the limit
+// and lasts LockDuration from it. Attempts made while locked are not recorded as
+// failures, so the newest failure of a locked pair or address is the one that locked
+// it: the lock holds when that failure is younger than LockDuration and the window
+// ending at it holds enough failures. (Counting the window ending now instead would end
+// a lock early as its first failures age out.)
 func (s *Service) lockFor(ctx context.Context, name, addr string, now time.Time) (*LockedError, error) {
 	window := orDefault(s.FailureWindow, DefaultFailureWindow)
 	lockFor := orDefault(s.LockDuration, DefaultLockDuration)
-	_, _, lastUser, lastAddr, err := s.Store.FailuresSince(ctx, name, addr, now.Add(-lockFor))
-	if err != nil {
+	var lock *LockedError
+	check := func(scope store.FailureScope, limit int, byAddress bool) error {
+		_, last, err := s.Store.FailuresSince(ctx, scope, name, addr, now.Add(-lockFor))
+		if err != nil || last.IsZero() {
+			return err
+		}
+		n, _, err := s.Store.FailuresSince(ctx, scope, name, addr, last.Add(-window))
+		if err != nil {
+			return err
+		}
+		if until := last.Add(lockFor); n >= limit && until.After(now) && (lock == nil || until.After(lock.Until)) {
+			lock = &LockedError{Until: until, ByAddress: byAddress}
+		}
+		return nil
+	}
+	if err := check(store.ScopePair, orDefault(s.MaxPairFailures, DefaultMaxPairFailures), false); err != nil {
 		return nil, fmt.Errorf("auth: sign-in throttle: %w", err)
 	}
-
-	var lock *LockedError
-	if !lastUser.IsZero() {
-		byUser, _, _, _, err := s.Store.FailuresSince(ctx, name, "", lastUser.Add(-window))
-		if err != nil {
+	if addr != "" {
+		if err := check(store.ScopeAddr, orDefault(s.MaxAddrFailures, DefaultMaxAddrFailures), true); err != nil {
 			return nil, fmt.Errorf("auth: sign-in throttle: %w", err)
 		}
-		if byUser >= orDefault(s.MaxUserFailures, DefaultMaxUserFailures) {
-			lock = &LockedError{Until: lastUser.Add(lockFor)}
-		}
-	}
-	if addr != "" && !lastAddr.IsZero() {
-		_, byAddr, _, _, err := s.Store.FailuresSince(ctx, "", addr, lastAddr.Add(-window))
-		if err != nil {
-			return nil, fmt.Errorf("auth: sign-in throttle: %w", err)
-		}
-		until := lastAddr.Add(lockFor)
-		if byAddr >= orDefault(s.MaxAddrFailures, DefaultMaxAddrFailures) && (lock == nil || until.After(lock.Until)) {
-			lock = &LockedError{Until: until, ByAddress: true}
-		}
-	}
-	if lock != nil && !lock.Until.After(now) {
-		return nil, nil
 	}
 	return lock, nil
+}
+
+// delayFor is how long an attempt at username waits at now: nothing until SlowAfter
+// recent failures (from anywhere), then BaseDelay doubling with each further failure, at
+// most MaxDelay. Bounded, so the real person is slowed down, never locked out.
+func (s *Service) delayFor(ctx context.Context, name string, now time.Time) (time.Duration, error) {
+	n, _, err := s.Store.FailuresSince(ctx, store.ScopeUsername, name, "", now.Add(-orDefault(s.FailureWindow, DefaultFailureWindow)))
+	if err != nil {
+		return 0, fmt.Errorf("auth: sign-in throttle: %w", err)
+	}
+	over := n - orDefault(s.SlowAfter, DefaultSlowAfter)
+	if over < 0 {
+		return 0, nil
+	}
+	maxDelay := orDefault(s.MaxDelay, DefaultMaxDelay)
+	d := orDefault(s.BaseDelay, DefaultBaseDelay)
+	for ; over > 0 && d < maxDelay; over-- {
+		d *= 2
+	}
+	return min(d, maxDelay), nil
+}
+
+func (s *Service) sleep(ctx context.Context, d time.Duration) error {
+	if s.Sleep != nil {
+		return s.Sleep(ctx, d)
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // PruneSignIns deletes sign-in attempts too old to affect any lock; call it
@@ -228,11 +290,22 @@ func (s *Service) PruneSignIns(ctx context.Context) (int64, error) {
 }
 
 func lockDetail(l *LockedError) string {
-	what := "account"
+	what := "account locked for this address"
 	if l.ByAddress {
-		what = "address"
+		what = "address locked"
 	}
-	return what + " locked until " + l.Until.UTC().Format(time.RFC3339)
+	return what + " until " + l.Until.UTC().Format(time.RFC3339)
+}
+
+// joinText joins two details with "; ", skipping an empty one.
+func joinText(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + "; " + b
 }
 
 // audit appends e; a failure to write the log is logged, not returned, so a

@@ -1,8 +1,10 @@
 package auth_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -24,6 +26,8 @@ func newFixture(t *testing.T) *fixture {
 	f := &fixture{db: storetest.OpenTest(t), clock: time.Date(2025, 8, 17, 3, 0, 0, 0, time.UTC)}
 	f.svc = auth.NewService(f.db)
 	f.svc.Now = func() time.Time { return f.clock }
+	// Sign-in slow-downs pass at once; the clock is the test's.
+	f.svc.Sleep = func(ctx context.Context, _ time.Duration) error { return ctx.Err() }
 	return f
 }
 
@@ -115,36 +119,35 @@ func TestSignIn(t *testing.T) {
 	}
 }
 
-func TestSignInLocksUsername(t *testing.T) {
+func TestSignInLocksUsernameFromOneAddress(t *testing.T) {
 	f := newFixture(t)
 	ctx := t.Context()
 	siti := f.user(t, "siti", auth.Finance, sitiPassword)
 
 	for i := 1; i <= 4; i++ {
 		f.advance(time.Minute)
-		// Spread over addresses: the username lock does not depend on them.
-		if _, err := f.svc.SignIn(ctx, "siti", "wrong-password", fmt.Sprintf("10.0.0.%d", i)); !errors.Is(err, auth.ErrBadCredentials) {
+		if _, err := f.svc.SignIn(ctx, "siti", "wrong-password", "10.0.0.1"); !errors.Is(err, auth.ErrBadCredentials) {
 			t.Fatalf("failure %d: err = %v", i, err)
 		}
 	}
 	f.advance(time.Minute)
 	fifth := f.clock
-	_, err := f.svc.SignIn(ctx, "siti", "wrong-password", "10.0.0.5")
+	_, err := f.svc.SignIn(ctx, "siti", "wrong-password", "10.0.0.1")
 	var locked *auth.LockedError
 	if !errors.As(err, &locked) || locked.ByAddress || !locked.Until.Equal(fifth.Add(15*time.Minute)) {
-		t.Fatalf("fifth failure: err = %v, want account locked until %v", err, fifth.Add(15*time.Minute))
+		t.Fatalf("fifth failure: err = %v, want siti locked at 10.0.0.1 until %v", err, fifth.Add(15*time.Minute))
 	}
 
-	// While locked even the right password is refused, and trying does not
-	// move the end of the lock.
+	// While locked even the right password is refused from that address, and trying
+	// does not move the end of the lock.
 	for range 3 {
 		f.advance(4 * time.Minute)
-		_, err = f.svc.SignIn(ctx, "siti", sitiPassword, "10.9.9.9")
+		_, err = f.svc.SignIn(ctx, "siti", sitiPassword, "10.0.0.1")
 		if !errors.As(err, &locked) || !locked.Until.Equal(fifth.Add(15*time.Minute)) {
 			t.Fatalf("during lock: err = %v", err)
 		}
 	}
-	// Another account is not affected.
+	// Another account from the same address is not affected.
 	f.user(t, "budi", auth.Finance, "nasi-goreng-pedas")
 	if _, err := f.svc.SignIn(ctx, "budi", "nasi-goreng-pedas", "10.0.0.1"); err != nil {
 		t.Errorf("other account during lock: %v", err)
@@ -157,6 +160,119 @@ func TestSignInLocksUsername(t *testing.T) {
 	got := outcomes(f.audit(t, store.AuditFilter{Actor: "siti"}))
 	if want := "failed,failed,failed,failed,failed,locked,locked,locked,ok"; got != want {
 		t.Errorf("audit outcomes = %s, want %s", got, want)
+	}
+}
+
+// An attacker elsewhere cannot lock a person out: failures from one address lock only
+// that address for the account, and the person signs in from theirs.
+func TestSignInFailuresElsewhereDoNotLockOut(t *testing.T) {
+	f := newFixture(t)
+	ctx := t.Context()
+	admin := f.user(t, "admin", auth.Admin, "kunci-gudang-sekolah")
+	for i := range 20 {
+		f.advance(time.Second)
+		_, err := f.svc.SignIn(ctx, "admin", fmt.Sprintf("guess-%02d-password", i), "203.0.113.66")
+		if i >= 4 && !errors.As(err, new(*auth.LockedError)) {
+			t.Fatalf("attempt %d from the attacker's address: err = %v, want locked", i+1, err)
+		}
+	}
+	u, err := f.svc.SignIn(ctx, "admin", "kunci-gudang-sekolah", "198.51.100.10")
+	if err != nil || u.ID != admin.ID {
+		t.Fatalf("the admin from their own address after 20 failures elsewhere: %+v, %v", u, err)
+	}
+	// Spread over many addresses, failures only slow the username down: no lock.
+	for i := range 20 {
+		f.advance(time.Second)
+		if _, err := f.svc.SignIn(ctx, "admin", "not-the-password", fmt.Sprintf("192.0.2.%d", i)); !errors.Is(err, auth.ErrBadCredentials) {
+			t.Fatalf("failure %d from a fresh address: err = %v, want ErrBadCredentials", i+1, err)
+		}
+	}
+	if _, err := f.svc.SignIn(ctx, "admin", "kunci-gudang-sekolah", "198.51.100.10"); err != nil {
+		t.Fatalf("the admin after 20 failures from 20 addresses: %v", err)
+	}
+}
+
+// Failures for a username slow every attempt at it down, more with each recent failure
+// and never beyond a few seconds; a success starts over.
+func TestSignInSlowsDownUsername(t *testing.T) {
+	f := newFixture(t)
+	ctx := t.Context()
+	var delays []time.Duration
+	f.svc.Sleep = func(ctx context.Context, d time.Duration) error {
+		delays = append(delays, d)
+		return nil
+	}
+	f.user(t, "siti", auth.Finance, sitiPassword)
+	for i := range 12 {
+		f.advance(time.Second)
+		f.svc.SignIn(ctx, "siti", "wrong-password", fmt.Sprintf("192.0.2.%d", i))
+	}
+	want := []time.Duration{250 * time.Millisecond, 500 * time.Millisecond, time.Second, 2 * time.Second,
+		3 * time.Second, 3 * time.Second, 3 * time.Second, 3 * time.Second, 3 * time.Second}
+	if !slices.Equal(delays, want) {
+		t.Fatalf("delays = %v, want none for the first three failures, then %v", delays, want)
+	}
+	// The right password is slowed down too (it could be a guess), and then starts over.
+	delays = nil
+	f.advance(time.Second)
+	if _, err := f.svc.SignIn(ctx, "siti", sitiPassword, "198.51.100.10"); err != nil {
+		t.Fatal(err)
+	}
+	f.advance(time.Second)
+	f.svc.SignIn(ctx, "siti", "wrong-password", "198.51.100.10")
+	if !slices.Equal(delays, []time.Duration{3 * time.Second}) {
+		t.Errorf("delays around a success = %v, want [3s] then none", delays)
+	}
+	// Other accounts are not slowed down.
+	delays = nil
+	f.user(t, "budi", auth.Finance, "nasi-goreng-pedas")
+	if _, err := f.svc.SignIn(ctx, "budi", "nasi-goreng-pedas", "192.0.2.1"); err != nil || len(delays) != 0 {
+		t.Errorf("budi: %v, delays %v", err, delays)
+	}
+	// Failures age out of the window.
+	f.advance(16 * time.Minute)
+	for range 3 {
+		f.svc.SignIn(ctx, "siti", "wrong-password", "192.0.2.200")
+	}
+	if len(delays) != 0 {
+		t.Errorf("delays after old failures aged out = %v", delays)
+	}
+	entries := f.audit(t, store.AuditFilter{Actor: "siti", Outcome: auth.OutcomeFailed})
+	if d := entries[6].Detail; d != "wrong password; slowed down 2s" {
+		t.Errorf("audit detail of a slowed attempt = %q", d)
+	}
+}
+
+// A person who gives up while being slowed down has made no attempt: the password is
+// not checked and nothing is counted.
+func TestSignInSlowDownCancelled(t *testing.T) {
+	f := newFixture(t)
+	f.user(t, "siti", auth.Finance, sitiPassword)
+	for i := range 5 {
+		f.advance(time.Second)
+		f.svc.SignIn(t.Context(), "siti", "wrong-password", fmt.Sprintf("192.0.2.%d", i))
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	f.svc.Sleep = func(ctx context.Context, d time.Duration) error {
+		cancel()
+		return ctx.Err()
+	}
+	if _, err := f.svc.SignIn(ctx, "siti", sitiPassword, "192.0.2.99"); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled during the delay: err = %v", err)
+	}
+	if n, _, err := f.db.FailuresSince(t.Context(), store.ScopeUsername, "siti", "", f.clock.Add(-time.Hour)); err != nil || n != 5 {
+		t.Errorf("failures after a cancelled attempt = %d, %v; want still 5", n, err)
+	}
+	// The real timer waits, and gives up with the request.
+	f.svc.Sleep = nil
+	ctx, cancel = context.WithTimeout(t.Context(), 20*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	if _, err := f.svc.SignIn(ctx, "siti", sitiPassword, "192.0.2.99"); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("deadline during the delay: err = %v", err)
+	}
+	if waited := time.Since(start); waited > 5*time.Second {
+		t.Errorf("waited %v after the request gave up", waited)
 	}
 }
 
@@ -245,7 +361,7 @@ func TestSignInLocksAddress(t *testing.T) {
 
 func TestSignInPolicyFields(t *testing.T) {
 	f := newFixture(t)
-	f.svc.MaxUserFailures, f.svc.LockDuration = 2, time.Hour
+	f.svc.MaxPairFailures, f.svc.LockDuration = 2, time.Hour
 	ctx := t.Context()
 	f.svc.SignIn(ctx, "siti", "wrong-password", "10.0.0.1")
 	_, err := f.svc.SignIn(ctx, "siti", "wrong-password", "10.0.0.1")
@@ -253,7 +369,7 @@ func TestSignInPolicyFields(t *testing.T) {
 	if !errors.As(err, &locked) || !locked.Until.Equal(f.clock.Add(time.Hour)) {
 		t.Errorf("custom policy: err = %v", err)
 	}
-	if !strings.Contains(locked.Error(), "locked until") {
+	if !strings.Contains(locked.Error(), "account locked for this address until 2025-08-17T04:00:00Z") {
 		t.Errorf("LockedError text = %q", locked.Error())
 	}
 }
@@ -311,10 +427,10 @@ func TestStaffChanges(t *testing.T) {
 	if err := f.svc.SetPassword(ctx, asAdmin, unknownID, "password-baru-siti"); !errors.Is(err, auth.ErrNoSuchUser) {
 		t.Errorf("unknown user: err = %v", err)
 	}
-	if err := f.svc.ChangePassword(ctx, asSiti, "not-my-password", "password-ketiga"); !errors.Is(err, auth.ErrBadCredentials) {
+	if _, err := f.svc.ChangePassword(ctx, asSiti, "not-my-password", "password-ketiga", auth.Device{}); !errors.Is(err, auth.ErrBadCredentials) {
 		t.Errorf("ChangePassword with a wrong current password: err = %v", err)
 	}
-	if err := f.svc.ChangePassword(ctx, asSiti, "password-lagi-siti", "password-ketiga"); err != nil {
+	if _, err := f.svc.ChangePassword(ctx, asSiti, "password-lagi-siti", "password-ketiga", auth.Device{}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := f.svc.SignIn(ctx, "siti", "password-ketiga", "10.0.0.11"); err != nil {

@@ -103,49 +103,78 @@ func (s *Service) createUser(ctx context.Context, actor Actor, username, display
 }
 
 // SetPassword sets another account's password (ManageStaff), or the actor's
-// own, and audits the attempt. Sessions older than the change can then be
-// refused through the user's PasswordChangedAt.
+// own, and audits the attempt. Every session of the account ends with the change.
 func (s *Service) SetPassword(ctx context.Context, actor Actor, userID, password string) error {
 	u, err := s.userForChange(ctx, actor, userID, actor.ID == userID)
 	entry := s.staffEntry(actor, ActionStaffPassword, u.Username)
+	var ended int64
 	if err == nil {
-		err = s.setPassword(ctx, u, password)
+		ended, err = s.setPassword(ctx, u, password)
 	}
+	entry.Detail = endedDetail(entry.Detail, ended, err)
 	s.auditResult(ctx, entry, err)
 	return err
 }
 
-// ChangePassword lets a signed-in person replace their own password after
-// proving the current one; a wrong current password gives ErrBadCredentials.
-func (s *Service) ChangePassword(ctx context.Context, actor Actor, current, password string) error {
+// ChangePassword lets a signed-in person replace their own password after proving the
+// current one, and returns the token of a new session for the device they are using:
+// every session of theirs ends with the change, the one they changed it from too, and
+// they carry on in the new one. A wrong current password gives ErrBadCredentials and
+// counts as a failed sign-in from actor.IP, so a stolen session cannot guess it faster
+// than the sign-in form allows (*LockedError once that address is locked).
+func (s *Service) ChangePassword(ctx context.Context, actor Actor, current, password string, d Device) (string, error) {
 	u, err := s.userForChange(ctx, actor, actor.ID, true)
 	entry := s.staffEntry(actor, ActionStaffPassword, u.Username)
-	if err == nil && !CheckPassword(u.PasswordHash, current) {
-		err = ErrBadCredentials
-	}
 	if err == nil {
-		err = s.setPassword(ctx, u, password)
+		err = s.checkCurrentPassword(ctx, u, current, actor.IP)
 	}
+	var ended int64
+	if err == nil {
+		ended, err = s.setPassword(ctx, u, password)
+	}
+	entry.Detail = endedDetail(entry.Detail, ended, err)
 	s.auditResult(ctx, entry, err)
-	return err
+	if err != nil {
+		return "", err
+	}
+	if u, err = s.Store.UserByID(ctx, u.ID); err != nil {
+		return "", fmt.Errorf("auth: change password: %w", err)
+	}
+	return s.StartSession(ctx, u, d)
 }
 
-func (s *Service) setPassword(ctx context.Context, u store.User, password string) error {
-	if err := ValidateNewPassword(u.Username, password); err != nil {
+// checkCurrentPassword checks a password a signed-in person retypes under the sign-in
+// throttle of their address.
+func (s *Service) checkCurrentPassword(ctx context.Context, u store.User, password, addr string) error {
+	now := s.now()
+	if lock, err := s.lockFor(ctx, u.Username, addr, now); err != nil {
 		return err
+	} else if lock != nil {
+		return lock
+	}
+	if CheckPassword(u.PasswordHash, password) {
+		return nil
+	}
+	if err := s.Store.RecordSignIn(ctx, u.Username, addr, false, now); err != nil {
+		return fmt.Errorf("auth: change password: %w", err)
+	}
+	return ErrBadCredentials
+}
+
+func (s *Service) setPassword(ctx context.Context, u store.User, password string) (int64, error) {
+	if err := ValidateNewPassword(u.Username, password); err != nil {
+		return 0, err
 	}
 	hash, err := HashPassword(password)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	if err := s.Store.SetPasswordHash(ctx, u.ID, hash); err != nil {
-		return fmt.Errorf("auth: set password: %w", err)
-	}
-	return nil
+	return s.update(ctx, u.ID, store.UserChange{PasswordHash: &hash})
 }
 
 // SetRole changes an account's role and audits the attempt; demoting the last
-// enabled admin gives ErrLastAdmin.
+// enabled admin gives ErrLastAdmin. Every session of the account ends with the
+// change, so nobody keeps a page open under a role they no longer hold.
 func (s *Service) SetRole(ctx context.Context, actor Actor, userID string, role Role) error {
 	u, err := s.userForChange(ctx, actor, userID, false)
 	entry := s.staffEntry(actor, ActionStaffRole, u.Username)
@@ -153,16 +182,19 @@ func (s *Service) SetRole(ctx context.Context, actor Actor, userID string, role 
 	if err == nil && !role.Valid() {
 		err = fmt.Errorf("auth: role %q: %w", role, ErrUnknownRole)
 	}
+	var ended int64
 	if err == nil {
 		r := string(role)
-		err = s.update(ctx, userID, store.UserChange{Role: &r})
+		ended, err = s.update(ctx, userID, store.UserChange{Role: &r})
 	}
+	entry.Detail = endedDetail(entry.Detail, ended, err)
 	s.auditResult(ctx, entry, err)
 	return err
 }
 
 // SetDisabled disables or re-enables an account and audits the attempt;
-// disabling the last enabled admin gives ErrLastAdmin.
+// disabling the last enabled admin gives ErrLastAdmin. Every session of the
+// account ends with the change (re-enabling finds none left to end).
 func (s *Service) SetDisabled(ctx context.Context, actor Actor, userID string, disabled bool) error {
 	action := ActionStaffEnable
 	if disabled {
@@ -170,11 +202,21 @@ func (s *Service) SetDisabled(ctx context.Context, actor Actor, userID string, d
 	}
 	u, err := s.userForChange(ctx, actor, userID, false)
 	entry := s.staffEntry(actor, action, u.Username)
+	var ended int64
 	if err == nil {
-		err = s.update(ctx, userID, store.UserChange{Disabled: &disabled})
+		ended, err = s.update(ctx, userID, store.UserChange{Disabled: &disabled})
 	}
+	entry.Detail = endedDetail(entry.Detail, ended, err)
 	s.auditResult(ctx, entry, err)
 	return err
+}
+
+// endedDetail adds to an audit detail how many sessions a successful change ended.
+func endedDetail(detail string, ended int64, err error) string {
+	if err != nil || ended == 0 {
+		return detail
+	}
+	return joinText(detail, sessionsEnded(ended))
 }
 
 // EnsureBootstrapAdmin creates the "admin" account when there are no users at
@@ -219,17 +261,20 @@ func (s *Service) userForChange(ctx context.Context, actor Actor, userID string,
 	return u, nil
 }
 
-func (s *Service) update(ctx context.Context, userID string, change store.UserChange) error {
-	err := s.Store.UpdateUser(ctx, userID, change)
+// update applies a change to an account's access and ends all its sessions in the
+// same transaction, returning how many ended: every change made through here revokes,
+// so no caller can forget to.
+func (s *Service) update(ctx context.Context, userID string, change store.UserChange) (int64, error) {
+	ended, err := s.Store.UpdateUserEndingSessions(ctx, userID, change)
 	switch {
 	case errors.Is(err, store.ErrLastAdmin):
-		return ErrLastAdmin
+		return 0, ErrLastAdmin
 	case errors.Is(err, store.ErrNotFound):
-		return ErrNoSuchUser
+		return 0, ErrNoSuchUser
 	case err != nil:
-		return fmt.Errorf("auth: update user: %w", err)
+		return 0, fmt.Errorf("auth: update user: %w", err)
 	}
-	return nil
+	return ended, nil
 }
 
 func (s *Service) staffEntry(actor Actor, action, target string) store.AuditEntry {
@@ -253,9 +298,4 @@ func (s *Service) auditResult(ctx context.Context, entry store.AuditEntry, err e
 	s.audit(ctx, entry)
 }
 
-func joinDetail(detail string, err error) string {
-	if detail == "" {
-		return err.Error()
-	}
-	return detail + "; " + err.Error()
-}
+func joinDetail(detail string, err error) string { return joinText(detail, err.Error()) }

@@ -104,7 +104,9 @@ func (c *Client) call(ctx context.Context, method, path string, query url.Values
 			attempt--
 			continue
 		}
-		if status != http.StatusUnauthorized {
+		if status != http.StatusUnauthorized && status < 500 {
+			// The credentials passed (a 5xx may come from a gateway that never
+			// checked them, so it proves nothing).
 			c.accepted(ctx, now, serverNow, signings[si], si > 0)
 		}
 		if method == http.MethodDelete && status == http.StatusNotFound && uncertain {

@@ -178,8 +178,11 @@ func (c *Client) DeleteComponents(ctx context.Context, d ComponentDeletion) ([]B
 	return bills(out, c.ServiceZone(), true), nil
 }
 
-// Query filters a search; zero fields are left out. Dates are calendar
-// days: each is sent as its own Y-M-D (the service reads them in its zone).
+// Query filters a search; zero fields are left out. DueFrom and DueTo are
+// component days, sent as their own Y-M-D. PaidFrom and PaidTo are days of
+// the school, in the configured zone: when the service counts its days in
+// another zone (ServiceZone), the client asks for the service days that cover
+// them; either way it keeps only the components paid within them (see search).
 type Query struct {
 	State       State // StateDeleted lists deleted components, which are otherwise left out
 	AccountCode string
@@ -193,23 +196,70 @@ type Query struct {
 	Limit       int       // 0: the service's default (50); above MaxLimit is sent as MaxLimit
 }
 
-func (q Query) values() url.Values {
+// values is the query string of q; zone is the service's, loc the school's.
+func (q Query) values(loc, zone *time.Location) url.Values {
 	v := url.Values{}
 	set := func(key, val string) {
 		if val != "" {
 			v.Set(key, val)
 		}
 	}
+	from, to := serviceDays(q.PaidFrom, q.PaidTo, loc, zone)
 	set("state", string(q.State))
 	set("account_code", q.AccountCode)
 	set("ref_number", q.RefNumber)
 	set("notes", q.Notes)
-	set("start_payment_date", queryDate(q.PaidFrom))
-	set("end_payment_date", queryDate(q.PaidTo))
+	set("start_payment_date", from)
+	set("end_payment_date", to)
 	set("start_due_date", queryDate(q.DueFrom))
 	set("end_due_date", queryDate(q.DueTo))
 	setPage(v, q.Offset, q.Limit, MaxLimit)
 	return v
+}
+
+// serviceDays turns a range of school days (in loc) into the service's days
+// (in zone) that cover it: the first day's first instant and the last day's
+// last instant, each as a date in zone. In one zone they are the days as given.
+func serviceDays(from, to time.Time, loc, zone *time.Location) (string, string) {
+	if loc == zone || loc.String() == zone.String() {
+		return queryDate(from), queryDate(to)
+	}
+	start, end := "", ""
+	if !from.IsZero() {
+		y, m, d := from.Date()
+		start = time.Date(y, m, d, 0, 0, 0, 0, loc).In(zone).Format("20060102")
+	}
+	if !to.IsZero() {
+		y, m, d := to.Date()
+		end = time.Date(y, m, d+1, 0, 0, 0, 0, loc).Add(-time.Nanosecond).In(zone).Format("20060102")
+	}
+	return start, end
+}
+
+// keep is what a search of q keeps of the service's records: deleted ones
+// only when asked for, and, with a paid range, what was paid within it in
+// the school's zone.
+func (c *Client) keep(q Query) func(Bill) bool {
+	keepDeleted := q.State == StateDeleted
+	from, to := -1<<31, 1<<31
+	if !q.PaidFrom.IsZero() {
+		from = civil(q.PaidFrom.Date())
+	}
+	if !q.PaidTo.IsZero() {
+		to = civil(q.PaidTo.Date())
+	}
+	paidRange := !q.PaidFrom.IsZero() || !q.PaidTo.IsZero()
+	return func(b Bill) bool {
+		if b.State == StateDeleted && !keepDeleted {
+			return false
+		}
+		if paidRange && !b.PaidAt.IsZero() {
+			if day := localDay(b.PaidAt.In(c.loc)); day < from || day > to {
+				return false
+			}
+		}
+		return true
+	}
 }
 
 // setPage adds offset and limit, clamped to what the service answers: no
@@ -230,62 +280,74 @@ const (
 
 // Search lists components of all students, newest first
 // (GET /bill_component/search/biller). Deleted components are left out
-// unless q.State is StateDeleted.
+// unless q.State is StateDeleted; so is, with a paid range, what the
+// service returned from outside it (see Query): a page may hold fewer than
+// q.Limit records before the end.
 func (c *Client) Search(ctx context.Context, q Query) ([]Bill, error) {
-	bs, _, err := c.search(ctx, pathSearchBiller, q.values(), q.State == StateDeleted)
+	bs, _, err := c.search(ctx, pathSearchBiller, c.values(q), c.keep(q))
 	return bs, err
 }
 
 // StudentBills lists one student's components, newest first
 // (GET /bill_component/search/bill?bill_key=NIS); ErrNotFound when the student is unknown.
 func (c *Client) StudentBills(ctx context.Context, nis string, q Query) ([]Bill, error) {
-	v, err := studentQuery(nis, q)
+	v, err := c.studentQuery(nis, q)
 	if err != nil {
 		return nil, err
 	}
-	bs, _, err := c.search(ctx, pathSearchBill, v, q.State == StateDeleted)
+	bs, _, err := c.search(ctx, pathSearchBill, v, c.keep(q))
 	return bs, err
 }
 
-func studentQuery(nis string, q Query) (url.Values, error) {
+// values is q's query string for this client's zones.
+func (c *Client) values(q Query) url.Values { return q.values(c.loc, c.ServiceZone()) }
+
+func (c *Client) studentQuery(nis string, q Query) (url.Values, error) {
 	if nis == "" {
 		return nil, invalidInput("empty NIS")
 	}
-	v := q.values()
+	v := c.values(q)
 	v.Set("bill_key", nis)
 	return v, nil
 }
 
-// search returns the page's bills and how many records the page held
-// before deleted ones were dropped, which is what tells an empty page.
-func (c *Client) search(ctx context.Context, path string, v url.Values, keepDeleted bool) ([]Bill, int, error) {
+// search returns the page's records that keep accepts, and how many records
+// the page held before any were left out, which is what tells an empty page.
+func (c *Client) search(ctx context.Context, path string, v url.Values, keep func(Bill) bool) ([]Bill, int, error) {
 	var out []readBill
 	if err := c.call(ctx, http.MethodGet, path, v, nil, &out); err != nil {
 		return nil, 0, err
 	}
-	return bills(out, c.ServiceZone(), keepDeleted), len(out), nil
+	zone := c.ServiceZone()
+	list := make([]Bill, 0, len(out))
+	for _, r := range out {
+		if b := r.bill(zone); keep(b) {
+			list = append(list, b)
+		}
+	}
+	return list, len(out), nil
 }
 
 // All yields every component matching q across pages, starting at
 // q.Offset, as described at pages (Query.Limit per page, MaxLimit when unset).
 func (c *Client) All(ctx context.Context, q Query) iter.Seq2[Bill, error] {
-	return c.allBills(ctx, pathSearchBiller, q, func(q Query) (url.Values, error) { return q.values(), nil })
+	return c.allBills(ctx, pathSearchBiller, q, func(q Query) (url.Values, error) { return c.values(q), nil })
 }
 
 // AllForStudent is All over one student's components.
 func (c *Client) AllForStudent(ctx context.Context, nis string, q Query) iter.Seq2[Bill, error] {
-	return c.allBills(ctx, pathSearchBill, q, func(q Query) (url.Values, error) { return studentQuery(nis, q) })
+	return c.allBills(ctx, pathSearchBill, q, func(q Query) (url.Values, error) { return c.studentQuery(nis, q) })
 }
 
 func (c *Client) allBills(ctx context.Context, path string, q Query, values func(Query) (url.Values, error)) iter.Seq2[Bill, error] {
-	keepDeleted := q.State == StateDeleted
+	keep := c.keep(q)
 	fetch := func(offset, limit int) ([]Bill, int, error) {
 		q.Offset, q.Limit = offset, limit
 		v, err := values(q)
 		if err != nil {
 			return nil, 0, err
 		}
-		return c.search(ctx, path, v, keepDeleted)
+		return c.search(ctx, path, v, keep)
 	}
 	return pages(c, path, q.Offset, q.Limit, MaxLimit, fetch, func(b Bill) string { return b.ComponentID })
 }

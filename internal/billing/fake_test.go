@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -222,7 +223,7 @@ func TestAPIErrorKinds(t *testing.T) {
 		want error
 	}{
 		{400, ErrValidation}, {401, ErrUnauthorized}, {403, ErrUnauthorized}, {404, ErrNotFound},
-		{406, ErrValidation}, {409, nil}, {500, ErrUnavailable}, {502, ErrUnavailable},
+		{406, ErrValidation}, {409, nil}, {422, ErrValidation}, {500, ErrUnavailable}, {502, ErrUnavailable},
 		{503, ErrUnavailable}, {504, ErrUnavailable}, {505, nil},
 	}
 	for _, tt := range tests {
@@ -339,5 +340,118 @@ func TestSuccessWithoutData(t *testing.T) {
 				t.Errorf("CreateComponents = %v, %v; want no records and no error", bs, err)
 			}
 		})
+	}
+}
+
+func TestUnprocessableIsValidation(t *testing.T) {
+	c := fakeClient(t, func(w http.ResponseWriter, r *http.Request) {
+		reply(w, 422, `{"status":"Unprocessable Entity","status_code":422,"status_desc":"bill_upload_list[0].amount: invalid",
+			"data":[{"index":"0","field":"amount","message":"invalid"}]}`)
+	})
+	_, err := c.CreateComponents(context.Background(), []ComponentInput{{NIS: "1"}})
+	var apiErr *APIError
+	if !errors.As(err, &apiErr) || !errors.Is(err, ErrValidation) || apiErr.StatusCode != 422 {
+		t.Fatalf("err = %v, want a 422 matching ErrValidation", err)
+	}
+	if len(apiErr.Items) != 1 || apiErr.Items[0] != (ItemError{Index: 0, Field: "amount", Message: "invalid"}) {
+		t.Errorf("items %+v", apiErr.Items)
+	}
+}
+
+// TestV2RequestShape: what the client sends on the version 2 endpoints.
+func TestV2RequestShape(t *testing.T) {
+	type seen struct {
+		method, path, query string
+		body                map[string]any
+	}
+	var mu sync.Mutex
+	var got []seen
+	c := fakeClient(t, func(w http.ResponseWriter, r *http.Request) {
+		s := seen{method: r.Method, path: r.URL.EscapedPath(), query: r.URL.RawQuery}
+		json.NewDecoder(r.Body).Decode(&s.body)
+		mu.Lock()
+		got = append(got, s)
+		mu.Unlock()
+		reply(w, 200, `{"status":"OK","status_code":200,"data":null}`)
+	})
+	ctx := context.Background()
+	c.Pay(ctx, Payment{NIS: "1001", ComponentIDs: []string{"c1"}})
+	c.Pay(ctx, Payment{NIS: "1001", RefNumber: "R", ComponentIDs: []string{"c1"}, UpdatedBy: "kasir"})
+	amount, zero := int64(5), time.Time{}
+	c.UpdateComponent(ctx, "c1", ComponentUpdate{Amount: &amount, Active: &zero, UpdatedBy: "tu"})
+	c.DeleteComponents(ctx, ComponentDeletion{ComponentIDs: []string{"c1", "c2"}})
+	c.ListStudents(ctx, StudentQuery{Name: "ani s", Offset: -1, Limit: 99999})
+	c.GetComponent(ctx, "a/b")
+
+	want := []seen{
+		{"POST", "/bill_component/pay", "", map[string]any{"bill_key": "1001", "biller_ref_number": "", "bill_component_list": []any{"c1"},
+			"biller_code": "u", "last_update_by": "u"}},
+		{"POST", "/bill_component/pay", "", map[string]any{"bill_key": "1001", "biller_ref_number": "R", "bill_component_list": []any{"c1"},
+			"biller_code": "u", "last_update_by": "kasir"}},
+		// An update sends only what changes; an update answering no record is read back.
+		{"PUT", "/bill_component", "", map[string]any{"id": "c1", "biller_code": "u", "last_update_by": "tu", "amount": 5.0, "active_date": ""}},
+		{"GET", "/bill_component/get/c1", "", nil},
+		{"POST", "/bill_component/delete", "", map[string]any{"bill_component_id": []any{"c1", "c2"}, "transfer_ref": "", "update_by": "u"}},
+		{"GET", "/bill", "limit=1500&name=ani+s", nil},
+		{"GET", "/bill_component/get/a%2Fb", "", nil},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d requests, want %d: %+v", len(got), len(want), got)
+	}
+	for i := range want {
+		g, w := got[i], want[i]
+		if g.method != w.method || g.path != w.path || g.query != w.query || fmt.Sprint(g.body) != fmt.Sprint(w.body) {
+			t.Errorf("request %d = %+v\nwant %+v", i, g, w)
+		}
+	}
+}
+
+// TestTolerantZonelessReading: records from a service writing no zone, with
+// and without fractional seconds, read in the service zone.
+func TestTolerantZonelessReading(t *testing.T) {
+	jakarta := mustZone(t, "Asia/Jakarta")
+	c := fakeClient(t, func(w http.ResponseWriter, r *http.Request) {
+		reply(w, 200, `{"status":"OK","status_code":200,"data":[{"bill_component_id":"c1","amount":"450000.00",
+			"due_date":"2026-01-10T07:00:00","expiry_date":"2026-01-31","active_date":"1970-01-01T07:00:00",
+			"paid_date":"2026-11-23T12:34:56.123456","created_at":"2026-11-23 08:00:00","updated_at":"2026-11-23T12:34:56.123456",
+			"state":"cleared","amount_paid":"475000"}]}`)
+	}, func(cfg *Config) { cfg.Location = jakarta })
+	bs, err := c.Search(context.Background(), Query{})
+	if err != nil || len(bs) != 1 {
+		t.Fatalf("%v, %v", bs, err)
+	}
+	b := bs[0]
+	paid := time.Date(2026, 11, 23, 12, 34, 56, 123456000, jakarta)
+	if !b.Due.Equal(day(2026, 1, 10)) || !b.Expiry.Equal(day(2026, 1, 31)) || !b.PaidAt.Equal(paid) || !b.UpdatedAt.Equal(paid) ||
+		!b.CreatedAt.Equal(time.Date(2026, 11, 23, 8, 0, 0, 0, jakarta)) || b.Amount != 450000 || b.AmountPaid != 475000 || b.State != StatePaid {
+		t.Errorf("read %+v", b)
+	}
+	// 1970-01-01 is what the provider's libraries send for "no active date";
+	// a service that kept it as sent answers it back.
+	if !b.Active.IsZero() {
+		t.Errorf("active %v, want none", b.Active)
+	}
+}
+
+// TestGatewayErrorTeachesNoDateRule: a 5xx after a 401 proves nothing about
+// the password (a gateway may answer it), so no rule is kept from it.
+func TestGatewayErrorTeachesNoDateRule(t *testing.T) {
+	jakarta := mustZone(t, "Asia/Jakarta")
+	night := time.Date(2026, 1, 6, 1, 30, 0, 0, jakarta)
+	own := DailyPassword("issued", night)
+	c := fakeClient(t, func(w http.ResponseWriter, r *http.Request) {
+		if _, pass, _ := r.BasicAuth(); pass == own {
+			reply(w, 401, `{"status":"Unauthorized","status_code":401,"data":null}`)
+			return
+		}
+		reply(w, 503, `{"status":"Service Unavailable","status_code":503,"data":null}`)
+	}, func(cfg *Config) {
+		cfg.Location, cfg.Now, cfg.MaxAttempts = jakarta, func() time.Time { return night }, 2
+	})
+	if _, err := c.Student(context.Background(), "1001"); !errors.Is(err, ErrUnavailable) {
+		t.Fatalf("err = %v, want the 503", err)
+	}
+	if first := c.signings(night)[0]; first.rule != ruleOwn || c.ServiceZone() != jakarta {
+		t.Errorf("after a 503: first rule %v, zone %v; want the configured date and zone", first.rule, c.ServiceZone())
 	}
 }

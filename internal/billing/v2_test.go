@@ -107,8 +107,18 @@ func TestSandboxStudentCreateAndList(t *testing.T) {
 	}
 }
 
+// TestSandboxComponentLifecycle runs against a sandbox writing timestamps
+// with a zone and one writing them without (service time): the records read
+// the same.
 func TestSandboxComponentLifecycle(t *testing.T) {
-	e := setup(t)
+	for _, zoneless := range []bool{false, true} {
+		t.Run(fmt.Sprintf("zoneless=%v", zoneless), func(t *testing.T) {
+			testComponentLifecycle(t, setup(t, func(o *sandbox.Options, c *Config) { o.Zoneless = zoneless }))
+		})
+	}
+}
+
+func testComponentLifecycle(t *testing.T, e *env) {
 	ctx := context.Background()
 	e.students(t, "1001", "1002")
 

@@ -282,7 +282,7 @@ func (r readBill) bill(zone *time.Location) Bill {
 		Name:        string(r.Name),
 		Amount:      int64(r.Amount),
 		Penalty:     int64(r.Penalty),
-		Active:      r.Active.day(),
+		Active:      activeDay(r.Active.day()),
 		Due:         r.Due.day(),
 		Expiry:      r.Expiry.day(),
 		State:       foldState(string(r.State)),
@@ -294,6 +294,15 @@ func (r readBill) bill(zone *time.Location) Bill {
 		CreatedAt:   r.CreatedAt.instant(zone),
 		UpdatedAt:   r.UpdatedAt.instant(zone),
 	}
+}
+
+// activeDay reads 1970-01-01, what the provider's libraries send for "no
+// active date" (and a service may store and answer back), as none.
+func activeDay(t time.Time) time.Time {
+	if y, m, d := t.UTC().Date(); y == 1970 && m == time.January && d == 1 {
+		return time.Time{}
+	}
+	return t
 }
 
 // bills converts records, leaving out deleted ones unless keepDeleted.

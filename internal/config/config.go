@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
@@ -30,6 +31,9 @@ type Config struct {
 	UpstreamPassword string
 	UpstreamEnv      string
 	UpstreamTimeout  time.Duration
+	// UpstreamDeadline bounds one logical call to the service, its retries
+	// included (PORTAL_UPSTREAM_DEADLINE, default 45s).
+	UpstreamDeadline time.Duration
 	AccountCodes     []string
 
 	Location      *time.Location
@@ -38,8 +42,9 @@ type Config struct {
 	SessionIdle   time.Duration
 	// SecureCookies forces the Secure cookie flag; otherwise it follows the request scheme.
 	SecureCookies bool
-	// TrustProxy makes the portal believe X-Forwarded-For and X-Forwarded-Proto.
-	TrustProxy bool
+	// TrustedProxies are the reverse proxies in front of the portal (PORTAL_TRUSTED_PROXIES):
+	// X-Forwarded-For and X-Forwarded-Proto are believed only from them. Empty: from nobody.
+	TrustedProxies []netip.Prefix
 
 	// UploadMaxBytes is the largest spreadsheet accepted (PORTAL_UPLOAD_MAX_BYTES, default 20 MB).
 	UploadMaxBytes int64
@@ -125,6 +130,11 @@ func Load(getenv func(string) string) (Config, error) {
 	if c.UpstreamTimeout, err = duration(get("PORTAL_UPSTREAM_TIMEOUT", "15s")); err != nil {
 		errs = append(errs, &Error{"PORTAL_UPSTREAM_TIMEOUT", err.Error()})
 	}
+	if c.UpstreamDeadline, err = duration(get("PORTAL_UPSTREAM_DEADLINE", "45s")); err != nil {
+		errs = append(errs, &Error{"PORTAL_UPSTREAM_DEADLINE", err.Error()})
+	} else if c.UpstreamTimeout > 0 && c.UpstreamDeadline < c.UpstreamTimeout {
+		errs = append(errs, &Error{"PORTAL_UPSTREAM_DEADLINE", fmt.Sprintf("%s is shorter than one attempt (PORTAL_UPSTREAM_TIMEOUT %s)", c.UpstreamDeadline, c.UpstreamTimeout)})
+	}
 	if c.SessionIdle, err = duration(get("PORTAL_SESSION_IDLE", "8h")); err != nil {
 		errs = append(errs, &Error{"PORTAL_SESSION_IDLE", err.Error()})
 	}
@@ -145,8 +155,13 @@ func Load(getenv func(string) string) (Config, error) {
 	if c.SecureCookies, err = boolean(get("PORTAL_SECURE_COOKIES", "false")); err != nil {
 		errs = append(errs, &Error{"PORTAL_SECURE_COOKIES", err.Error()})
 	}
-	if c.TrustProxy, err = boolean(get("PORTAL_TRUST_PROXY", "false")); err != nil {
-		errs = append(errs, &Error{"PORTAL_TRUST_PROXY", err.Error()})
+	if get("PORTAL_TRUST_PROXY", "") != "" {
+		// The old switch trusted any client's headers; refusing to start says what replaced it.
+		errs = append(errs, &Error{"PORTAL_TRUST_PROXY", "is no longer read: remove it and set PORTAL_TRUSTED_PROXIES " +
+			"to the addresses of the reverse proxies in front of the portal (comma-separated addresses or CIDRs, e.g. 127.0.0.1 or 10.0.0.0/8)"})
+	}
+	if c.TrustedProxies, err = prefixes(get("PORTAL_TRUSTED_PROXIES", "")); err != nil {
+		errs = append(errs, &Error{"PORTAL_TRUSTED_PROXIES", err.Error()})
 	}
 	errs = append(errs, c.loadUploads(get)...)
 	return c, errors.Join(errs...)
@@ -186,6 +201,41 @@ func byteSize(s string) (int64, error) {
 		return 0, fmt.Errorf("not a size: %q", s)
 	}
 	return n * mult, nil
+}
+
+// prefixes reads a comma-separated list of IP addresses and CIDRs; an address is a
+// network of one. IPv4 networks written IPv6-mapped are stored as IPv4, which is how
+// peers are compared.
+func prefixes(s string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, entry := range strings.Split(s, ",") {
+		entry = strings.TrimSpace(entry)
+		if entry == "" {
+			continue
+		}
+		var p netip.Prefix
+		if strings.Contains(entry, "/") {
+			var err error
+			if p, err = netip.ParsePrefix(entry); err != nil {
+				return nil, fmt.Errorf("%q is not an IP address or CIDR (want e.g. 127.0.0.1 or 10.0.0.0/8)", entry)
+			}
+		} else {
+			a, err := netip.ParseAddr(entry)
+			if err != nil {
+				return nil, fmt.Errorf("%q is not an IP address or CIDR (want e.g. 127.0.0.1 or 10.0.0.0/8)", entry)
+			}
+			a = a.WithZone("")
+			p = netip.PrefixFrom(a, a.BitLen())
+		}
+		if a := p.Addr(); a.Is4In6() {
+			if p.Bits() < 96 {
+				return nil, fmt.Errorf("%q mixes IPv4 and IPv6 (write the IPv4 network, e.g. 192.168.0.0/16)", entry)
+			}
+			p = netip.PrefixFrom(a.Unmap(), p.Bits()-96)
+		}
+		out = append(out, p.Masked())
+	}
+	return out, nil
 }
 
 func duration(s string) (time.Duration, error) {

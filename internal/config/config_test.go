@@ -2,6 +2,8 @@ package config
 
 import (
 	"errors"
+	"net/netip"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -23,6 +25,12 @@ func TestLoadDefaults(t *testing.T) {
 	if strings.Join(c.AccountCodes, ",") != "SPP,BCA,MANDIRI" {
 		t.Fatalf("account codes = %v", c.AccountCodes)
 	}
+	if c.UpstreamTimeout != 15*time.Second || c.UpstreamDeadline != 45*time.Second {
+		t.Fatalf("upstream timeout %v, deadline %v", c.UpstreamTimeout, c.UpstreamDeadline)
+	}
+	if c, err := Load(env(map[string]string{"PORTAL_UPSTREAM_DEADLINE": "2m"})); err != nil || c.UpstreamDeadline != 2*time.Minute {
+		t.Fatalf("PORTAL_UPSTREAM_DEADLINE=2m: %v, %v", c.UpstreamDeadline, err)
+	}
 }
 
 func TestLoadNamesTheBadVariable(t *testing.T) {
@@ -40,10 +48,16 @@ func TestLoadNamesTheBadVariable(t *testing.T) {
 		{"credentials in url", map[string]string{"PORTAL_UPSTREAM_URL": "https://u:p@billing.example", "PORTAL_UPSTREAM_ENV": "test", "PORTAL_UPSTREAM_USERNAME": "u", "PORTAL_UPSTREAM_PASSWORD": "p"}, "PORTAL_UPSTREAM_URL"},
 		{"relative url", map[string]string{"PORTAL_UPSTREAM_URL": "billing", "PORTAL_UPSTREAM_ENV": "test", "PORTAL_UPSTREAM_USERNAME": "u", "PORTAL_UPSTREAM_PASSWORD": "p"}, "PORTAL_UPSTREAM_URL"},
 		{"timeout", map[string]string{"PORTAL_UPSTREAM_TIMEOUT": "soon"}, "PORTAL_UPSTREAM_TIMEOUT"},
+		{"deadline", map[string]string{"PORTAL_UPSTREAM_DEADLINE": "-1s"}, "PORTAL_UPSTREAM_DEADLINE"},
+		{"deadline shorter than an attempt", map[string]string{"PORTAL_UPSTREAM_DEADLINE": "10s"}, "PORTAL_UPSTREAM_DEADLINE: 10s is shorter than one attempt"},
 		{"short session key", map[string]string{"PORTAL_SESSION_KEY": "abc"}, "PORTAL_SESSION_KEY"},
 		{"secure cookies", map[string]string{"PORTAL_SECURE_COOKIES": "yes please"}, "PORTAL_SECURE_COOKIES"},
 		{"report cache ttl", map[string]string{"PORTAL_REPORT_CACHE_TTL": "five minutes"}, "PORTAL_REPORT_CACHE_TTL"},
 		{"report cache ttl zero", map[string]string{"PORTAL_REPORT_CACHE_TTL": "0s"}, "PORTAL_REPORT_CACHE_TTL"},
+		{"trusted proxies", map[string]string{"PORTAL_TRUSTED_PROXIES": "10.0.0.0/8, proxy.internal"}, "PORTAL_TRUSTED_PROXIES"},
+		{"trusted proxies bad cidr", map[string]string{"PORTAL_TRUSTED_PROXIES": "10.0.0.0/33"}, "PORTAL_TRUSTED_PROXIES"},
+		{"old proxy switch", map[string]string{"PORTAL_TRUST_PROXY": "true"}, "PORTAL_TRUSTED_PROXIES"},
+		{"old proxy switch off", map[string]string{"PORTAL_TRUST_PROXY": "false"}, "PORTAL_TRUST_PROXY"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -121,5 +135,36 @@ func TestLoadReportCacheTTL(t *testing.T) {
 		if err != nil || c.ReportCacheTTL != tt.want {
 			t.Errorf("PORTAL_REPORT_CACHE_TTL=%q: %v, %v; want %v", tt.env, c.ReportCacheTTL, err, tt.want)
 		}
+	}
+}
+
+func TestLoadTrustedProxies(t *testing.T) {
+	tests := []struct {
+		env  string
+		want []netip.Prefix
+	}{
+		{"", nil},
+		{"127.0.0.1", []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}},
+		{" 10.1.2.3/8 , ::1, 2001:db8::/32,", []netip.Prefix{
+			netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("::1/128"), netip.MustParsePrefix("2001:db8::/32"),
+		}},
+		// An IPv4 network written in its IPv6-mapped form matches IPv4 peers.
+		{"::ffff:192.168.0.0/112", []netip.Prefix{netip.MustParsePrefix("192.168.0.0/16")}},
+	}
+	for _, tt := range tests {
+		c, err := Load(env(map[string]string{"PORTAL_TRUSTED_PROXIES": tt.env}))
+		if err != nil || !slices.Equal(c.TrustedProxies, tt.want) {
+			t.Errorf("PORTAL_TRUSTED_PROXIES=%q: %v, %v; want %v", tt.env, c.TrustedProxies, err, tt.want)
+		}
+	}
+	// The old switch names its replacement, so an upgrade does not silently trust nobody.
+	_, err := Load(env(map[string]string{"PORTAL_TRUST_PROXY": "true"}))
+	if err == nil || !strings.Contains(err.Error(), "PORTAL_TRUST_PROXY") || !strings.Contains(err.Error(), "set PORTAL_TRUSTED_PROXIES") {
+		t.Errorf("PORTAL_TRUST_PROXY=true: err = %v", err)
+	}
+	// A bad entry is quoted, so the operator sees which one.
+	_, err = Load(env(map[string]string{"PORTAL_TRUSTED_PROXIES": "10.0.0.1,10.0.0.300"}))
+	if err == nil || !strings.Contains(err.Error(), `"10.0.0.300"`) {
+		t.Errorf("bad entry: err = %v", err)
 	}
 }

@@ -19,7 +19,6 @@ func init() {
 		"bills.err.filters":         {ID: "Filter ini tidak dapat dipakai, jadi tidak ada yang dicari:", EN: "These filters cannot be used, so nothing was searched:"},
 		"bills.err.due_order":       {ID: "Tanggal akhir jatuh tempo tidak boleh sebelum tanggal awal.", EN: "The due-date range ends before it starts."},
 		"bills.err.paid_order":      {ID: "Tanggal akhir pembayaran tidak boleh sebelum tanggal awal.", EN: "The payment-date range ends before it starts."},
-		"bills.err.nis":             {ID: "NIS hanya berisi huruf, angka, titik atau tanda hubung (maksimal 32 karakter).", EN: "A NIS has only letters, digits, dots or hyphens (at most 32 characters)."},
 		"bills.page_note":           {ID: "Urutan dan total di tabel ini hanya untuk baris %[1]d–%[2]d yang tampil di halaman ini, bukan untuk semua hasil pencarian.", EN: "Sorting and totals in this table apply only to rows %[1]d–%[2]d shown on this page, not to every result of the search."},
 		"bills.page_total":          {ID: "Total halaman ini (%[1]d baris)", EN: "Total of this page (%[1]d rows)"},
 		"bills.penalty_today":       {ID: "Denda hari ini", EN: "Late fee today"},

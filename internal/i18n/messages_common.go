@@ -156,7 +156,6 @@ func init() {
 		"form.invalid_number": {ID: "Masukkan angka yang valid, misalnya 1250000.", EN: "Enter a valid number, for example 1250000."},
 		"form.invalid_date":   {ID: "Tanggal tidak valid.", EN: "Not a valid date."},
 		"form.invalid_email":  {ID: "Alamat email tidak valid.", EN: "Not a valid email address."},
-		"form.invalid_phone":  {ID: "Nomor telepon tidak valid.", EN: "Not a valid phone number."},
 		"form.invalid_choice": {ID: "Pilihan tidak valid.", EN: "Not a valid choice."},
 		"form.too_long":       {ID: "Terlalu panjang: maksimal %[1]d karakter.", EN: "Too long: at most %[1]d characters."},
 		"form.positive":       {ID: "Harus lebih besar dari nol.", EN: "Must be greater than zero."},

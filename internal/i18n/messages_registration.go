@@ -65,7 +65,6 @@ func init() {
 		"registration.changed":           {ID: "Template atau tanggal berubah sejak ditinjau. Periksa rinciannya lagi, lalu konfirmasi.", EN: "The template or the date changed since the review. Check the figures again, then confirm."},
 		"registration.done":              {ID: "%[1]s terdaftar dengan NIS %[2]s.", EN: "%[1]s is registered with NIS %[2]s."},
 		"registration.not_recorded":      {ID: "Siswa sudah terdaftar di layanan pembayaran, tetapi portal gagal mencatatnya. Simpan nomor tagihan di bawah ini dan beri tahu admin.", EN: "The student is registered at the payment service, but the portal failed to note it. Keep the bill number below and tell the admin."},
-		"registration.err.nis":           {ID: "NIS hanya boleh berisi 1–32 huruf, angka, titik atau tanda hubung.", EN: "A NIS has 1–32 letters, digits, dots or dashes."},
 		"registration.err.nis_taken":     {ID: "Siswa dengan NIS ini sudah terdaftar. Buka halaman siswanya atau gunakan NIS lain.", EN: "A student with this NIS is already registered. Open their page or use another NIS."},
 		"registration.err.template":      {ID: "Pilih salah satu template biaya.", EN: "Choose one of the fee templates."},
 		"registration.err.line_expired":  {ID: "Komponen %[1]s sudah kedaluwarsa untuk pendaftaran hari ini. Minta admin memperbarui template.", EN: "The item %[1]s has already expired for a registration today. Ask the admin to update the template."},

@@ -19,6 +19,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
+	"github.com/sekolah/portal/internal/app"
 	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/config"
@@ -26,7 +27,6 @@ import (
 	"github.com/sekolah/portal/internal/store"
 	"github.com/sekolah/portal/internal/store/storetest"
 	"github.com/sekolah/portal/internal/uploads"
-	"github.com/sekolah/portal/internal/upstream"
 	"github.com/sekolah/portal/web"
 )
 
@@ -46,6 +46,15 @@ type Options struct {
 	// Uploads adjusts the upload runner's configuration (files, chunk size, retries)
 	// before it starts.
 	Uploads func(*uploads.Config)
+	// Config adjusts the portal's configuration (trusted proxies, session limits) before
+	// anything is built from it.
+	Config func(*config.Config)
+	// Sandbox adjusts the sandbox's options before it starts: the looser service of
+	// contract version 2 (MaxLimit, CapSilently, Zoneless), another Location than the
+	// portal's, a CallbackURL.
+	Sandbox func(*sandbox.Options)
+	// Billing adjusts the billing client's configuration before it is built.
+	Billing func(*billing.Config)
 }
 
 // Portal is a running portal and its parts.
@@ -59,7 +68,11 @@ type Portal struct {
 	Config  config.Config
 	// Uploads is the upload job runner, started with the portal.
 	Uploads *uploads.Runner
-	clock   *clock
+	// App is every service and worker of this instance, wired as cmd/portal wires them.
+	App   *app.App
+	clock *clock
+	opts  Options
+	log   *slog.Logger
 }
 
 // clock is the portal's clock: fixed when set, else real time.
@@ -101,61 +114,95 @@ func Start(t testing.TB, opts Options) *Portal {
 	if opts.Env != "" {
 		cfg.UpstreamEnv = opts.Env
 	}
+	if opts.Config != nil {
+		opts.Config(&cfg)
+	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	if testing.Verbose() {
 		log = slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
 	clk := &clock{t: opts.Now}
-	now := clk.now
 
 	db := storetest.OpenTest(t)
-	sb, err := sandbox.New(sandbox.Options{
+	sbOpts := sandbox.Options{
 		Username: "portal", Password: "issued-secret", Location: cfg.Location, Accounts: cfg.AccountCodes,
 		Now: opts.Now, Demo: opts.Demo, Logger: log, HangLimit: 30 * time.Second,
-	})
+	}
+	if opts.Sandbox != nil {
+		opts.Sandbox(&sbOpts)
+	}
+	sb, err := sandbox.New(sbOpts)
 	if err != nil {
 		t.Fatalf("sandbox: %v", err)
 	}
 	sbServer := httptest.NewServer(sb)
-	client, err := billing.New(billing.Config{
+	billingCfg := billing.Config{
 		BaseURL: sbServer.URL, Username: "portal", Password: "issued-secret", Location: cfg.Location,
-		Timeout: cfg.UpstreamTimeout, Now: sbNow(sb), RetryBase: 10 * time.Millisecond, RetryMax: 50 * time.Millisecond,
-	})
+		Timeout: cfg.UpstreamTimeout, Deadline: cfg.UpstreamDeadline, Now: sbNow(sb),
+		RetryBase: 10 * time.Millisecond, RetryMax: 50 * time.Millisecond,
+	}
+	if opts.Billing != nil {
+		opts.Billing(&billingCfg)
+	}
+	client, err := billing.New(billingCfg)
 	if err != nil {
 		t.Fatalf("billing client: %v", err)
 	}
-	authSvc := auth.NewService(db)
-	authSvc.Now = now
-	authSvc.Logger = log
-
-	ucfg := uploads.ConfigFrom(cfg)
-	ucfg.Dir = filepath.Join(cfg.DataDir, "uploads")
-	ucfg.RetryBase, ucfg.RetryMax = 5*time.Millisecond, 50*time.Millisecond
-	if opts.Uploads != nil {
-		opts.Uploads(&ucfg)
-		cfg.UploadMaxBytes = ucfg.MaxBytes // the form's body limit follows
-	}
-	jobs := uploads.NewRunner(ucfg, db, client, &upstream.Writer{Client: client, DB: db, Log: log, Now: now}, log)
-	if err := jobs.Start(context.Background()); err != nil {
-		t.Fatalf("upload runner: %v", err)
-	}
-
-	h := web.New(web.Deps{
-		Config: cfg, DB: db, Auth: authSvc, Billing: client, Logger: log, Now: now, Uploads: jobs,
-		SessionKeys: [2][]byte{[]byte(strings.Repeat("k", 32)), []byte(strings.Repeat("b", 32))},
-	})
-	srv := httptest.NewServer(h)
-	p := &Portal{URL: srv.URL, Server: srv, DB: db, Auth: authSvc, Sandbox: sb, Billing: client, Config: cfg, Uploads: jobs, clock: clk}
+	// Cleanups run last first: the sandbox outlives the instances that call it.
 	t.Cleanup(func() {
-		srv.Close()
-		_ = jobs.Stop(context.Background())
 		sbServer.Close()
 		sb.Close()
 	})
+	p := &Portal{DB: db, Sandbox: sb, Billing: client, Config: cfg, clock: clk, opts: opts, log: log}
+	p.serve(t)
 	for _, role := range auth.Roles() {
 		p.CreateUser(t, role.String(), role)
 	}
 	return p
+}
+
+// serve builds this instance's own parts over the shared database and sandbox the way
+// cmd/portal builds them (app.New: every service and worker once; Start; web.New only
+// builds the routes), listens on a loopback port, and at cleanup stops the workers
+// before the database closes.
+func (p *Portal) serve(t testing.TB) {
+	t.Helper()
+	a := app.New(app.Options{Config: p.Config, DB: p.DB, Billing: p.Billing, Logger: p.log, Now: p.clock.now,
+		Uploads: func(u *uploads.Config) {
+			u.Dir = filepath.Join(p.Config.DataDir, "uploads")
+			u.RetryBase, u.RetryMax = 5*time.Millisecond, 50*time.Millisecond
+			if p.opts.Uploads != nil {
+				p.opts.Uploads(u)
+			}
+		}})
+	if p.opts.Uploads != nil {
+		p.Config.UploadMaxBytes = a.Uploads.Config().MaxBytes // the form's body limit follows
+		a.Config = p.Config
+	}
+	if err := a.Start(t.Context()); err != nil {
+		t.Fatalf("start the portal's workers: %v", err)
+	}
+	h := web.New(web.Deps{App: a, SessionKeys: [2][]byte{[]byte(strings.Repeat("k", 32)), []byte(strings.Repeat("b", 32))}})
+	srv := httptest.NewServer(h)
+	p.URL, p.Server, p.Auth, p.Uploads, p.App = srv.URL, srv, a.Auth, a.Uploads, a
+	t.Cleanup(func() {
+		srv.Close()
+		stopCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := a.Stop(stopCtx); err != nil {
+			t.Errorf("stop the portal's workers: %v", err)
+		}
+	})
+}
+
+// Instance starts a second portal over the same database and sandbox, as another process
+// on the same PostgreSQL would run: its own auth service, upload runner, handler and
+// port; the same session keys and clock. It stops at the test's cleanup.
+func (p *Portal) Instance(t testing.TB) *Portal {
+	t.Helper()
+	q := &Portal{DB: p.DB, Sandbox: p.Sandbox, Billing: p.Billing, Config: p.Config, clock: p.clock, opts: p.opts, log: p.log}
+	q.serve(t)
+	return q
 }
 
 // sbNow keeps the client's daily password on the sandbox's clock, fixed or not.
@@ -221,6 +268,14 @@ func (c *Client) Do(req *http.Request) *Response {
 		c.CSRF = tok
 	}
 	return &Response{Response: res, Body: string(b), Doc: doc}
+}
+
+// On returns a client for another instance (Portal.Instance) that shares this one's
+// cookies and CSRF token: the same browser, reaching a different process.
+func (c *Client) On(p *Portal) *Client {
+	d := *c
+	d.base = p.URL
+	return &d
 }
 
 // Get fetches a path; headers are optional "Name", "value" pairs.

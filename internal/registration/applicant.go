@@ -2,15 +2,14 @@ package registration
 
 import (
 	"errors"
-	"net/mail"
-	"regexp"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/problem"
+	"github.com/sekolah/portal/internal/students"
 )
 
-// Applicant is the student being registered, as typed (trimmed by Clean).
+// Applicant is the student being registered, as typed (cleaned by Clean).
 type Applicant struct {
 	NIS         string
 	Name        string
@@ -22,28 +21,23 @@ type Applicant struct {
 	ContactName string
 }
 
-// Limits of an applicant's fields.
-const (
-	MaxStudentNameLen = 100
-	MaxClassLen       = 100
-)
+// MaxContactNameLen is the longest name of a parent or guardian, in characters: a
+// person's name, as long as a student's.
+const MaxContactNameLen = students.MaxNameLen
 
-// nisRE is the billing service's rule for a bill key (upstream contract).
-var (
-	nisRE   = regexp.MustCompile(`^[A-Za-z0-9.-]{1,32}$`)
-	phoneRE = regexp.MustCompile(`^\+?[0-9][0-9 ()-]{5,19}$`)
-)
+// FieldContactName is the public form's field of the parent or guardian.
+const FieldContactName = "contact_name"
 
-// Clean trims what was typed and folds inner runs of spaces in names.
+// Clean trims what was typed, folds inner runs of spaces in names and normalises the
+// phone number, the way the student rules do for every form.
 func (a Applicant) Clean() Applicant {
-	return Applicant{
-		NIS:         strings.TrimSpace(a.NIS),
-		Name:        strings.Join(strings.Fields(a.Name), " "),
-		Phone:       strings.TrimSpace(a.Phone),
-		Email:       strings.TrimSpace(a.Email),
-		Description: strings.Join(strings.Fields(a.Description), " "),
-		ContactName: strings.Join(strings.Fields(a.ContactName), " "),
-	}
+	in := a.input().Clean()
+	return Applicant{NIS: in.NIS, Name: in.Name, Phone: in.Phone, Email: in.Email, Description: in.Class,
+		ContactName: students.CleanName(a.ContactName)}
+}
+
+func (a Applicant) input() students.Input {
+	return students.Input{NIS: a.NIS, Name: a.Name, Phone: a.Phone, Email: a.Email, Class: a.Description}
 }
 
 // Student is the billing service's record of the applicant.
@@ -51,44 +45,17 @@ func (a Applicant) Student() billing.Student {
 	return billing.Student{NIS: a.NIS, Name: a.Name, Phone: a.Phone, Email: a.Email, Description: a.Description}
 }
 
-// Validate checks a cleaned applicant. The public form also needs a parent or guardian and
-// a phone number, so the school can reach the family.
-func (a Applicant) Validate(public bool) Problems {
-	var ps Problems
-	switch {
-	case a.NIS == "":
-		ps.add("nis", "form.required")
-	case !nisRE.MatchString(a.NIS):
-		ps.add("nis", "registration.err.nis")
-	}
-	required(&ps, "name", a.Name, MaxStudentNameLen)
+// Validate checks a cleaned applicant with the student rules. The public form also needs
+// a parent or guardian and a phone number, so the school can reach the family.
+func (a Applicant) Validate(public bool) problem.List {
+	_, l := students.Validate(a.input())
 	if public {
-		required(&ps, "contact_name", a.ContactName, MaxStudentNameLen)
-	}
-	switch {
-	case a.Phone == "" && public:
-		ps.add("phone", "form.required")
-	case a.Phone != "" && !phoneRE.MatchString(a.Phone):
-		ps.add("phone", "form.invalid_phone")
-	}
-	if a.Email != "" {
-		if addr, err := mail.ParseAddress(a.Email); err != nil || addr.Address != a.Email || len(a.Email) > 254 {
-			ps.add("email", "form.invalid_email")
+		students.CheckText(&l, FieldContactName, a.ContactName, true, MaxContactNameLen)
+		if a.Phone == "" {
+			l.Add(students.FieldPhone, "form.required")
 		}
 	}
-	if utf8.RuneCountInString(a.Description) > MaxClassLen {
-		ps.add("description", "form.too_long", MaxClassLen)
-	}
-	return ps
-}
-
-func required(ps *Problems, field, v string, max int) {
-	switch {
-	case v == "":
-		ps.add(field, "form.required")
-	case utf8.RuneCountInString(v) > max:
-		ps.add(field, "form.too_long", max)
-	}
+	return l
 }
 
 // IsNISTaken reports whether the billing service refused a checkout because the NIS

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/problem"
 	"github.com/sekolah/portal/internal/store"
 )
 
@@ -29,18 +30,18 @@ type Item struct {
 // fit that day are problems of the "template" field: a fixed expiry already past (the
 // component could never be paid), a fixed due day already past (it would cost the
 // penalty at once), or a due day after the expiry day.
-func Compute(t store.FeeTemplate, day time.Time) ([]Item, Problems) {
-	var ps Problems
+func Compute(t store.FeeTemplate, day time.Time) ([]Item, problem.List) {
+	var ps problem.List
 	items := make([]Item, 0, len(t.Lines))
 	for _, l := range t.Lines {
 		due, expiry := resolve(l.Due, day), resolve(l.Expiry, day)
 		switch {
 		case expiry.Before(day):
-			ps.add("template", "registration.err.line_expired", l.Name)
+			ps.Add("template", "registration.err.line_expired", l.Name)
 		case due.Before(day):
-			ps.add("template", "registration.err.line_past_due", l.Name)
+			ps.Add("template", "registration.err.line_past_due", l.Name)
 		case due.After(expiry):
-			ps.add("template", "registration.err.line_order", l.Name)
+			ps.Add("template", "registration.err.line_order", l.Name)
 		}
 		items = append(items, Item{LineID: l.ID, Optional: l.Optional, Component: billing.CheckoutComponent{
 			AccountCode: l.AccountCode, Name: l.Name, Due: due, Expiry: expiry,

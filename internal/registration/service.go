@@ -11,8 +11,10 @@ import (
 
 	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/changes"
+	"github.com/sekolah/portal/internal/problem"
 	"github.com/sekolah/portal/internal/store"
-	"github.com/sekolah/portal/internal/upstream"
+	"github.com/sekolah/portal/internal/students"
 )
 
 // Audit actions of this package (checkouts themselves are the writer's upstream.checkout).
@@ -52,7 +54,7 @@ func PublicActor(ip string) auth.Actor { return auth.Actor{Username: "public", I
 // Service makes the audited changes of this package and registers students.
 type Service struct {
 	DB      *store.DB
-	Writer  *upstream.Writer
+	Writer  *changes.Writer
 	Billing *billing.Client
 	// Accounts are the account codes the billing service knows.
 	Accounts []string
@@ -80,7 +82,7 @@ func (s *Service) logger() *slog.Logger {
 }
 
 // Today is the registration day of a registration made now: today's date in the service
-// zone, as a UTC-midnight time like every component day (docs/briefing.md, the day rule).
+// zone, as a UTC-midnight time like every component day (billing.DayIn, the day rule).
 func (s *Service) Today() time.Time { return billing.DayIn(s.now(), s.Location) }
 
 // audit records a change; the change already happened, so a failure is logged only.
@@ -102,15 +104,15 @@ func templateDetail(t store.FeeTemplate) string {
 	return fmt.Sprintf("%d lines, Rp %d: %s", len(t.Lines), t.Total(), strings.Join(names, ", "))
 }
 
-// CreateTemplate checks the form and stores a new template. A mistake is Problems.
+// CreateTemplate checks the form and stores a new template. A mistake is a problem.List.
 func (s *Service) CreateTemplate(ctx context.Context, actor auth.Actor, in TemplateInput) (store.FeeTemplate, error) {
 	t, ps := ParseTemplate(in, s.Accounts)
 	if len(ps) > 0 {
-		return store.FeeTemplate{}, ps
+		return store.FeeTemplate{}, ps.Err()
 	}
 	created, err := s.DB.CreateFeeTemplate(ctx, t)
 	if errors.Is(err, store.ErrConflict) {
-		return store.FeeTemplate{}, Problems{{Field: "name", Key: "feetemplates.err.name_taken"}}
+		return store.FeeTemplate{}, problem.List{problem.New("name", "feetemplates.err.name_taken")}
 	} else if err != nil {
 		return store.FeeTemplate{}, err
 	}
@@ -118,17 +120,17 @@ func (s *Service) CreateTemplate(ctx context.Context, actor auth.Actor, in Templ
 	return created, nil
 }
 
-// UpdateTemplate checks the form and replaces template id. A mistake is Problems; a
+// UpdateTemplate checks the form and replaces template id. A mistake is a problem.List; a
 // template deleted meanwhile is store.ErrNotFound.
 func (s *Service) UpdateTemplate(ctx context.Context, actor auth.Actor, id string, in TemplateInput) (store.FeeTemplate, error) {
 	t, ps := ParseTemplate(in, s.Accounts)
 	if len(ps) > 0 {
-		return store.FeeTemplate{}, ps
+		return store.FeeTemplate{}, ps.Err()
 	}
 	t.ID = id
 	updated, err := s.DB.UpdateFeeTemplate(ctx, t)
 	if errors.Is(err, store.ErrConflict) {
-		return store.FeeTemplate{}, Problems{{Field: "name", Key: "feetemplates.err.name_taken"}}
+		return store.FeeTemplate{}, problem.List{problem.New("name", "feetemplates.err.name_taken")}
 	} else if err != nil {
 		return store.FeeTemplate{}, err
 	}
@@ -179,27 +181,26 @@ func (s *Service) PublicSettings(ctx context.Context) (Public, error) {
 }
 
 // SetPublicSettings stores the public form's settings; turning it on needs an existing
-// template. A mistake is Problems.
+// template. A mistake is a problem.List.
 func (s *Service) SetPublicSettings(ctx context.Context, actor auth.Actor, p Public) error {
 	p.Class = strings.Join(strings.Fields(p.Class), " ")
-	var ps Problems
+	var ps problem.List
 	name := ""
 	if p.TemplateID != "" {
 		t, err := s.DB.FeeTemplate(ctx, p.TemplateID)
 		switch {
 		case errors.Is(err, store.ErrNotFound):
-			ps.add("template", "form.invalid_choice")
+			ps.Add("template", "form.invalid_choice")
 		case err != nil:
 			return err
 		default:
 			name = t.Name
 		}
 	} else if p.Enabled {
-		ps.add("template", "form.required")
+		ps.Add("template", "form.required")
 	}
-	if len([]rune(p.Class)) > MaxClassLen {
-		ps.add("class", "form.too_long", MaxClassLen)
-	}
+	// The public form's class is every new student's class: the student rule applies.
+	students.CheckText(&ps, "class", p.Class, false, students.MaxClassLen)
 	if len(ps) > 0 {
 		return ps
 	}
@@ -224,7 +225,7 @@ type Review struct {
 }
 
 // Review computes the components template id bills on today. ErrTemplateGone when it no
-// longer exists; lines whose days do not fit today are Problems of the "template" field.
+// longer exists; lines whose days do not fit today are problems of the "template" field.
 func (s *Service) Review(ctx context.Context, templateID string) (Review, error) {
 	t, err := s.DB.FeeTemplate(ctx, templateID)
 	if errors.Is(err, store.ErrNotFound) {
@@ -277,7 +278,7 @@ type Application struct {
 // Register makes the checkout (student and bill at once, atomically at the service; the
 // writer audits it and adds the student to the roster) and keeps the record of it.
 //
-// Errors: Problems (a template line that does not fit today, no component chosen, the NIS
+// Errors: problem.List (a template line that does not fit today, no component chosen, the NIS
 // already taken), ErrTemplateGone, ErrChanged, or the billing service's error. A returned
 // record with a BillID means the service registered the student, even when err reports a
 // failure to note it in the roster or the portal's records.
@@ -291,7 +292,7 @@ func (s *Service) Register(ctx context.Context, actor auth.Actor, app Applicatio
 	}
 	items := Select(rev.Items, app.Include)
 	if len(items) == 0 {
-		return store.Registration{}, Problems{{Field: "lines", Key: "registration.err.none_selected"}}
+		return store.Registration{}, problem.List{problem.New("lines", "registration.err.none_selected")}
 	}
 	req := billing.Checkout{Student: app.Applicant.Student()}
 	for _, it := range items {
@@ -300,7 +301,7 @@ func (s *Service) Register(ctx context.Context, actor auth.Actor, app Applicatio
 	res, err := s.Writer.Checkout(ctx, actor, req, source)
 	if res.BillID == "" {
 		if IsNISTaken(err) {
-			return store.Registration{}, Problems{{Field: "nis", Key: "registration.err.nis_taken"}}
+			return store.Registration{}, problem.List{problem.New("nis", "registration.err.nis_taken")}
 		}
 		if err == nil {
 			err = errors.New("registration: the billing service answered without a bill id")

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/sekolah/portal/internal/auth"
+	"github.com/sekolah/portal/internal/problem"
 	"github.com/sekolah/portal/internal/registration"
 	"github.com/sekolah/portal/internal/store"
 	"github.com/sekolah/portal/internal/store/storetest"
@@ -40,7 +41,7 @@ func TestServiceTemplatesAndPublicSettings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var ps registration.Problems
+	var ps problem.List
 	if _, err := s.CreateTemplate(ctx, admin, in); !errors.As(err, &ps) || !ps.Has("name") {
 		t.Fatalf("duplicate name: %v", err)
 	}

@@ -13,7 +13,9 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/sekolah/portal/internal/component"
 	"github.com/sekolah/portal/internal/i18n"
+	"github.com/sekolah/portal/internal/problem"
 	"github.com/sekolah/portal/internal/store"
 )
 
@@ -21,37 +23,8 @@ import (
 const (
 	MaxLines   = 20   // lines in one template
 	MaxOffset  = 3650 // days after registration a due or expiry day may be
-	MaxNameLen = 100  // template and component names
-	MaxDescLen = 200  // a line's description
+	MaxNameLen = 100  // a template's name
 )
-
-// Problem is one thing wrong with what a person typed: the form field it belongs to and
-// the catalogue key (with arguments) of the message to show beside it.
-type Problem struct {
-	Field string
-	Key   string
-	Args  []any
-}
-
-// Problems are the validation failures of one form; as an error it means "show the form
-// again with these messages".
-type Problems []Problem
-
-// Error lists the fields and message keys, for logs.
-func (ps Problems) Error() string {
-	parts := make([]string, len(ps))
-	for i, p := range ps {
-		parts[i] = p.Field + ": " + p.Key
-	}
-	return "registration: invalid: " + strings.Join(parts, "; ")
-}
-
-// Has reports whether field has a problem.
-func (ps Problems) Has(field string) bool {
-	return slices.ContainsFunc(ps, func(p Problem) bool { return p.Field == field })
-}
-
-func (ps *Problems) add(field, key string, args ...any) { *ps = append(*ps, Problem{field, key, args}) }
 
 // LineField names the form field of line i's part (name, account, amount, penalty, due,
 // expiry, optional, description), e.g. "line2_amount".
@@ -94,14 +67,14 @@ func InputOf(t store.FeeTemplate) TemplateInput {
 // ParseTemplate checks the form and returns the template it describes; blank lines are
 // left out, and problems name the form's own line numbers. accounts are the account codes
 // the billing service knows.
-func ParseTemplate(in TemplateInput, accounts []string) (store.FeeTemplate, Problems) {
-	var ps Problems
+func ParseTemplate(in TemplateInput, accounts []string) (store.FeeTemplate, problem.List) {
+	var ps problem.List
 	t := store.FeeTemplate{Name: strings.Join(strings.Fields(in.Name), " ")}
 	switch {
 	case t.Name == "":
-		ps.add("name", "form.required")
+		ps.Add("name", "form.required")
 	case utf8.RuneCountInString(t.Name) > MaxNameLen:
-		ps.add("name", "form.too_long", MaxNameLen)
+		ps.Add("name", "form.too_long", MaxNameLen)
 	}
 	for i, li := range in.Lines {
 		if li.Blank() {
@@ -113,72 +86,66 @@ func ParseTemplate(in TemplateInput, accounts []string) (store.FeeTemplate, Prob
 	}
 	switch {
 	case len(t.Lines) == 0:
-		ps.add("lines", "feetemplates.err.no_lines")
+		ps.Add("lines", "feetemplates.err.no_lines")
 	case len(t.Lines) > MaxLines:
-		ps.add("lines", "feetemplates.err.too_many_lines", MaxLines)
+		ps.Add("lines", "feetemplates.err.too_many_lines", MaxLines)
 	}
 	return t, ps
 }
 
-func parseLine(i int, in LineInput, accounts []string) (store.FeeTemplateLine, Problems) {
-	var ps Problems
-	f := func(part string) string { return LineField(i, part) }
+// lineParts names a line's form parts after the component fields the rules report.
+var lineParts = map[string]string{
+	component.FieldName: "name", component.FieldAccount: "account", component.FieldAmount: "amount",
+	component.FieldPenalty: "penalty", component.FieldDescription: "description",
+}
+
+// parseLine checks line i with the component rules (name, account code, amount, penalty,
+// description); its days are rules of their own (a number of days or a fixed day).
+func parseLine(i int, in LineInput, accounts []string) (store.FeeTemplateLine, problem.List) {
+	var rules problem.List
 	l := store.FeeTemplateLine{
-		Name: strings.Join(strings.Fields(in.Name), " "), AccountCode: strings.TrimSpace(in.AccountCode),
-		Description: strings.TrimSpace(in.Description), Optional: in.Optional,
+		Name: component.CleanName(in.Name), Description: strings.TrimSpace(in.Description), Optional: in.Optional,
 	}
-	switch {
-	case l.Name == "":
-		ps.add(f("name"), "form.required")
-	case utf8.RuneCountInString(l.Name) > MaxNameLen:
-		ps.add(f("name"), "form.too_long", MaxNameLen)
-	}
-	if !slices.Contains(accounts, l.AccountCode) {
-		ps.add(f("account"), "form.invalid_choice")
-	}
-	if strings.TrimSpace(in.Amount) == "" {
-		ps.add(f("amount"), "form.required")
-	} else if v, err := i18n.ParseRupiah(in.Amount); err != nil || v < 0 {
-		// A sign is not how a fee is written: the same message as any other typo.
-		ps.add(f("amount"), "form.invalid_number")
-	} else if v == 0 {
-		ps.add(f("amount"), "form.positive")
-	} else {
-		l.Amount = v
-	}
-	if strings.TrimSpace(in.Penalty) != "" {
-		if v, err := i18n.ParseRupiah(in.Penalty); err != nil || v < 0 {
-			ps.add(f("penalty"), "form.invalid_number")
-		} else {
-			l.Penalty = v
+	component.CheckName(&rules, l.Name)
+	l.AccountCode = component.Account(&rules, in.AccountCode, accounts)
+	l.Amount = component.ParseAmount(&rules, in.Amount)
+	l.Penalty = component.ParsePenalty(&rules, in.Penalty)
+	component.CheckDescription(&rules, l.Description)
+
+	var ps problem.List
+	f := func(part string) string { return LineField(i, part) }
+	moved := func(fields ...string) {
+		for _, p := range rules {
+			if slices.Contains(fields, p.Field) {
+				ps = append(ps, p.In(f(lineParts[p.Field])))
+			}
 		}
 	}
+	moved(component.FieldName, component.FieldAccount, component.FieldAmount, component.FieldPenalty)
 	var dueOK, expOK bool
 	l.Due, dueOK = parseDayField(&ps, f("due"), in.Due)
 	l.Expiry, expOK = parseDayField(&ps, f("expiry"), in.Expiry)
 	if dueOK && expOK && l.Due.IsFixed() == l.Expiry.IsFixed() {
 		// Rules of one kind compare now; mixed ones only on a registration day (Compute).
 		if l.Due.IsFixed() && l.Due.Fixed.After(l.Expiry.Fixed) || !l.Due.IsFixed() && l.Due.Offset > l.Expiry.Offset {
-			ps.add(f("due"), "feetemplates.err.due_after_expiry")
+			ps.Add(f("due"), "feetemplates.err.due_after_expiry")
 		}
 	}
-	if utf8.RuneCountInString(l.Description) > MaxDescLen {
-		ps.add(f("description"), "form.too_long", MaxDescLen)
-	}
+	moved(component.FieldDescription)
 	return l, ps
 }
 
-func parseDayField(ps *Problems, field, s string) (store.DayRule, bool) {
+func parseDayField(ps *problem.List, field, s string) (store.DayRule, bool) {
 	if strings.TrimSpace(s) == "" {
-		ps.add(field, "form.required")
+		ps.Add(field, "form.required")
 		return store.DayRule{}, false
 	}
 	d, err := ParseDay(s)
 	if err != nil {
 		if d.Offset > MaxOffset {
-			ps.add(field, "feetemplates.err.offset_range", MaxOffset)
+			ps.Add(field, "feetemplates.err.offset_range", MaxOffset)
 		} else {
-			ps.add(field, "feetemplates.err.day")
+			ps.Add(field, "feetemplates.err.day")
 		}
 		return store.DayRule{}, false
 	}

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/component"
 	"github.com/sekolah/portal/internal/store"
 )
 
@@ -177,29 +178,17 @@ func paymentParts(b billing.Bill) (amount, penalty int64) {
 	return b.AmountPaid - penalty, penalty
 }
 
-// Status is a component's state as the reports name it (keys of the shared state.* words).
-type Status string
+// Status is a component's state as the reports name it: internal/component's reading of
+// it today, so the reports and every page agree.
+type Status = component.Status
 
 // The statuses: overdue is unpaid, past due and not yet expired.
 const (
-	StatusPaid        Status = "paid"
-	StatusProvisioned Status = "provisioned"
-	StatusOverdue     Status = "overdue"
-	StatusExpired     Status = "expired"
+	StatusPaid        = component.StatusPaid
+	StatusProvisioned = component.StatusProvisioned
+	StatusOverdue     = component.StatusOverdue
+	StatusExpired     = component.StatusExpired
 )
-
-// statusOf classifies b on today (now in the school's zone), by the shared day rule.
-func statusOf(b billing.Bill, today time.Time) Status {
-	switch {
-	case b.State == billing.StatePaid:
-		return StatusPaid
-	case b.DueToday(today) == 0:
-		return StatusExpired
-	case b.IsLate(today):
-		return StatusOverdue
-	}
-	return StatusProvisioned
-}
 
 // DaysBetween counts the days from day a to day b (both calendar days): positive when b
 // is later. DaysBetween(due, today) is how late a component is, as i18n's RelDays reads it.

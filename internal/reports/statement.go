@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/component"
 )
 
 // StatementRow is one component of a student's statement. DueToday is what paying it
@@ -74,7 +75,7 @@ func (s *Service) computeStatement(ctx context.Context, nis string, today time.T
 	for _, b := range bills {
 		r := StatementRow{
 			Due: b.Due.UTC(), Expiry: b.Expiry.UTC(), Component: b.Name, Account: b.AccountCode,
-			Amount: b.Amount, Penalty: b.Penalty, Status: statusOf(b, today), PaidAt: b.PaidAt,
+			Amount: b.Amount, Penalty: b.Penalty, Status: component.StatusOf(b, today), PaidAt: b.PaidAt,
 			Paid: b.AmountPaid, Ref: b.RefNumber, DueToday: b.DueToday(today),
 		}
 		st.Amount += r.Amount

@@ -192,3 +192,51 @@ func FuzzSearchQuery(f *testing.F) {
 		}
 	})
 }
+
+// FuzzStudentList: the student list answers any query with an envelope: a
+// list (possibly empty) or a 400 saying why, never a 500.
+func FuzzStudentList(f *testing.F) {
+	sb, srv := fuzzServer(f)
+	for _, q := range []string{
+		"", "name=budi", "name=%25", "name=_", "bill_key=A1", "bill_key=&name=", "limit=0", "limit=1500", "limit=1501",
+		"limit=-1", "offset=9223372036854775807", "offset=99999999999999999999", "offset=-1", "limit=1e3", "name=%00",
+	} {
+		f.Add(q)
+	}
+	f.Fuzz(func(t *testing.T, query string) {
+		for _, ch := range []byte(query) {
+			if ch <= ' ' || ch >= 0x7f || ch == '#' {
+				t.Skip("not a valid request target")
+			}
+		}
+		u, err := url.Parse(srv.URL + "/bill")
+		if err != nil {
+			t.Fatal(err)
+		}
+		u.RawQuery = query
+		req, err := http.NewRequest("GET", u.String(), nil)
+		if err != nil {
+			t.Skip("not a request URL")
+		}
+		req.SetBasicAuth("sandbox", DailyPassword("sandbox", sb.Now(), sb.loc))
+		resp, err := srv.Client().Do(req)
+		if err != nil {
+			t.Skip("client refused the URL")
+		}
+		defer resp.Body.Close()
+		r := envelopeOf(t, resp)
+		switch r.httpCode {
+		case http.StatusOK:
+			var list []student
+			if err := json.Unmarshal(r.Data, &list); err != nil || list == nil {
+				t.Fatalf("200 with data %s", r.Data)
+			}
+		case http.StatusBadRequest:
+			if string(r.Data) != "null" || r.StatusDesc == "" {
+				t.Fatalf("400 with data %s desc %q", r.Data, r.StatusDesc)
+			}
+		default:
+			t.Fatalf("%q: got %d %q", query, r.httpCode, r.StatusDesc)
+		}
+	})
+}

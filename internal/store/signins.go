@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -17,43 +18,63 @@ func (db *DB) RecordSignIn(ctx context.Context, username, addr string, ok bool, 
 	return nil
 }
 
-// FailuresSince counts failed attempts at or after since: for username only
-// those after its last success (a success clears the count), for addr all of
-// them (an empty addr counts none). lastUser and lastAddr are the newest
-// counted failures, zero when there are none.
-func (db *DB) FailuresSince(ctx context.Context, username, addr string, since time.Time) (byUser, byAddr int, lastUser, lastAddr time.Time, err error) {
+// FailureScope says which failed sign-in attempts FailuresSince counts.
+type FailureScope int
+
+// The scopes of FailuresSince.
+const (
+	// ScopeUsername counts a username's failures from every address; a success for the
+	// username clears the count.
+	ScopeUsername FailureScope = iota + 1
+	// ScopeAddr counts an address's failures for every username; successes do not clear
+	// it (else one account of one's own would reset the count between guesses).
+	ScopeAddr
+	// ScopePair counts a username's failures from one address; a success for that
+	// username from that address clears the count.
+	ScopePair
+)
+
+// FailuresSince counts the failed attempts in scope at or after since, and returns the
+// newest of them (zero when there are none). The username is normalised; an empty
+// address is an address like any other (attempts made without one).
+func (db *DB) FailuresSince(ctx context.Context, scope FailureScope, username, addr string, since time.Time) (n int, last time.Time, err error) {
 	since = Time(since)
 	username = NormalizeUsername(username)
-
-	var lastOK nullTime
-	if err = db.sql.QueryRowContext(ctx,
-		`SELECT MAX(at) FROM signin_attempts WHERE username = $1 AND ok = $2 AND at >= $3`,
-		username, true, since).Scan(&lastOK); err != nil {
-		return 0, 0, time.Time{}, time.Time{}, fmt.Errorf("store: sign-in failures: %w", err)
+	var match string
+	var args []any
+	switch scope {
+	case ScopeUsername:
+		match, args = "username = $1", []any{username}
+	case ScopeAddr:
+		match, args = "addr = $1", []any{addr}
+	case ScopePair:
+		match, args = "username = $1 AND addr = $2", []any{username, addr}
+	default:
+		return 0, time.Time{}, fmt.Errorf("store: sign-in failures: unknown scope %d", scope)
 	}
+	// The two parameters after the match's: ok and the time bound.
+	okArg, atArg := fmt.Sprintf("$%d", len(args)+1), fmt.Sprintf("$%d", len(args)+2)
+
 	// A success clears the count: only failures strictly after it are counted.
-	userCond, userFrom := "at >= $3", since
-	if lastOK.Valid {
-		userCond, userFrom = "at > $3", lastOK.Time
-	}
-	var last nullTime
-	if err = db.sql.QueryRowContext(ctx,
-		`SELECT COUNT(*), MAX(at) FROM signin_attempts WHERE username = $1 AND ok = $2 AND `+userCond,
-		username, false, userFrom).Scan(&byUser, &last); err != nil {
-		return 0, 0, time.Time{}, time.Time{}, fmt.Errorf("store: sign-in failures: %w", err)
-	}
-	lastUser = last.Time
-
-	if addr != "" {
-		var lastA nullTime
-		if err = db.sql.QueryRowContext(ctx,
-			`SELECT COUNT(*), MAX(at) FROM signin_attempts WHERE addr = $1 AND ok = $2 AND at >= $3`,
-			addr, false, since).Scan(&byAddr, &lastA); err != nil {
-			return 0, 0, time.Time{}, time.Time{}, fmt.Errorf("store: sign-in failures: %w", err)
+	after := ">="
+	if scope != ScopeAddr {
+		var lastOK nullTime
+		if err := db.sql.QueryRowContext(ctx,
+			`SELECT MAX(at) FROM signin_attempts WHERE `+match+` AND ok = `+okArg+` AND at >= `+atArg,
+			append(slices.Clone(args), true, since)...).Scan(&lastOK); err != nil {
+			return 0, time.Time{}, fmt.Errorf("store: sign-in failures: %w", err)
 		}
-		lastAddr = lastA.Time
+		if lastOK.Valid {
+			after, since = ">", lastOK.Time
+		}
 	}
-	return byUser, byAddr, lastUser, lastAddr, nil
+	var newest nullTime
+	if err := db.sql.QueryRowContext(ctx,
+		`SELECT COUNT(*), MAX(at) FROM signin_attempts WHERE `+match+` AND ok = `+okArg+` AND at `+after+` `+atArg,
+		append(args, false, since)...).Scan(&n, &newest); err != nil {
+		return 0, time.Time{}, fmt.Errorf("store: sign-in failures: %w", err)
+	}
+	return n, newest.Time, nil
 }
 
 // PruneSignIns deletes attempts older than before; they no longer affect locks.

@@ -42,41 +42,58 @@ func TestFailuresSince(t *testing.T) {
 		record("wati", "10.0.0.4", false, 9)  // success before since does not matter
 		record("wati", "10.0.0.4", true, 1)   //
 
+		record("joko", "10.0.0.6", false, 8)  // a success elsewhere does not clear a pair
+		record("joko", "10.0.0.7", true, 10)  //
+		record("joko", "10.0.0.6", false, 11) //
+
 		since := at(5)
 		tests := []struct {
-			user, addr         string
-			byUser, byAddr     int
-			lastUser, lastAddr time.Time
+			scope      store.FailureScope
+			user, addr string
+			n          int
+			last       time.Time
 		}{
-			{"SITI", "10.0.0.1", 3, 3, at(13), at(13)},
-			{"siti", "10.0.0.2", 3, 1, at(13), at(11)},
-			{"budi", "10.0.0.1", 1, 3, at(12), at(13)},
-			{"ani", "10.0.0.9", 1, 1, at(15), at(15)},
-			{"rudi", "10.0.0.3", 1, 2, at(13), at(13)}, // the address keeps counting past the success
-			{"wati", "10.0.0.4", 1, 1, at(9), at(9)},
-			{"nobody", "", 0, 0, time.Time{}, time.Time{}},
-			{"siti", "", 3, 0, at(13), time.Time{}},
+			{store.ScopeUsername, "SITI", "ignored", 3, at(13)},
+			{store.ScopeUsername, "budi", "", 1, at(12)},
+			{store.ScopeUsername, "ani", "", 1, at(15)},
+			{store.ScopeUsername, "rudi", "", 1, at(13)}, // the success cleared the earlier one
+			{store.ScopeUsername, "wati", "", 1, at(9)},  // a success before since does not matter
+			{store.ScopeUsername, "joko", "", 1, at(11)},
+			{store.ScopeUsername, "nobody", "", 0, time.Time{}},
+			{store.ScopePair, "siti", "10.0.0.1", 2, at(13)},
+			{store.ScopePair, "Siti", "10.0.0.2", 1, at(11)},
+			{store.ScopePair, "rudi", "10.0.0.3", 1, at(13)},
+			{store.ScopePair, "joko", "10.0.0.6", 2, at(11)},
+			{store.ScopePair, "joko", "10.0.0.7", 0, time.Time{}},
+			{store.ScopePair, "siti", "", 0, time.Time{}},
+			{store.ScopeAddr, "ignored", "10.0.0.1", 3, at(13)},
+			{store.ScopeAddr, "", "10.0.0.2", 1, at(11)},
+			{store.ScopeAddr, "", "10.0.0.3", 2, at(13)}, // the address keeps counting past the success
+			{store.ScopeAddr, "", "10.0.0.6", 2, at(11)},
+			{store.ScopeAddr, "", "", 0, time.Time{}},
 		}
 		for _, tt := range tests {
-			byUser, byAddr, lastUser, lastAddr, err := db.FailuresSince(ctx, tt.user, tt.addr, since)
+			n, last, err := db.FailuresSince(ctx, tt.scope, tt.user, tt.addr, since)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if byUser != tt.byUser || byAddr != tt.byAddr || !lastUser.Equal(tt.lastUser) || !lastAddr.Equal(tt.lastAddr) {
-				t.Errorf("FailuresSince(%q, %q) = %d, %d, %v, %v; want %d, %d, %v, %v", tt.user, tt.addr,
-					byUser, byAddr, lastUser, lastAddr, tt.byUser, tt.byAddr, tt.lastUser, tt.lastAddr)
+			if n != tt.n || !last.Equal(tt.last) {
+				t.Errorf("FailuresSince(%d, %q, %q) = %d, %v; want %d, %v", tt.scope, tt.user, tt.addr, n, last, tt.n, tt.last)
 			}
+		}
+		if _, _, err := db.FailuresSince(ctx, 0, "siti", "", since); err == nil {
+			t.Error("FailuresSince with no scope: no error")
 		}
 
 		n, err := db.PruneSignIns(ctx, at(10))
-		if err != nil || n != 4 {
-			t.Errorf("PruneSignIns = %d, %v; want 4", n, err)
+		if err != nil || n != 5 {
+			t.Errorf("PruneSignIns = %d, %v; want 5", n, err)
 		}
-		if byUser, _, _, _, _ := db.FailuresSince(ctx, "rudi", "", at(0)); byUser != 1 {
-			t.Errorf("after prune rudi byUser = %d, want 1", byUser)
+		if n, _, _ := db.FailuresSince(ctx, store.ScopeUsername, "rudi", "", at(0)); n != 1 {
+			t.Errorf("after prune rudi = %d, want 1", n)
 		}
-		if byUser, _, _, _, _ := db.FailuresSince(ctx, "siti", "", at(0)); byUser != 3 {
-			t.Errorf("after prune siti byUser = %d, want 3", byUser)
+		if n, _, _ := db.FailuresSince(ctx, store.ScopeUsername, "siti", "", at(0)); n != 3 {
+			t.Errorf("after prune siti = %d, want 3", n)
 		}
 	})
 }

@@ -298,12 +298,21 @@ func (db *DB) SaveUploadAnalysis(ctx context.Context, id, from string, a UploadA
 	return n == 1, err
 }
 
-// CommitUploadJob queues a previewed job (state from → to) on behalf of the person.
-func (db *DB) CommitUploadJob(ctx context.Context, id, from, to, byID, by, role, ip string) (bool, error) {
+// UploadCommit is a person's go-ahead for a previewed upload job: the job moves from state
+// From to state To, noted as theirs.
+type UploadCommit struct {
+	From, To string
+	// ByID, By, Role and IP name the person who committed it, for the job's page.
+	ByID, By, Role, IP string
+}
+
+// CommitUploadJob queues a previewed job (state c.From → c.To) on behalf of the person;
+// false when the job was not in c.From (committed twice, discarded meanwhile).
+func (db *DB) CommitUploadJob(ctx context.Context, id string, c UploadCommit) (bool, error) {
 	now := Now()
 	res, err := db.sql.ExecContext(ctx, `UPDATE upload_jobs SET state = $1, committed_by_id = $2, committed_by = $3,
 		committed_role = $4, committed_ip = $5, committed_at = $6, updated_at = $6 WHERE id = $7 AND state = $8`,
-		to, byID, by, role, ip, now, id, from)
+		c.To, c.ByID, c.By, c.Role, c.IP, now, id, c.From)
 	if err != nil {
 		return false, fmt.Errorf("store: commit upload job %s: %w", id, err)
 	}

@@ -58,11 +58,11 @@ func TestUploadJobs(t *testing.T) {
 			t.Fatalf("error rows %v, all %v, %v", rows, all, err)
 		}
 
-		ok, err = db.CommitUploadJob(ctx, a.ID, "ready", "queued", "u1", "finance", "finance", "10.0.0.1")
+		ok, err = db.CommitUploadJob(ctx, a.ID, store.UploadCommit{From: "ready", To: "queued", ByID: "u1", By: "finance", Role: "finance", IP: "10.0.0.1"})
 		if err != nil || !ok {
 			t.Fatalf("commit: %v %v", ok, err)
 		}
-		if ok, _ := db.CommitUploadJob(ctx, a.ID, "ready", "queued", "u1", "finance", "finance", "10.0.0.1"); ok {
+		if ok, _ := db.CommitUploadJob(ctx, a.ID, store.UploadCommit{From: "ready", To: "queued", ByID: "u1", By: "finance", Role: "finance", IP: "10.0.0.1"}); ok {
 			t.Fatal("committed twice")
 		}
 		for i, state := range []string{"confirmed", "failed", "unknown", "pending"} {

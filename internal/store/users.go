@@ -32,6 +32,8 @@ type UserChange struct {
 	Role        *string
 	Disabled    *bool
 	Lang        *string
+	// PasswordHash also stamps PasswordChangedAt.
+	PasswordHash *string
 }
 
 const userColumns = `id, username, display_name, role, disabled, lang, password_hash,
@@ -144,12 +146,25 @@ func (db *DB) CountUsers(ctx context.Context) (int, error) {
 // enabled admin (while one existed) is refused with ErrLastAdmin; the check and
 // the write share one transaction so two concurrent demotions cannot both pass.
 func (db *DB) UpdateUser(ctx context.Context, id string, change UserChange) error {
+	_, err := db.updateUser(ctx, id, change, false)
+	return err
+}
+
+// UpdateUserEndingSessions applies change like UpdateUser and, in the same
+// transaction, ends every session of the user: the change and the sign-out happen
+// together or not at all. It returns how many sessions ended.
+func (db *DB) UpdateUserEndingSessions(ctx context.Context, id string, change UserChange) (int64, error) {
+	return db.updateUser(ctx, id, change, true)
+}
+
+func (db *DB) updateUser(ctx context.Context, id string, change UserChange, endSessions bool) (int64, error) {
 	var sets []string
 	var args []any
 	add := func(column string, v any) {
 		args = append(args, v)
 		sets = append(sets, fmt.Sprintf("%s = $%d", column, len(args)))
 	}
+	now := Now()
 	if change.DisplayName != nil {
 		add("display_name", *change.DisplayName)
 	}
@@ -162,11 +177,16 @@ func (db *DB) UpdateUser(ctx context.Context, id string, change UserChange) erro
 	if change.Lang != nil {
 		add("lang", *change.Lang)
 	}
-	add("updated_at", Now())
+	if change.PasswordHash != nil {
+		add("password_hash", *change.PasswordHash)
+		add("password_changed_at", now)
+	}
+	add("updated_at", now)
 	args = append(args, id)
 	query := fmt.Sprintf(`UPDATE users SET %s WHERE id = $%d`, strings.Join(sets, ", "), len(args))
 	guard := change.Role != nil || change.Disabled != nil
 
+	var ended int64
 	err := db.InTx(ctx, func(tx *sql.Tx) error {
 		var before int
 		if guard {
@@ -193,12 +213,15 @@ func (db *DB) UpdateUser(ctx context.Context, id string, change UserChange) erro
 				return ErrLastAdmin
 			}
 		}
-		return nil
+		if endSessions {
+			ended, err = deleteUserSessions(ctx, tx, id)
+		}
+		return err
 	})
 	if err != nil {
-		return fmt.Errorf("store: update user %q: %w", id, err)
+		return 0, fmt.Errorf("store: update user %q: %w", id, err)
 	}
-	return nil
+	return ended, nil
 }
 
 // lockedAdminCount counts enabled admins; on PostgreSQL it first locks the
@@ -226,19 +249,7 @@ func enabledAdminCount(ctx context.Context, tx *sql.Tx) (int, error) {
 }
 
 // SetPasswordHash replaces the user's password hash and stamps
-// PasswordChangedAt, which lets sessions issued before it be refused.
+// PasswordChangedAt; ErrNotFound when there is no such user.
 func (db *DB) SetPasswordHash(ctx context.Context, id, hash string) error {
-	now := Now()
-	res, err := db.sql.ExecContext(ctx,
-		`UPDATE users SET password_hash = $1, password_changed_at = $2, updated_at = $2 WHERE id = $3`,
-		hash, now, id)
-	if err != nil {
-		return fmt.Errorf("store: set password: %w", err)
-	}
-	if n, err := res.RowsAffected(); err != nil {
-		return fmt.Errorf("store: set password: %w", err)
-	} else if n == 0 {
-		return fmt.Errorf("store: set password for %q: %w", id, ErrNotFound)
-	}
-	return nil
+	return db.UpdateUser(ctx, id, UserChange{PasswordHash: &hash})
 }

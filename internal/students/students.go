@@ -1,9 +1,9 @@
-// Package students holds the rules of the portal's students area: the checks the billing
-// service applies to a student and to bill components (run before the call, so a person
-// sees every mistake at once and beside its field), the totals shown per student, and the
-// roster sync job.
+// Package students owns the portal's knowledge of a student apart from the service
+// itself: the rules a student must meet before anything is sent (NIS, name, phone
+// normalised to +62…/08…, e-mail, class), checked the same way by every form and upload;
+// the totals shown per student; reading a student into the roster; and the roster sync.
 //
-// Nothing here knows HTTP or templates: problems are codes the web layer translates.
+// Nothing here knows HTTP or templates: problems are catalogue keys the web layer words.
 package students
 
 import (
@@ -13,54 +13,35 @@ import (
 	"unicode/utf8"
 
 	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/problem"
 )
 
-// Problem is what is wrong with one field, as a code the web layer translates.
-type Problem string
-
-// The problems a field can have.
+// Fields of a student, as problem fields (the forms' own names).
 const (
-	ProblemRequired       Problem = "required"
-	ProblemTooLong        Problem = "too_long"
-	ProblemNIS            Problem = "nis"              // not 1–32 of [A-Za-z0-9.-]
-	ProblemPhone          Problem = "phone"            // not an Indonesian phone number
-	ProblemEmail          Problem = "email"            // not an email address
-	ProblemAmount         Problem = "amount"           // not a whole number of rupiah
-	ProblemPositive       Problem = "positive"         // must be > 0
-	ProblemNegative       Problem = "negative"         // must be >= 0
-	ProblemTooLarge       Problem = "too_large"        // above i18n.MaxRupiah
-	ProblemDate           Problem = "date"             // not a calendar day
-	ProblemDueAfterExpiry Problem = "due_after_expiry" // due day later than expiry day
-	ProblemActiveAfterDue Problem = "active_after_due" // active day later than due day
-	ProblemAccount        Problem = "account"          // not one of the service's account codes
+	FieldNIS     = "nis"
+	FieldName    = "name"
+	FieldKeyName = "key_name"
+	FieldPhone   = "phone"
+	FieldEmail   = "email"
+	// FieldClass is the class, which the service keeps as the student's description.
+	FieldClass = "description"
 )
 
-// FieldErrors maps a form field to its problem; empty means valid.
-type FieldErrors map[string]Problem
-
-// Fields of the student form, as FieldErrors keys.
+// Length limits, in characters.
 const (
-	FieldNIS         = "nis"
-	FieldName        = "name"
-	FieldKeyName     = "key_name"
-	FieldPhone       = "phone"
-	FieldEmail       = "email"
-	FieldDescription = "description"
+	MaxNISLen     = 32
+	MaxNameLen    = 150
+	MaxKeyNameLen = 50
+	MaxEmailLen   = 254
+	MaxClassLen   = 100
 )
 
-// MaxLen is the longest text each student field accepts (in characters), for the
-// too-long message.
-var MaxLen = map[string]int{
-	FieldNIS:         32,
-	FieldName:        150,
-	FieldKeyName:     50,
-	FieldPhone:       20,
-	FieldEmail:       254,
-	FieldDescription: 100,
-}
-
-// ComponentMaxLen is the longest text each component column accepts (in characters).
-var ComponentMaxLen = map[string]int{ColName: 100, ColNotes: 255}
+// The message keys of the student rules.
+const (
+	KeyNIS   = "students.err.nis"   // not 1–32 of [A-Za-z0-9.-]
+	KeyPhone = "students.err.phone" // not an Indonesian phone number
+	KeyEmail = "form.invalid_email"
+)
 
 // KeyNames are the NIS kinds the form offers; the service accepts any non-empty text and
 // recommends the first.
@@ -69,68 +50,72 @@ var KeyNames = []string{billing.DefaultKeyName, "Nomor Induk Siswa"}
 // nisPattern is the service's shape of a student number.
 var nisPattern = regexp.MustCompile(`^[A-Za-z0-9.-]{1,32}$`)
 
-// phonePattern is an Indonesian number once spaces, dashes, dots and brackets are gone:
-// 0 or +62/62, then 7 to 13 digits not starting with 0 (0812…, +62 21 …).
-var phonePattern = regexp.MustCompile(`^(?:\+62|62|0)[1-9][0-9]{6,12}$`)
+// phonePattern is an Indonesian number once normalised: +62 or 0, then 7 to 13 digits
+// not starting with 0 (+62812…, 0812…, 021…).
+var phonePattern = regexp.MustCompile(`^(?:\+62|0)[1-9][0-9]{6,12}$`)
 
-// StudentInput is the student form as typed.
-type StudentInput struct {
-	NIS, Name, KeyName, Phone, Email, Description string
-}
+// ValidNIS reports whether s has the service's shape of a student number.
+func ValidNIS(s string) bool { return nisPattern.MatchString(s) }
 
-// ValidateStudent applies the service's rules for a student (and ours for phone and
-// email) and returns the record to send, trimmed and with the phone's separators
-// removed. errs is empty when the input is valid.
-func ValidateStudent(in StudentInput) (billing.Student, FieldErrors) {
-	errs := FieldErrors{}
-	s := billing.Student{
-		NIS:         strings.TrimSpace(in.NIS),
-		Name:        strings.Join(strings.Fields(in.Name), " "),
-		KeyName:     strings.TrimSpace(in.KeyName),
-		Phone:       NormalizePhone(in.Phone),
-		Email:       strings.TrimSpace(in.Email),
-		Description: strings.TrimSpace(in.Description),
-	}
-	if s.KeyName == "" {
-		s.KeyName = billing.DefaultKeyName
-	}
+// CheckNIS adds the problem of a trimmed NIS to l under field: required, and the
+// service's shape. It reports whether the NIS is valid.
+func CheckNIS(l *problem.List, field, nis string) bool {
 	switch {
-	case s.NIS == "":
-		errs[FieldNIS] = ProblemRequired
-	case !nisPattern.MatchString(s.NIS):
-		errs[FieldNIS] = ProblemNIS
+	case nis == "":
+		l.Add(field, "form.required")
+	case !ValidNIS(nis):
+		l.Add(field, KeyNIS)
+	default:
+		return true
 	}
-	if s.Name == "" {
-		errs[FieldName] = ProblemRequired
-	}
-	if s.Phone != "" && !phonePattern.MatchString(s.Phone) {
-		errs[FieldPhone] = ProblemPhone
-	}
-	if s.Email != "" && !validEmail(s.Email) {
-		errs[FieldEmail] = ProblemEmail
-	}
-	for field, v := range map[string]string{FieldName: s.Name, FieldKeyName: s.KeyName, FieldEmail: s.Email, FieldDescription: s.Description} {
-		if _, bad := errs[field]; !bad && utf8.RuneCountInString(v) > MaxLen[field] {
-			errs[field] = ProblemTooLong
-		}
-	}
-	return s, errs
+	return false
 }
 
-// NormalizePhone drops the separators people type in phone numbers ("0812-3456 7890",
-// "(021) 555.1234") and keeps a leading +.
+// CleanName folds the runs of spaces people type in a name.
+func CleanName(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// NormalizePhone writes a phone number the one way the portal keeps it: the separators
+// people type ("0812-3456 7890", "(021) 555.1234") gone, and a country code written
+// "+62" ("62 812…" becomes "+62812…"); a local number keeps its 0.
 func NormalizePhone(s string) string {
-	return strings.Map(func(r rune) rune {
+	s = strings.Map(func(r rune) rune {
 		switch r {
-		case ' ', '-', '.', '(', ')', '\u00a0':
+		case ' ', '-', '.', '(', ')', '\u00a0', '\t':
 			return -1
 		}
 		return r
 	}, strings.TrimSpace(s))
+	if strings.HasPrefix(s, "62") {
+		s = "+" + s
+	}
+	return s
+}
+
+// CheckPhone adds the problem of a normalised phone number to l: empty is none; else an
+// Indonesian number (+62… or 0…). It reports whether the number is fine.
+func CheckPhone(l *problem.List, phone string) bool {
+	if phone != "" && !phonePattern.MatchString(phone) {
+		l.Add(FieldPhone, KeyPhone)
+		return false
+	}
+	return true
+}
+
+// CheckEmail adds the problem of a trimmed e-mail address to l: empty is none; else a
+// bare address (no display name) with a dotted domain, at most MaxEmailLen characters.
+func CheckEmail(l *problem.List, email string) bool {
+	if email != "" && !validEmail(email) {
+		l.Add(FieldEmail, KeyEmail)
+		return false
+	}
+	return true
 }
 
 // validEmail accepts a bare address (no display name) with a dotted domain.
 func validEmail(s string) bool {
+	if len(s) > MaxEmailLen {
+		return false
+	}
 	a, err := mail.ParseAddress(s)
 	if err != nil || a.Address != s || a.Name != "" {
 		return false
@@ -139,5 +124,48 @@ func validEmail(s string) bool {
 	return at > 0 && strings.Contains(s[at+1:], ".") && !strings.ContainsAny(s, " \t")
 }
 
-// ValidNIS reports whether s has the service's shape of a student number.
-func ValidNIS(s string) bool { return nisPattern.MatchString(s) }
+// CheckText adds the problem of a cleaned free-text field to l: required when asked, at
+// most max characters.
+func CheckText(l *problem.List, field, s string, required bool, max int) bool {
+	switch {
+	case s == "" && required:
+		l.Add(field, "form.required")
+	case utf8.RuneCountInString(s) > max:
+		l.Add(field, "form.too_long", max)
+	default:
+		return true
+	}
+	return false
+}
+
+// Input is a student as typed in a form or a sheet row.
+type Input struct {
+	NIS, Name, KeyName, Phone, Email, Class string
+}
+
+// Clean trims what was typed, folds inner runs of spaces in the name and the class and
+// normalises the phone number, without judging any of it.
+func (in Input) Clean() Input {
+	return Input{
+		NIS: strings.TrimSpace(in.NIS), Name: CleanName(in.Name), KeyName: strings.TrimSpace(in.KeyName),
+		Phone: NormalizePhone(in.Phone), Email: strings.TrimSpace(in.Email), Class: CleanName(in.Class),
+	}
+}
+
+// Validate applies every rule of a student and returns the record to send: cleaned (see
+// Clean), with the recommended NIS kind when none was given. The list is empty when the
+// input is valid.
+func Validate(in Input) (billing.Student, problem.List) {
+	in = in.Clean()
+	if in.KeyName == "" {
+		in.KeyName = billing.DefaultKeyName
+	}
+	var l problem.List
+	CheckNIS(&l, FieldNIS, in.NIS)
+	CheckText(&l, FieldName, in.Name, true, MaxNameLen)
+	CheckText(&l, FieldKeyName, in.KeyName, false, MaxKeyNameLen)
+	CheckPhone(&l, in.Phone)
+	CheckEmail(&l, in.Email)
+	CheckText(&l, FieldClass, in.Class, false, MaxClassLen)
+	return billing.Student{NIS: in.NIS, Name: in.Name, KeyName: in.KeyName, Phone: in.Phone, Email: in.Email, Description: in.Class}, l
+}

@@ -1,64 +1,68 @@
 package students
 
 import (
-	"maps"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/i18n"
+	"github.com/sekolah/portal/internal/problem"
 )
 
 func TestValidateStudent(t *testing.T) {
-	ok := StudentInput{NIS: "2026.07-001", Name: "Budi Santoso", KeyName: "NIS", Phone: "0812-3456-7890", Email: "budi@example.sch.id", Description: "Kelas 7A"}
-	with := func(f func(*StudentInput)) StudentInput {
+	ok := Input{NIS: "2026.07-001", Name: "Budi Santoso", KeyName: "NIS", Phone: "0812-3456-7890", Email: "budi@example.sch.id", Class: "Kelas 7A"}
+	with := func(f func(*Input)) Input {
 		in := ok
 		f(&in)
 		return in
 	}
 	tests := []struct {
 		name string
-		in   StudentInput
-		want FieldErrors
+		in   Input
+		want []string // field=key
 	}{
-		{"valid", ok, FieldErrors{}},
-		{"only required", StudentInput{NIS: "1", Name: "A"}, FieldErrors{}},
-		{"NIS missing", with(func(in *StudentInput) { in.NIS = "  " }), FieldErrors{FieldNIS: ProblemRequired}},
-		{"NIS with space", with(func(in *StudentInput) { in.NIS = "26 01" }), FieldErrors{FieldNIS: ProblemNIS}},
-		{"NIS with slash", with(func(in *StudentInput) { in.NIS = "26/01" }), FieldErrors{FieldNIS: ProblemNIS}},
-		{"NIS with underscore", with(func(in *StudentInput) { in.NIS = "26_01" }), FieldErrors{FieldNIS: ProblemNIS}},
-		{"NIS 32 characters", with(func(in *StudentInput) { in.NIS = strings.Repeat("9", 32) }), FieldErrors{}},
-		{"NIS 33 characters", with(func(in *StudentInput) { in.NIS = strings.Repeat("9", 33) }), FieldErrors{FieldNIS: ProblemNIS}},
-		{"name missing", with(func(in *StudentInput) { in.Name = "\t" }), FieldErrors{FieldName: ProblemRequired}},
-		{"name too long", with(func(in *StudentInput) { in.Name = strings.Repeat("é", 151) }), FieldErrors{FieldName: ProblemTooLong}},
-		{"name 150 characters", with(func(in *StudentInput) { in.Name = strings.Repeat("é", 150) }), FieldErrors{}},
-		{"Nomor Induk Siswa", with(func(in *StudentInput) { in.KeyName = "Nomor Induk Siswa" }), FieldErrors{}},
-		{"key name too long", with(func(in *StudentInput) { in.KeyName = strings.Repeat("x", 51) }), FieldErrors{FieldKeyName: ProblemTooLong}},
-		{"phone +62", with(func(in *StudentInput) { in.Phone = "+62 812 3456 7890" }), FieldErrors{}},
-		{"phone 62", with(func(in *StudentInput) { in.Phone = "6281234567890" }), FieldErrors{}},
-		{"phone landline", with(func(in *StudentInput) { in.Phone = "(021) 555.1234" }), FieldErrors{}},
-		{"phone letters", with(func(in *StudentInput) { in.Phone = "0812-ABCD" }), FieldErrors{FieldPhone: ProblemPhone}},
-		{"phone too short", with(func(in *StudentInput) { in.Phone = "08123" }), FieldErrors{FieldPhone: ProblemPhone}},
-		{"phone without prefix", with(func(in *StudentInput) { in.Phone = "81234567890" }), FieldErrors{FieldPhone: ProblemPhone}},
-		{"phone too long", with(func(in *StudentInput) { in.Phone = "08123456789012345" }), FieldErrors{FieldPhone: ProblemPhone}},
-		{"email without at", with(func(in *StudentInput) { in.Email = "budi.example.com" }), FieldErrors{FieldEmail: ProblemEmail}},
-		{"email without dot", with(func(in *StudentInput) { in.Email = "budi@localhost" }), FieldErrors{FieldEmail: ProblemEmail}},
-		{"email with name", with(func(in *StudentInput) { in.Email = "Budi <budi@example.com>" }), FieldErrors{FieldEmail: ProblemEmail}},
-		{"description too long", with(func(in *StudentInput) { in.Description = strings.Repeat("k", 101) }), FieldErrors{FieldDescription: ProblemTooLong}},
-		{"everything wrong", StudentInput{NIS: "a b", Phone: "x", Email: "y"}, FieldErrors{FieldNIS: ProblemNIS, FieldName: ProblemRequired, FieldPhone: ProblemPhone, FieldEmail: ProblemEmail}},
+		{"valid", ok, nil},
+		{"only required", Input{NIS: "1", Name: "A"}, nil},
+		{"NIS missing", with(func(in *Input) { in.NIS = "  " }), []string{"nis=form.required"}},
+		{"NIS with space", with(func(in *Input) { in.NIS = "26 01" }), []string{"nis=students.err.nis"}},
+		{"NIS with slash", with(func(in *Input) { in.NIS = "26/01" }), []string{"nis=students.err.nis"}},
+		{"NIS with underscore", with(func(in *Input) { in.NIS = "26_01" }), []string{"nis=students.err.nis"}},
+		{"NIS 32 characters", with(func(in *Input) { in.NIS = strings.Repeat("9", 32) }), nil},
+		{"NIS 33 characters", with(func(in *Input) { in.NIS = strings.Repeat("9", 33) }), []string{"nis=students.err.nis"}},
+		{"name missing", with(func(in *Input) { in.Name = "\t" }), []string{"name=form.required"}},
+		{"name too long", with(func(in *Input) { in.Name = strings.Repeat("é", 151) }), []string{"name=form.too_long"}},
+		{"name 150 characters", with(func(in *Input) { in.Name = strings.Repeat("é", 150) }), nil},
+		{"Nomor Induk Siswa", with(func(in *Input) { in.KeyName = "Nomor Induk Siswa" }), nil},
+		{"key name too long", with(func(in *Input) { in.KeyName = strings.Repeat("x", 51) }), []string{"key_name=form.too_long"}},
+		{"phone +62", with(func(in *Input) { in.Phone = "+62 812 3456 7890" }), nil},
+		{"phone 62", with(func(in *Input) { in.Phone = "6281234567890" }), nil},
+		{"phone landline", with(func(in *Input) { in.Phone = "(021) 555.1234" }), nil},
+		{"phone letters", with(func(in *Input) { in.Phone = "0812-ABCD" }), []string{"phone=students.err.phone"}},
+		{"phone too short", with(func(in *Input) { in.Phone = "08123" }), []string{"phone=students.err.phone"}},
+		{"phone six digits", with(func(in *Input) { in.Phone = "123456" }), []string{"phone=students.err.phone"}},
+		{"phone without prefix", with(func(in *Input) { in.Phone = "81234567890" }), []string{"phone=students.err.phone"}},
+		{"phone too long", with(func(in *Input) { in.Phone = "08123456789012345" }), []string{"phone=students.err.phone"}},
+		{"email without at", with(func(in *Input) { in.Email = "budi.example.com" }), []string{"email=form.invalid_email"}},
+		{"email without dot", with(func(in *Input) { in.Email = "budi@localhost" }), []string{"email=form.invalid_email"}},
+		{"email with name", with(func(in *Input) { in.Email = "Budi <budi@example.com>" }), []string{"email=form.invalid_email"}},
+		{"email too long", with(func(in *Input) { in.Email = strings.Repeat("b", 250) + "@x.id" }), []string{"email=form.invalid_email"}},
+		{"class too long", with(func(in *Input) { in.Class = strings.Repeat("k", 101) }), []string{"description=form.too_long"}},
+		{"everything wrong", Input{NIS: "a b", Phone: "x", Email: "y"}, []string{"nis=students.err.nis", "name=form.required", "phone=students.err.phone", "email=form.invalid_email"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, got := ValidateStudent(tt.in)
-			if !maps.Equal(got, tt.want) {
-				t.Errorf("ValidateStudent(%+v) = %v, want %v", tt.in, got, tt.want)
+			_, got := Validate(tt.in)
+			if !slices.Equal(got.Keys(), tt.want) && !(len(got) == 0 && len(tt.want) == 0) {
+				t.Errorf("Validate(%+v) = %v, want %v", tt.in, got.Keys(), tt.want)
 			}
 		})
 	}
 }
 
 func TestValidateStudentNormalizes(t *testing.T) {
-	s, errs := ValidateStudent(StudentInput{NIS: " 2601 ", Name: "  Budi   Santoso ", Phone: "0812-3456 7890", Email: " b@x.id ", Description: " Kelas 7A "})
+	s, errs := Validate(Input{NIS: " 2601 ", Name: "  Budi   Santoso ", Phone: "0812-3456 7890", Email: " b@x.id ", Class: " Kelas  7A "})
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
@@ -68,97 +72,25 @@ func TestValidateStudentNormalizes(t *testing.T) {
 	}
 }
 
-func TestValidateComponents(t *testing.T) {
-	accounts := []string{"SPP", "BCA"}
-	ok := ComponentRow{Name: "SPP Januari", AccountCode: "SPP", Amount: "Rp 450.000", Penalty: "25.000", Due: "2026-01-10", Expiry: "2026-03-10", Active: "2026-01-01", Notes: "semester 2"}
-	with := func(f func(*ComponentRow)) ComponentRow {
-		r := ok
-		f(&r)
-		return r
-	}
-	tests := []struct {
-		name string
-		row  ComponentRow
-		want FieldErrors
-	}{
-		{"valid", ok, FieldErrors{}},
-		{"penalty and active optional", with(func(r *ComponentRow) { r.Penalty, r.Active, r.Notes = "", "", "" }), FieldErrors{}},
-		{"name required", with(func(r *ComponentRow) { r.Name = " " }), FieldErrors{ColName: ProblemRequired}},
-		{"name too long", with(func(r *ComponentRow) { r.Name = strings.Repeat("n", 101) }), FieldErrors{ColName: ProblemTooLong}},
-		{"account required", with(func(r *ComponentRow) { r.AccountCode = "" }), FieldErrors{ColAccount: ProblemRequired}},
-		{"account unknown", with(func(r *ComponentRow) { r.AccountCode = "MANDIRI" }), FieldErrors{ColAccount: ProblemAccount}},
-		{"amount required", with(func(r *ComponentRow) { r.Amount = "" }), FieldErrors{ColAmount: ProblemRequired}},
-		{"amount zero", with(func(r *ComponentRow) { r.Amount = "0" }), FieldErrors{ColAmount: ProblemPositive}},
-		{"amount negative", with(func(r *ComponentRow) { r.Amount = "-1" }), FieldErrors{ColAmount: ProblemPositive}},
-		{"amount with cents", with(func(r *ComponentRow) { r.Amount = "450.000,50" }), FieldErrors{ColAmount: ProblemAmount}},
-		{"amount words", with(func(r *ComponentRow) { r.Amount = "empat ratus" }), FieldErrors{ColAmount: ProblemAmount}},
-		{"amount grouped the English way", with(func(r *ComponentRow) { r.Amount = "1,250,000" }), FieldErrors{}},
-		{"amount as an exponent", with(func(r *ComponentRow) { r.Amount = "12e5" }), FieldErrors{ColAmount: ProblemAmount}},
-		{"amount at the cap", with(func(r *ComponentRow) { r.Amount = "999.999.999.999" }), FieldErrors{}},
-		{"amount above the cap", with(func(r *ComponentRow) { r.Amount = "1.000.000.000.000" }), FieldErrors{ColAmount: ProblemTooLarge}},
-		{"penalty above the cap", with(func(r *ComponentRow) { r.Penalty = "Rp 2.000.000.000.000" }), FieldErrors{ColPenalty: ProblemTooLarge}},
-		{"penalty zero", with(func(r *ComponentRow) { r.Penalty = "0" }), FieldErrors{}},
-		{"penalty negative", with(func(r *ComponentRow) { r.Penalty = "-5.000" }), FieldErrors{ColPenalty: ProblemNegative}},
-		{"penalty not a number", with(func(r *ComponentRow) { r.Penalty = "lima" }), FieldErrors{ColPenalty: ProblemAmount}},
-		{"due required", with(func(r *ComponentRow) { r.Due = "" }), FieldErrors{ColDue: ProblemRequired}},
-		{"expiry required", with(func(r *ComponentRow) { r.Expiry = "" }), FieldErrors{ColExpiry: ProblemRequired}},
-		{"due not a date", with(func(r *ComponentRow) { r.Due = "besok" }), FieldErrors{ColDue: ProblemDate}},
-		{"active not a date", with(func(r *ComponentRow) { r.Active = "2026-02-31" }), FieldErrors{ColActive: ProblemDate}},
-		{"due equals expiry", with(func(r *ComponentRow) { r.Expiry = r.Due }), FieldErrors{}},
-		{"due after expiry", with(func(r *ComponentRow) { r.Due = "2026-03-11" }), FieldErrors{ColDue: ProblemDueAfterExpiry}},
-		{"active equals due", with(func(r *ComponentRow) { r.Active = r.Due }), FieldErrors{}},
-		{"active after due", with(func(r *ComponentRow) { r.Active = "2026-01-11" }), FieldErrors{ColActive: ProblemActiveAfterDue}},
-		{"notes too long", with(func(r *ComponentRow) { r.Notes = strings.Repeat("c", 256) }), FieldErrors{ColNotes: ProblemTooLong}},
-		{"only a name", ComponentRow{Name: "Buku", AccountCode: "SPP"}, FieldErrors{ColAmount: ProblemRequired, ColDue: ProblemRequired, ColExpiry: ProblemRequired}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			plan := ValidateComponents("2601", []ComponentRow{tt.row}, accounts)
-			got := plan.Errors[0]
-			if got == nil {
-				got = FieldErrors{}
-			}
-			if !maps.Equal(got, tt.want) {
-				t.Errorf("errors = %v, want %v", got, tt.want)
-			}
-			if len(tt.want) == 0 && (!plan.Valid() || len(plan.Inputs) != 1) {
-				t.Errorf("valid row not planned: %+v", plan)
-			}
-		})
-	}
-}
-
-func TestValidateComponentsPlan(t *testing.T) {
-	rows := []ComponentRow{
-		{AccountCode: "SPP"}, // left alone: ignored
-		{Name: "SPP Januari", AccountCode: "SPP", Amount: "Rp 1.250.000", Penalty: "", Due: "2026-01-10", Expiry: "10/03/2026", Notes: " x "},
-		{AccountCode: "BCA", Amount: "5"}, // half filled: errors
-		{Name: "Seragam", AccountCode: "BCA", Amount: "300000", Penalty: "10.000", Due: "2026-02-01", Expiry: "2026-02-01", Active: "2026-01-15"},
-	}
-	plan := ValidateComponents("2601", rows, []string{"SPP", "BCA"})
-	if plan.Valid() {
-		t.Fatal("a plan with a half-filled row is valid")
-	}
-	if _, ok := plan.Errors[0]; ok {
-		t.Error("the empty row has errors")
-	}
-	if e := plan.Errors[2]; e[ColName] != ProblemRequired || e[ColDue] != ProblemRequired {
-		t.Errorf("row 2 errors = %v", e)
-	}
-	if len(plan.Inputs) != 2 || plan.Rows[0] != 1 || plan.Rows[1] != 3 {
-		t.Fatalf("planned rows = %v", plan.Rows)
-	}
-	want := billing.ComponentInput{NIS: "2601", AccountCode: "SPP", Name: "SPP Januari", Amount: 1_250_000,
-		Due: time.Date(2026, 1, 10, 0, 0, 0, 0, time.UTC), Expiry: time.Date(2026, 3, 10, 0, 0, 0, 0, time.UTC), Notes: "x"}
-	if plan.Inputs[0] != want {
-		t.Errorf("input = %+v, want %+v", plan.Inputs[0], want)
-	}
-	if in := plan.Inputs[1]; in.Penalty != 10_000 || in.Active.IsZero() {
-		t.Errorf("second input = %+v", in)
-	}
-
-	if p := ValidateComponents("2601", []ComponentRow{{AccountCode: "SPP"}, {}}, []string{"SPP"}); p.Valid() || len(p.Errors) != 0 {
-		t.Errorf("all-empty form: %+v", p)
+// A phone number is kept one way whatever way it was typed, so what one form accepted
+// and kept, every other form accepts again.
+func TestNormalizePhone(t *testing.T) {
+	for in, want := range map[string]string{
+		"0812-3456-7890":    "081234567890",
+		"+62 812 3456 7890": "+6281234567890",
+		"62 812 3456 7890":  "+6281234567890",
+		"(021) 555.1234":    "0215551234",
+		" 0812 1111 2222 ":  "081211112222",
+		"":                  "",
+	} {
+		got := NormalizePhone(in)
+		if got != want {
+			t.Errorf("NormalizePhone(%q) = %q, want %q", in, got, want)
+		}
+		var l problem.List
+		if want != "" && (!CheckPhone(&l, got) || NormalizePhone(got) != got) {
+			t.Errorf("%q normalised to %q is not kept as it is: %v", in, got, l)
+		}
 	}
 }
 
@@ -184,5 +116,28 @@ func TestSummarize(t *testing.T) {
 	}
 	if s != want {
 		t.Fatalf("Summarize = %+v, want %+v", s, want)
+	}
+}
+
+// The one NIS rule, which the bills filter, the counter and the uploads call too.
+func TestCheckNIS(t *testing.T) {
+	for nis, want := range map[string]string{"2024001": "", "A-12.3": "", "": "form.required", "12 3": KeyNIS, "ü1": KeyNIS} {
+		var l problem.List
+		valid := CheckNIS(&l, "ref_nis", nis)
+		key := ""
+		if p, ok := l.Of("ref_nis"); ok {
+			key = p.Key
+		}
+		if key != want || valid != (want == "") {
+			t.Errorf("CheckNIS(%q) = %q, %v; want %q", nis, key, valid, want)
+		}
+	}
+}
+
+func TestRuleKeysHaveMessages(t *testing.T) {
+	for _, k := range []string{KeyNIS, KeyPhone, KeyEmail, "form.required", "form.too_long"} {
+		if !i18n.Has(k) {
+			t.Errorf("no message %s", k)
+		}
 	}
 }

@@ -46,6 +46,9 @@ const (
 // ErrSyncRunning means a sync is already under way; the caller shows its progress.
 var ErrSyncRunning = errors.New("students: a roster sync is already running")
 
+// ErrStopped means the syncer is not started, or stopped: no run begins.
+var ErrStopped = errors.New("students: the roster sync is stopped")
+
 // Progress is a snapshot of the sync job.
 type Progress struct {
 	State      SyncState
@@ -86,6 +89,10 @@ func (p Progress) Percent() int {
 // students the roster lacks (and those read more than RefreshAfter ago), and writes each
 // student's outstanding total and overdue count. One run at a time per Syncer; running it
 // again is harmless, since every write is an upsert of what the service says.
+//
+// It is a background worker of the portal process: cmd/portal Starts it, people start
+// runs with Sync, and Stop cancels a run under way and waits for it before the database
+// closes.
 type Syncer struct {
 	Billing *billing.Client
 	DB      *store.DB
@@ -104,6 +111,8 @@ type Syncer struct {
 	mu       sync.Mutex
 	progress Progress
 	done     chan struct{}
+	ctx      context.Context // the worker's: runs end with it
+	cancel   context.CancelFunc
 }
 
 func (s *Syncer) now() time.Time {
@@ -137,6 +146,28 @@ func (s *Syncer) update(fn func(p *Progress)) {
 	fn(&s.progress)
 }
 
+// Start makes the worker ready: runs started by Sync live under ctx (minus its deadline
+// and values' cancellation by the caller's request) until Stop.
+func (s *Syncer) Start(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ctx != nil {
+		return errors.New("students: the roster sync is already started")
+	}
+	s.ctx, s.cancel = context.WithCancel(ctx)
+	return nil
+}
+
+// Stop cancels a run under way and waits for it to end, or for ctx. No run starts after.
+func (s *Syncer) Stop(ctx context.Context) error {
+	s.mu.Lock()
+	if s.cancel != nil {
+		s.cancel()
+	}
+	s.mu.Unlock()
+	return s.Wait(ctx)
+}
+
 // begin claims the job for one run, or says one is already running.
 func (s *Syncer) begin(by string) error {
 	s.mu.Lock()
@@ -161,9 +192,16 @@ func (s *Syncer) finish(err error) {
 	close(s.done)
 }
 
-// Start runs the job in the background, detached from the caller's request; it returns
-// ErrSyncRunning when a run is already under way.
-func (s *Syncer) Start(by string) error {
+// Sync runs the job in the background, detached from the caller's request but not from
+// the worker (Start, Stop); it returns ErrSyncRunning when a run is already under way and
+// ErrStopped when the worker is not running.
+func (s *Syncer) Sync(by string) error {
+	s.mu.Lock()
+	base := s.ctx
+	s.mu.Unlock()
+	if base == nil || base.Err() != nil {
+		return ErrStopped
+	}
 	if err := s.begin(by); err != nil {
 		return err
 	}
@@ -172,7 +210,7 @@ func (s *Syncer) Start(by string) error {
 		if limit <= 0 {
 			limit = DefaultRunLimit
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), limit)
+		ctx, cancel := context.WithTimeout(base, limit)
 		defer cancel()
 		s.finish(s.run(ctx))
 	}()
@@ -310,13 +348,13 @@ func (s *Syncer) run(ctx context.Context) error {
 		_ = g.Wait()
 		close(results)
 	}()
-	var batch []store.Student
+	var batch []billing.Student
 	var batchAdded, batchRefreshed int
 	flush := func() error {
 		if len(batch) == 0 {
 			return nil
 		}
-		if err := s.DB.UpsertStudents(ctx, batch); err != nil {
+		if err := Mirror(ctx, s.DB, batch, store.SourceSync, now); err != nil {
 			return fmt.Errorf("students: sync: %w", err)
 		}
 		a, r := batchAdded, batchRefreshed
@@ -340,8 +378,7 @@ func (s *Syncer) run(ctx context.Context) error {
 				st.Name = names[res.nis]
 			}
 			fetched[res.nis] = true
-			batch = append(batch, store.Student{NIS: st.NIS, Name: st.Name, KeyName: st.KeyName, Phone: st.Phone,
-				Email: st.Email, Description: st.Description, Source: store.SourceSync, SyncedAt: now})
+			batch = append(batch, st)
 			if res.exists {
 				batchRefreshed++
 			} else {

@@ -141,10 +141,16 @@ func TestSyncerOneAtATime(t *testing.T) {
 	if p := sy.Progress(); p.State != students.SyncIdle {
 		t.Fatalf("before any run: %+v", p)
 	}
-	if err := sy.Start("finance"); err != nil {
+	if err := sy.Sync("finance"); !errors.Is(err, students.ErrStopped) {
+		t.Fatalf("a run before the worker started: %v", err)
+	}
+	if err := sy.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if err := sy.Start("admin"); !errors.Is(err, students.ErrSyncRunning) {
+	if err := sy.Sync("finance"); err != nil {
+		t.Fatal(err)
+	}
+	if err := sy.Sync("admin"); !errors.Is(err, students.ErrSyncRunning) {
 		t.Fatalf("second start while running: %v", err)
 	}
 	if _, err := sy.Run(context.Background(), "admin"); !errors.Is(err, students.ErrSyncRunning) {
@@ -162,11 +168,39 @@ func TestSyncerOneAtATime(t *testing.T) {
 		t.Fatalf("after the run: %+v", p)
 	}
 	// Once finished it may run again.
-	if err := sy.Start("admin"); err != nil {
+	if err := sy.Sync("admin"); err != nil {
 		t.Fatalf("start after the run: %v", err)
 	}
 	if err := sy.Wait(ctx); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Stop cancels a run under way and returns only once it has ended: nothing of the run
+// touches the database after.
+func TestSyncerStopEndsTheRun(t *testing.T) {
+	now := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
+	sy, sb, c, _ := syncSetup(t, now)
+	if _, err := c.CreateStudents(context.Background(), []billing.Student{{NIS: "1", Name: "A"}}); err != nil {
+		t.Fatal(err)
+	}
+	sb.SetFaults(sandbox.Faults{LatencyMS: 2000}) // the run waits on the service
+	if err := sy.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := sy.Sync("finance"); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := sy.Stop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if p := sy.Progress(); p.State != students.SyncFailed || !errors.Is(p.Err, context.Canceled) {
+		t.Fatalf("after Stop: %+v", p)
+	}
+	if err := sy.Sync("admin"); !errors.Is(err, students.ErrStopped) {
+		t.Fatalf("a run after Stop: %v", err)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/component"
 )
 
 // Totals are what the roster shows per student: the sum due today of the unpaid,
@@ -19,8 +20,12 @@ type Totals struct {
 
 // Add counts one component; today is now in the service zone.
 func (t *Totals) Add(b billing.Bill, today time.Time) {
-	t.Outstanding += b.DueToday(today)
-	if b.IsLate(today) {
+	t.add(component.On(b, today))
+}
+
+func (t *Totals) add(c component.Today) {
+	t.Outstanding += c.Price
+	if c.Status == component.StatusOverdue {
 		t.Overdue++
 	}
 }
@@ -46,20 +51,21 @@ type Summary struct {
 func Summarize(bills []billing.Bill, today time.Time) Summary {
 	var s Summary
 	for _, b := range bills {
-		s.Totals.Add(b, today)
-		switch {
-		case b.State == billing.StatePaid:
+		c := component.On(b, today)
+		s.Totals.add(c)
+		switch c.Status {
+		case component.StatusPaid:
 			s.Paid.Count++
 			s.Paid.Amount += b.AmountPaid
-		case b.DueToday(today) == 0:
+		case component.StatusExpired:
 			s.Expired.Count++
 			s.Expired.Amount += b.Amount
-		case b.IsLate(today):
+		case component.StatusOverdue:
 			s.Overdue.Count++
-			s.Overdue.Amount += b.DueToday(today)
+			s.Overdue.Amount += c.Price
 		default:
 			s.Unpaid.Count++
-			s.Unpaid.Amount += b.DueToday(today)
+			s.Unpaid.Amount += c.Price
 		}
 	}
 	return s

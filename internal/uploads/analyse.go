@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"time"
+
+	"github.com/sekolah/portal/internal/problem"
 )
 
 // StudentChecker tells which student numbers the billing service knows.
@@ -204,7 +206,7 @@ func analyseComponents(ctx context.Context, s *sheet, v *validator, o Options, s
 		if r.nis >= 0 && r.name >= 0 && r.due >= 0 {
 			k := compKey{r.nis, r.name, r.due}
 			if first, dup := seen[k]; dup {
-				out.emit(Issue{Row: s.row, Col: v.l.Col[FieldName], Code: "duplicate_row", Args: []string{strconv.Itoa(int(first))}})
+				out.emit(v.issue(s.row, FieldName, "duplicate_row", strconv.Itoa(int(first))))
 			} else {
 				seen[k] = r.row
 			}
@@ -228,7 +230,7 @@ func analyseComponents(ctx context.Context, s *sheet, v *validator, o Options, s
 	for i := range rows {
 		r := &rows[i]
 		if r.nis >= 0 && !known[nis.list[r.nis]] {
-			out.emit(Issue{Row: int(r.row), Col: nisCol, Code: "nis_unknown", Args: []string{nis.list[r.nis]}})
+			out.emit(Issue{Row: int(r.row), Col: nisCol, Problem: problem.New("", issueKeyPrefix+"nis_unknown", nis.list[r.nis])})
 			r.state = rowBad
 		}
 	}
@@ -319,7 +321,7 @@ func analyseStudents(ctx context.Context, s *sheet, v *validator, o Options, sin
 		if st.NIS != "" {
 			r.nis = nis.id(st.NIS)
 			if first, dup := seen[r.nis]; dup {
-				out.emit(Issue{Row: s.row, Col: v.l.Col[FieldNIS], Code: "duplicate_nis", Args: []string{st.NIS, strconv.Itoa(int(first))}})
+				out.emit(v.issue(s.row, FieldNIS, "duplicate_nis", st.NIS, strconv.Itoa(int(first))))
 			} else {
 				seen[r.nis] = r.row
 			}

@@ -105,7 +105,7 @@ func analyse(t *testing.T, path string, o uploads.Options) (uploads.Summary, []u
 func issueList(issues []uploads.Issue) []string {
 	var out []string
 	for _, is := range issues {
-		out = append(out, is.Cell()+" "+is.Code)
+		out = append(out, is.Cell()+" "+strings.TrimPrefix(is.Problem.Key, "uploads.err."))
 	}
 	return out
 }
@@ -149,9 +149,9 @@ func TestAnalyseComponentsEveryProblem(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{
-		"C4 required", "C5 nis_format", "D6 required", "E7 account_unknown", "F9 amount_invalid", "F10 amount_fraction",
-		"F11 amount_positive", "F12 amount_positive", "G13 penalty_negative", "H14 date_invalid", "H15 date_range",
-		"H16 due_after_expiry", "J17 active_after_due", "A18 too_long", "C19 nis_unknown", "D20 duplicate_row",
+		"C4 required", "C5 students.err.nis", "D6 required", "E7 components.err.account", "F9 amount_invalid", "F10 amount_fraction",
+		"F11 form.positive", "F12 form.positive", "G13 form.not_negative", "H14 date_invalid", "H15 date_range",
+		"H16 components.err.due_after_expiry", "J17 components.err.active_after_due", "A18 form.too_long", "C19 nis_unknown", "D20 duplicate_row",
 		"F22 amount_too_large", "I23 required",
 		"C24 required", "D24 required", "E24 required", "F24 amount_invalid", "G24 amount_invalid", "H24 date_invalid",
 		"I24 date_invalid", "J24 date_invalid",
@@ -171,21 +171,25 @@ func TestAnalyseComponentsEveryProblem(t *testing.T) {
 	for _, lang := range []i18n.Lang{i18n.Indonesian, i18n.English} {
 		p := i18n.NewPrinter(lang, nil)
 		for _, is := range issues {
-			msg := uploads.IssueMessage(p, is.Row, is.Col, is.Code, is.Args)
-			if !strings.Contains(msg, is.Cell()+":") || strings.Contains(msg, "uploads.") || strings.Contains(msg, "%!") || strings.Contains(msg, "\x01") {
+			msg := is.Message(p)
+			if !strings.Contains(msg, is.Cell()+":") || strings.Contains(msg, ".err.") || strings.Contains(msg, "form.") || strings.Contains(msg, "%!") || strings.Contains(msg, "\x01") {
 				t.Errorf("%s message %q", lang, msg)
 			}
 		}
 	}
 	p := i18n.NewPrinter(i18n.Indonesian, nil)
 	for _, is := range issues {
-		if is.Code == "due_after_expiry" {
-			if msg := uploads.IssueMessage(p, is.Row, is.Col, is.Code, is.Args); msg != "Sel H16: jatuh tempo 10 Agu 2026 jatuh setelah tanggal kedaluwarsa 31 Jul 2026." {
+		if is.Problem.Key == "components.err.due_after_expiry" {
+			if msg := is.Message(p); msg != "Sel H16: Jatuh tempo 10 Agu 2026 jatuh setelah tanggal kedaluwarsa 31 Jul 2026." {
 				t.Errorf("date message = %q", msg)
 			}
+			// Stored and read back, the days are still days.
+			if msg := uploads.IssueOf(is.Stored()).Message(p); msg != is.Message(p) {
+				t.Errorf("stored date message = %q", msg)
+			}
 		}
-		if is.Code == "duplicate_row" && is.Args[0] != "2" {
-			t.Errorf("duplicate points at row %s, want 2", is.Args[0])
+		if is.Problem.Key == "uploads.err.duplicate_row" && is.Problem.Args[0] != "2" {
+			t.Errorf("duplicate points at row %v, want 2", is.Problem.Args[0])
 		}
 	}
 
@@ -283,7 +287,7 @@ func TestAnalyseStudents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"D4 phone_invalid", "E4 email_invalid", "A5 duplicate_nis", "B7 required"}
+	want := []string{"D4 students.err.phone", "E4 form.invalid_email", "A5 duplicate_nis", "B7 required"}
 	if got := issueList(issues); !slices.Equal(got, want) {
 		t.Errorf("issues %q, want %q", got, want)
 	}
@@ -293,7 +297,7 @@ func TestAnalyseStudents(t *testing.T) {
 	var got []uploads.Student
 	err = uploads.ReadStudents(context.Background(), path, uploads.Options{Limits: uploads.DefaultLimits(1 << 20)},
 		func(row int) bool { return row == 6 }, func(s uploads.Student) error { got = append(got, s); return nil })
-	if err != nil || len(got) != 3 || got[0].Phone != "0812-3456-7890" || got[0].Class != "Kelas 7A" || got[2].Name != "Ahmad lagi" {
+	if err != nil || len(got) != 3 || got[0].Phone != "081234567890" || got[1].Phone != "+62812345678" || got[0].Class != "Kelas 7A" || got[2].Name != "Ahmad lagi" {
 		t.Fatalf("read students %+v, %v", got, err)
 	}
 }
@@ -377,7 +381,7 @@ func TestErrorWorkbookRoundTrip(t *testing.T) {
 	}
 	seq := func(yield func(store.UploadIssue, error) bool) {
 		for _, is := range issues {
-			if !yield(store.UploadIssue{Row: is.Row, Col: is.Col, Code: is.Code, Args: is.Args}, nil) {
+			if !yield(is.Stored(), nil) {
 				return
 			}
 		}
@@ -409,7 +413,7 @@ func TestErrorWorkbookRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := issueList(again), []string{"D2 amount_invalid", "C3 account_unknown", "F3 date_invalid"}; !slices.Equal(got, want) {
+	if got, want := issueList(again), []string{"D2 amount_invalid", "C3 components.err.account", "F3 date_invalid"}; !slices.Equal(got, want) {
 		t.Fatalf("re-read error workbook: %q, want %q", got, want)
 	}
 }

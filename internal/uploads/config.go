@@ -2,7 +2,9 @@ package uploads
 
 import (
 	"path/filepath"
+	"time"
 
+	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/config"
 )
 
@@ -19,3 +21,86 @@ func ConfigFrom(c config.Config) Config {
 		Settle:      c.UpstreamTimeout,
 	}
 }
+
+// Config is how the runner reads, keeps and sends uploads.
+type Config struct {
+	// Dir keeps the uploaded files (created when missing).
+	Dir string
+	// MaxBytes is the largest file accepted.
+	MaxBytes int64
+	// ChunkSize is the rows per batch call (default 200, at most 1000).
+	ChunkSize int
+	// Concurrency is the chunks in flight at once (default 3).
+	Concurrency int
+	// Accounts are the account codes the service knows.
+	Accounts []string
+	// Limits bound the reading of one file (default DefaultLimits(MaxBytes)).
+	Limits Limits
+	// LookupConcurrency bounds parallel NIS checks and searches (default 8).
+	LookupConcurrency int
+	// RetryBase and RetryMax shape the backoff between attempts of a chunk (defaults 500ms, 15s).
+	RetryBase time.Duration
+	RetryMax  time.Duration
+	// MaxAttempts caps a chunk's sends and reconciliations in one run (default 10); a
+	// chunk still unsent after that is left for a retry.
+	MaxAttempts int
+	// Settle is how long after a call without an answer the service is given before its
+	// components are searched (default 15s, the client's timeout): a request still on its
+	// way must land before we look.
+	Settle time.Duration
+	// Retention is how long files of finished or abandoned uploads are kept (default 14 days).
+	Retention time.Duration
+	// LeaseTTL is how long a job's lease lasts unless renewed (default 60s): several
+	// portal instances may share the database, and one whose instance died is taken up
+	// by another once its lease lapses.
+	LeaseTTL time.Duration
+	// LeaseRenew is how often a running job's lease is renewed, and how often a job
+	// leased by another instance is looked at again (default 10s, below LeaseTTL).
+	LeaseRenew time.Duration
+}
+
+func (c *Config) defaults() {
+	if c.MaxBytes <= 0 {
+		c.MaxBytes = 20 << 20
+	}
+	if c.ChunkSize <= 0 {
+		c.ChunkSize = 200
+	}
+	c.ChunkSize = min(c.ChunkSize, billing.MaxLimit)
+	if c.Concurrency <= 0 {
+		c.Concurrency = 3
+	}
+	if c.Limits == (Limits{}) {
+		c.Limits = DefaultLimits(c.MaxBytes)
+	}
+	if c.Limits.TempDir == "" && c.Dir != "" {
+		c.Limits.TempDir = filepath.Join(c.Dir, "tmp")
+	}
+	if c.LookupConcurrency <= 0 {
+		c.LookupConcurrency = 8
+	}
+	if c.RetryBase <= 0 {
+		c.RetryBase = 500 * time.Millisecond
+	}
+	if c.RetryMax <= 0 {
+		c.RetryMax = 15 * time.Second
+	}
+	if c.MaxAttempts <= 0 {
+		c.MaxAttempts = 10
+	}
+	if c.Settle <= 0 {
+		c.Settle = billing.DefaultTimeout
+	}
+	if c.Retention <= 0 {
+		c.Retention = 14 * 24 * time.Hour
+	}
+	if c.LeaseTTL <= 0 {
+		c.LeaseTTL = time.Minute
+	}
+	if c.LeaseRenew <= 0 || c.LeaseRenew >= c.LeaseTTL {
+		c.LeaseRenew = max(min(10*time.Second, c.LeaseTTL/3), time.Nanosecond) // a ticker needs > 0
+	}
+}
+
+// Config returns the runner's settings after defaults.
+func (r *Runner) Config() Config { return r.cfg }

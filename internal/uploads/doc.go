@@ -23,7 +23,7 @@
 // Sending. A committed job first asks the service once more which rows exist by now, then
 // writes the rest as chunks (default 200 rows) in the database, each with its state:
 // pending, sent (marked before the call leaves), confirmed, failed, unknown. A call that
-// got no answer (timeout, lost connection, the portal stopping: upstream.Ambiguous) leaves
+// got no answer (timeout, lost connection, the portal stopping: changes.Ambiguous) leaves
 // its chunk unknown; before anything is sent again the job waits until the call can no
 // longer land, searches the service for the chunk's rows (student, name and due day) and
 // sends only those missing. A chunk found marked sent at start-up (the process died during

@@ -13,12 +13,12 @@ import (
 
 	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/changes"
 	"github.com/sekolah/portal/internal/sandbox"
 	"github.com/sekolah/portal/internal/store"
 	"github.com/sekolah/portal/internal/store/storetest"
 	"github.com/sekolah/portal/internal/uploads"
 	"github.com/sekolah/portal/internal/uploads/sheettest"
-	"github.com/sekolah/portal/internal/upstream"
 )
 
 var accounts = []string{"SPP", "BCA", "MANDIRI"}
@@ -30,7 +30,7 @@ type env struct {
 	db     *store.DB
 	sb     *sandbox.Server
 	client *billing.Client
-	writer *upstream.Writer
+	writer *changes.Writer
 	dir    string
 	log    *slog.Logger
 	// url and timeout make more clients on the same sandbox (see instance).
@@ -65,7 +65,7 @@ func newEnvWith(t testing.TB, timeout time.Duration, wrap func(http.RoundTripper
 
 // instance is another portal instance's client and writer on the same sandbox and
 // database, its calls going through wrap(http.DefaultTransport) when wrap is not nil.
-func (e *env) instance(t testing.TB, wrap func(http.RoundTripper) http.RoundTripper) (*billing.Client, *upstream.Writer) {
+func (e *env) instance(t testing.TB, wrap func(http.RoundTripper) http.RoundTripper) (*billing.Client, *changes.Writer) {
 	t.Helper()
 	var hc *http.Client
 	if wrap != nil {
@@ -76,7 +76,7 @@ func (e *env) instance(t testing.TB, wrap func(http.RoundTripper) http.RoundTrip
 	if err != nil {
 		t.Fatal(err)
 	}
-	return client, &upstream.Writer{Client: client, DB: e.db, Log: e.log}
+	return client, &changes.Writer{Client: client, DB: e.db, Log: e.log}
 }
 
 // config is a runner configuration that retries fast.

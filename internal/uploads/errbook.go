@@ -107,7 +107,7 @@ func WriteErrorWorkbook(ctx context.Context, w io.Writer, path string, kind Kind
 		var msgs []string
 		for more && pending.Row <= s.row {
 			if pending.Row == s.row {
-				msgs = append(msgs, IssueMessage(p, pending.Row, pending.Col, pending.Code, pending.Args))
+				msgs = append(msgs, IssueOf(pending).Message(p))
 			}
 			if pending, perr, more = next(); perr != nil {
 				return perr

@@ -1,18 +1,15 @@
 package uploads
 
 import (
-	"strings"
-	"time"
-
 	"github.com/sekolah/portal/internal/i18n"
 	"github.com/sekolah/portal/internal/store"
 )
 
-// IssueCodes are every code Analyse reports; each has a message "uploads.err.<code>".
+// IssueCodes are every reading problem Analyse reports; each has a message
+// "uploads.err.<code>". The rules' problems have the rule packages' own keys.
 var IssueCodes = []string{
-	"required", "too_long", "nis_format", "nis_unknown", "account_unknown", "amount_invalid", "amount_fraction",
-	"amount_too_large", "amount_positive", "penalty_negative", "date_invalid", "date_range", "due_after_expiry",
-	"active_after_due", "duplicate_row", "duplicate_nis", "phone_invalid", "email_invalid",
+	"required", "nis_unknown", "amount_invalid", "amount_fraction", "amount_too_large", "date_invalid", "date_range",
+	"duplicate_row", "duplicate_nis",
 }
 
 // FileCodes are every file problem; each has a message "uploads.file.<code>".
@@ -24,31 +21,12 @@ var FileCodes = []string{
 // FailCodes are the reasons a row was not created; each has a message "uploads.fail.<code>".
 var FailCodes = []string{FailRejected, FailUnavailable, FailRefused}
 
-func messageArgs(p i18n.Printer, args []string) []any {
-	out := make([]any, len(args))
-	for i, a := range args {
-		if rest, ok := strings.CutPrefix(a, dateMark); ok {
-			if t, err := time.Parse(time.DateOnly, rest); err == nil {
-				out[i] = p.Day(t)
-				continue
-			}
-		}
-		out[i] = a
-	}
-	return out
-}
-
-// IssueMessage says in p's language which cell is wrong and why: "Sel D17: ...".
-func IssueMessage(p i18n.Printer, row, col int, code string, args []string) string {
-	return p.T("uploads.err.at", cellName(col, row), p.T("uploads.err."+code, messageArgs(p, args)...))
-}
-
 // CellName is the A1 name of a 0-based column in a 1-based row.
 func CellName(col, row int) string { return cellName(col, row) }
 
 // FileMessage says in p's language what is wrong with a whole file.
 func FileMessage(p i18n.Printer, code string, args []string) string {
-	return p.T("uploads.file."+code, messageArgs(p, args)...)
+	return IssueOf(store.UploadIssue{Code: "uploads.file." + code, Args: args}).Problem.Message(p)
 }
 
 // FailureMessage says in p's language why a row was not created: "Baris 17: ...".

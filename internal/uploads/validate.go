@@ -2,33 +2,92 @@ package uploads
 
 import (
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/component"
 	"github.com/sekolah/portal/internal/i18n"
+	"github.com/sekolah/portal/internal/problem"
+	"github.com/sekolah/portal/internal/store"
+	"github.com/sekolah/portal/internal/students"
 )
 
-// Issue is one problem with one cell. Code is the message key under "uploads.err." and
-// Args its arguments (dates in Args are marked with DateArg so each language shows them
-// its own way).
+// Issue is one problem with one cell: the sheet row (1-based) and column (0-based), and
+// the problem in the portal's one shape. Rule problems come from internal/students and
+// internal/component; reading problems (a cell that is not a date, an unknown NIS, a
+// duplicate row) have keys under "uploads.err.".
 type Issue struct {
-	Row  int // 1-based sheet row
-	Col  int // 0-based column
-	Code string
-	Args []string
+	Row int
+	Col int
+	// Value is what the cell holds, when the message is clearer for quoting it.
+	Value   string
+	Problem problem.Problem
 }
 
 // Cell is the issue's cell name, e.g. "D17".
 func (i Issue) Cell() string { return cellName(i.Col, i.Row) }
 
-// dateMark prefixes an argument that is a calendar day (YYYY-MM-DD).
-const dateMark = "\x01"
+// Message says in p's language which cell is wrong and why: "Sel D17: ...".
+func (i Issue) Message(p i18n.Printer) string {
+	if i.Value != "" {
+		return p.T("uploads.err.at_value", i.Cell(), i.Value, i.Problem.Message(p))
+	}
+	return p.T("uploads.err.at", i.Cell(), i.Problem.Message(p))
+}
 
-// DateArg marks a day as a message argument.
-func DateArg(t time.Time) string { return dateMark + t.Format(time.DateOnly) }
+// dateMark prefixes a stored argument that is a calendar day (YYYY-MM-DD); valueMark a
+// first one that is the cell's value.
+const (
+	dateMark  = "\x01"
+	valueMark = "\x02"
+)
+
+// issueKeyPrefix is the key prefix of the reading problems; issues stored before the
+// rules had their own keys carry only the code after it.
+const issueKeyPrefix = "uploads.err."
+
+// StoredIssue is the issue as the store keeps it: the key, and the arguments as text
+// (days marked, so each language shows them its own way).
+func (i Issue) Stored() store.UploadIssue {
+	args := make([]string, 0, len(i.Problem.Args)+1)
+	if i.Value != "" {
+		args = append(args, valueMark+i.Value)
+	}
+	for _, a := range i.Problem.Args {
+		if t, ok := a.(time.Time); ok {
+			args = append(args, dateMark+t.Format(time.DateOnly))
+			continue
+		}
+		args = append(args, fmt.Sprint(a))
+	}
+	return store.UploadIssue{Row: i.Row, Col: i.Col, Code: i.Problem.Key, Args: args}
+}
+
+// IssueOf reads a stored issue back.
+func IssueOf(s store.UploadIssue) Issue {
+	key := s.Code
+	if !strings.Contains(key, ".") {
+		key = issueKeyPrefix + key
+	}
+	is := Issue{Row: s.Row, Col: s.Col, Problem: problem.Problem{Key: key}}
+	for n, a := range s.Args {
+		if rest, ok := strings.CutPrefix(a, valueMark); ok && n == 0 {
+			is.Value = rest
+			continue
+		}
+		var arg any = a
+		if rest, ok := strings.CutPrefix(a, dateMark); ok {
+			if t, err := time.Parse(time.DateOnly, rest); err == nil {
+				arg = t
+			}
+		}
+		is.Problem.Args = append(is.Problem.Args, arg)
+	}
+	return is
+}
 
 // Component is one valid row of a components sheet.
 type Component struct {
@@ -65,28 +124,15 @@ func (s Student) Record() billing.Student {
 	return billing.Student{NIS: s.NIS, Name: s.Name, KeyName: billing.DefaultKeyName, Phone: s.Phone, Email: s.Email, Description: s.Class}
 }
 
-// Length limits of free text, in characters.
-const (
-	maxNameLen  = 200
-	maxNotesLen = 500
-	maxClassLen = 100
-	maxEmailLen = 254
-)
-
 // validator checks rows of one sheet against the service's rules.
 type validator struct {
 	l        *Layout
-	accounts map[string]string // upper-cased code → the configured spelling
-	codes    string            // the codes, for messages
+	accounts []string
 	date1904 bool
 }
 
 func newValidator(l *Layout, accounts []string, date1904 bool) *validator {
-	v := &validator{l: l, accounts: map[string]string{}, codes: strings.Join(accounts, ", "), date1904: date1904}
-	for _, a := range accounts {
-		v.accounts[strings.ToUpper(a)] = a
-	}
-	return v
+	return &validator{l: l, accounts: accounts, date1904: date1904}
 }
 
 func (v *validator) get(cells []string, f Field) string {
@@ -97,52 +143,50 @@ func (v *validator) get(cells []string, f Field) string {
 	return i18n.TrimSpace(cells[col])
 }
 
-func (v *validator) issue(row int, f Field, code string, args ...string) Issue {
-	return Issue{Row: row, Col: v.l.Col[f], Code: code, Args: args}
+func (v *validator) issue(row int, f Field, key string, args ...any) Issue {
+	return Issue{Row: row, Col: v.l.Col[f], Problem: problem.New("", issueKeyPrefix+key, args...)}
 }
 
-// text checks a free-text field; it returns "" after reporting a problem.
-func (v *validator) text(row int, cells []string, f Field, required bool, maxLen int, emit func(Issue)) string {
+// quoted are the rule problems whose message is clearer with the cell's value beside it;
+// the others say the value themselves (the days) or it would be too long to repeat.
+var quoted = map[string]bool{
+	students.KeyNIS: true, students.KeyPhone: true, students.KeyEmail: true, component.KeyAccount: true,
+	"form.positive": true, "form.not_negative": true,
+}
+
+// rules reports the problems a rule package found in row, each at its field's cell.
+func (v *validator) rules(row int, cells []string, l problem.List, col map[string]Field, emit func(Issue)) {
+	for _, p := range l {
+		f := col[p.Field]
+		is := Issue{Row: row, Col: v.l.Col[f], Problem: p}
+		if quoted[p.Key] {
+			is.Value = v.get(cells, f)
+		}
+		emit(is)
+	}
+}
+
+// required reads a cell that must not be empty; it returns "" after reporting a problem.
+func (v *validator) required(row int, cells []string, f Field, emit func(Issue)) string {
 	s := v.get(cells, f)
-	switch {
-	case s == "":
-		if required {
-			emit(v.issue(row, f, "required", v.l.Header[f]))
-		}
-		return ""
-	case len(s) > maxLen && utf8.RuneCountInString(s) > maxLen:
-		emit(v.issue(row, f, "too_long", v.l.Header[f], strconv.Itoa(maxLen)))
-		return ""
-	}
-	return s
-}
-
-// nis checks a student number; it returns "" after reporting a problem.
-func (v *validator) nis(row int, cells []string, emit func(Issue)) string {
-	s := v.get(cells, FieldNIS)
 	if s == "" {
-		emit(v.issue(row, FieldNIS, "required", v.l.Header[FieldNIS]))
-		return ""
-	}
-	if !validNIS(s) {
-		emit(v.issue(row, FieldNIS, "nis_format", s))
-		return ""
+		emit(v.issue(row, f, "required", v.l.Header[f]))
 	}
 	return s
 }
 
-// validNIS is the service's rule: 1–32 letters, digits, dots or dashes.
-func validNIS(s string) bool {
-	if len(s) == 0 || len(s) > 32 {
-		return false
+// nis checks a student number with the student rule; it returns "" after a problem.
+func (v *validator) nis(row int, cells []string, emit func(Issue)) string {
+	s := v.required(row, cells, FieldNIS, emit)
+	if s == "" {
+		return ""
 	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= '0' && c <= '9' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c == '.' || c == '-') {
-			return false
-		}
+	var l problem.List
+	if !students.CheckNIS(&l, students.FieldNIS, s) {
+		v.rules(row, cells, l, map[string]Field{students.FieldNIS: FieldNIS}, emit)
+		return ""
 	}
-	return true
+	return s
 }
 
 // amount reads a money cell; ok is false after a problem was reported.
@@ -163,10 +207,6 @@ func (v *validator) amount(row int, cells []string, f Field, required bool, emit
 		emit(v.issue(row, f, "amount_too_large", s))
 	case err != nil:
 		emit(v.issue(row, f, "amount_invalid", s))
-	case f == FieldAmount && n <= 0:
-		emit(v.issue(row, f, "amount_positive", s))
-	case f == FieldPenalty && n < 0:
-		emit(v.issue(row, f, "penalty_negative", s))
 	default:
 		return n, true
 	}
@@ -195,94 +235,88 @@ func (v *validator) date(row int, cells []string, f Field, required bool, emit f
 	return time.Time{}, false
 }
 
-// component checks one row of a components sheet. It fills c with every field that is
-// valid (NIS, Name and Due also when another cell of the row is wrong, for the duplicate
-// check) and reports whether the whole row is valid.
+// componentCols places the component rules' problems in the sheet's columns.
+var componentCols = map[string]Field{
+	component.FieldName: FieldName, component.FieldAccount: FieldAccount, component.FieldAmount: FieldAmount,
+	component.FieldPenalty: FieldPenalty, component.FieldDue: FieldDue, component.FieldExpiry: FieldExpiry,
+	component.FieldActive: FieldActive, component.FieldNotes: FieldNotes,
+}
+
+// component checks one row of a components sheet with the component rules. It fills c
+// with every field that is valid (NIS, Name and Due also when another cell of the row is
+// wrong, for the duplicate check) and reports whether the whole row is valid.
 func (v *validator) component(row int, cells []string, c *Component, emit func(Issue)) bool {
 	*c = Component{Row: row}
 	ok := true
 	bad := func(is Issue) { ok = false; emit(is) }
 	c.NIS = v.nis(row, cells, bad)
-	c.Name = v.text(row, cells, FieldName, true, maxNameLen, bad)
-	if s := v.get(cells, FieldAccount); s == "" {
-		bad(v.issue(row, FieldAccount, "required", v.l.Header[FieldAccount]))
-	} else if code, known := v.accounts[strings.ToUpper(s)]; !known {
-		bad(v.issue(row, FieldAccount, "account_unknown", s, v.codes))
-	} else {
-		c.AccountCode = code
+	var l problem.List
+	if name := v.required(row, cells, FieldName, bad); name != "" {
+		name = component.CleanName(name)
+		if component.CheckName(&l, name); !l.Has(component.FieldName) {
+			c.Name = name
+		}
 	}
-	c.Amount, _ = v.amount(row, cells, FieldAmount, true, bad)
-	c.Penalty, _ = v.amount(row, cells, FieldPenalty, false, bad)
-	var dueOK, expOK, actOK bool
-	c.Due, dueOK = v.date(row, cells, FieldDue, true, bad)
-	c.Expiry, expOK = v.date(row, cells, FieldExpiry, true, bad)
-	c.Active, actOK = v.date(row, cells, FieldActive, false, bad)
-	if dueOK && expOK && c.Due.After(c.Expiry) {
-		bad(v.issue(row, FieldDue, "due_after_expiry", DateArg(c.Due), DateArg(c.Expiry)))
+	if code := v.required(row, cells, FieldAccount, bad); code != "" {
+		c.AccountCode = component.Account(&l, code, v.accounts)
 	}
-	if dueOK && actOK && !c.Active.IsZero() && c.Active.After(c.Due) {
-		bad(v.issue(row, FieldActive, "active_after_due", DateArg(c.Active), DateArg(c.Due)))
+	amount, amountOK := v.amount(row, cells, FieldAmount, true, bad)
+	if amountOK {
+		component.CheckAmount(&l, amount)
+		c.Amount = amount
 	}
-	c.Notes = v.text(row, cells, FieldNotes, false, maxNotesLen, bad)
+	penalty, penaltyOK := v.amount(row, cells, FieldPenalty, false, bad)
+	if penaltyOK {
+		component.CheckPenalty(&l, penalty)
+		c.Penalty = penalty
+	}
+	// A day that cannot be read is the zero day, which CheckDays leaves alone.
+	c.Due, _ = v.date(row, cells, FieldDue, true, bad)
+	c.Expiry, _ = v.date(row, cells, FieldExpiry, true, bad)
+	c.Active, _ = v.date(row, cells, FieldActive, false, bad)
+	component.CheckDays(&l, c.Due, c.Expiry, c.Active)
+	c.Notes = v.get(cells, FieldNotes)
+	component.CheckNotes(&l, c.Notes)
+	if len(l) > 0 {
+		ok = false
+		v.rules(row, cells, l, componentCols, emit)
+	}
 	return ok
 }
 
-// student checks one row of a students sheet, filling s with the valid fields.
+// studentCols places the student rules' problems in the sheet's columns.
+var studentCols = map[string]Field{
+	students.FieldNIS: FieldNIS, students.FieldName: FieldStudentName, students.FieldClass: FieldClass,
+	students.FieldPhone: FieldPhone, students.FieldEmail: FieldEmail,
+}
+
+// student checks one row of a students sheet with the student rules, filling s with the
+// valid fields (the phone normalised as every form keeps it).
 func (v *validator) student(row int, cells []string, s *Student, emit func(Issue)) bool {
 	*s = Student{Row: row}
 	ok := true
 	bad := func(is Issue) { ok = false; emit(is) }
 	s.NIS = v.nis(row, cells, bad)
-	s.Name = v.text(row, cells, FieldStudentName, true, maxNameLen, bad)
-	s.Class = v.text(row, cells, FieldClass, false, maxClassLen, bad)
-	if p := v.get(cells, FieldPhone); p != "" {
-		if validPhone(p) {
-			s.Phone = p
-		} else {
-			bad(v.issue(row, FieldPhone, "phone_invalid", p))
-		}
+	name := v.required(row, cells, FieldStudentName, bad)
+	in := students.Input{Name: name, Class: v.get(cells, FieldClass), Phone: v.get(cells, FieldPhone), Email: v.get(cells, FieldEmail)}.Clean()
+	var l problem.List
+	if name != "" && students.CheckText(&l, students.FieldName, in.Name, true, students.MaxNameLen) {
+		s.Name = in.Name
 	}
-	if e := v.get(cells, FieldEmail); e != "" {
-		if validEmail(e) {
-			s.Email = e
-		} else {
-			bad(v.issue(row, FieldEmail, "email_invalid", e))
-		}
+	if students.CheckText(&l, students.FieldClass, in.Class, false, students.MaxClassLen) {
+		s.Class = in.Class
+	}
+	if students.CheckPhone(&l, in.Phone) {
+		s.Phone = in.Phone
+	}
+	if students.CheckEmail(&l, in.Email) {
+		s.Email = in.Email
+	}
+	if len(l) > 0 {
+		ok = false
+		v.rules(row, cells, l, studentCols, emit)
 	}
 	return ok
-}
-
-// validPhone accepts what people write for a phone: an optional +, then 6–20 digits with
-// spaces, dashes, dots or brackets between them.
-func validPhone(p string) bool {
-	digits := 0
-	for i := 0; i < len(p); i++ {
-		c := p[i]
-		switch {
-		case c >= '0' && c <= '9':
-			digits++
-		case c == '+' && i == 0:
-		case c == ' ' || c == '-' || c == '.' || c == '(' || c == ')':
-		default:
-			return false
-		}
-	}
-	return digits >= 6 && digits <= 20
-}
-
-// validEmail is deliberately loose: one @ with text before it and a dotted domain after,
-// no spaces. Stricter checks refuse real addresses more often than they catch typos.
-func validEmail(e string) bool {
-	if len(e) > maxEmailLen || strings.ContainsAny(e, " \t,;<>") {
-		return false
-	}
-	at := strings.IndexByte(e, '@')
-	if at < 1 || at != strings.LastIndexByte(e, '@') {
-		return false
-	}
-	domain := e[at+1:]
-	dot := strings.LastIndexByte(domain, '.')
-	return dot > 0 && dot < len(domain)-1
 }
 
 // nameKey folds a component name for matching: case and runs of spaces do not make two

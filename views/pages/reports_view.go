@@ -1,15 +1,18 @@
 package pages
 
 import (
-	"github.com/sekolah/portal/internal/reports"
+	"time"
+
 	"github.com/sekolah/portal/views/components"
 )
 
 // ReportShell is what every report page has: where it is, how fresh, what went wrong.
 type ReportShell struct {
 	// URL is the report with its current filters (no offset, no format).
-	URL   string
-	Fresh Freshness
+	URL string
+	// XLSXURL and CSVURL are the report as files, with the filters on screen.
+	XLSXURL, CSVURL string
+	Fresh           Freshness
 	// FormError is a filter the person must fix (the page answers 422).
 	FormError string
 	// Error is a failure without any figures to show.
@@ -27,8 +30,32 @@ type PaymentsView struct {
 	ReportShell
 	Form     PaymentsForm
 	Accounts []string
-	Report   *reports.PaymentsReport
-	Rows     []reports.PaymentRow // this page
+	// Report is nil until there are figures to show.
+	Report *PaymentsReport
+	Rows   []PaymentRow // this page
+}
+
+// PaymentsReport is the payments report's figures: per day and in total.
+type PaymentsReport struct {
+	Days  []PaymentDay // days with payments only
+	Total PaymentDay
+	// Empty: no payment in the range at all.
+	Empty bool
+}
+
+// PaymentDay is what was paid on one day (or in total).
+type PaymentDay struct {
+	Day           time.Time
+	Count         int
+	Penalty, Paid int64
+}
+
+// PaymentRow is one payment of the list.
+type PaymentRow struct {
+	PaidAt                                    time.Time
+	NIS, Name, Class, Component, Account, Ref string
+	Amount, Penalty, Paid                     int64
+	StatementURL                              string
 }
 
 // OutstandingForm is the outstanding filter as typed.
@@ -42,8 +69,29 @@ type OutstandingView struct {
 	Form     OutstandingForm
 	Classes  []string
 	Accounts []string
-	Report   *reports.OutstandingReport
-	Rows     []reports.OutstandingRow
+	// NoClass is the class filter's value for the students without a class.
+	NoClass string
+	Report  *OutstandingReport
+	Rows    []OutstandingRow
+}
+
+// OutstandingReport is the outstanding report's figures.
+type OutstandingReport struct {
+	Today    time.Time
+	Students int
+	// BucketKeys name the age columns (keys of reports.bucket.*), in order.
+	BucketKeys []string
+	Total      OutstandingRow
+}
+
+// OutstandingRow is one student's arrears (or the total).
+type OutstandingRow struct {
+	NIS, Name, Class string
+	Count            int
+	Buckets          []int64
+	Total            int64
+	OldestDue        time.Time
+	StatementURL     string
 }
 
 // StatementView is a student's statement page.
@@ -51,8 +99,37 @@ type StatementView struct {
 	ReportShell
 	NIS      string
 	NotFound bool
-	Report   *reports.Statement
-	Rows     []reports.StatementRow
+	Report   *StatementReport
+	Rows     []StatementRow
+}
+
+// StatementReport is the head and totals of a student's statement.
+type StatementReport struct {
+	NIS, Name, Class   string
+	StudentURL         string
+	Empty              bool
+	Amount, Paid, Owed int64
+}
+
+// StatementRow is one component of the statement.
+type StatementRow struct {
+	Due                     time.Time
+	Component, Account      string
+	Amount, Penalty         int64
+	Status                  string // provisioned, overdue, paid, expired
+	PaidAt                  time.Time
+	Paid, DueToday, Running int64
+}
+
+// rowClass marks the rows that need the eye.
+func (r StatementRow) rowClass() string {
+	switch r.Status {
+	case "overdue":
+		return "is-overdue"
+	case "paid":
+		return "is-paid"
+	}
+	return ""
 }
 
 // AccountsForm is the accounts summary filter as typed.
@@ -64,7 +141,23 @@ type AccountsForm struct {
 type AccountsView struct {
 	ReportShell
 	Form   AccountsForm
-	Report *reports.AccountsReport
+	Report *AccountsReport
+}
+
+// AccountsReport is the per account code summary's figures.
+type AccountsReport struct {
+	Today time.Time
+	Rows  []AccountRow
+	Total AccountRow
+}
+
+// AccountRow is one account code (or the total).
+type AccountRow struct {
+	Account                                                string
+	Payments                                               int
+	Amount, Penalty, Paid, NotYetDue, Overdue, Outstanding int64
+	// PaymentsURL and OutstandingURL are the reports that make up its figures.
+	PaymentsURL, OutstandingURL string
 }
 
 // ReportLink is one report on the reports index.

@@ -35,7 +35,7 @@ type ComponentsForm struct {
 	MaxRows int
 }
 
-func (f ComponentsForm) action() string { return "/students/" + f.Student.NIS + "/components/new" }
+func (f ComponentsForm) action() string { return string(studentURL(f.Student.NIS, "/components/new")) }
 
 func (f ComponentsForm) moreRowsURL() string {
 	return f.action() + "?rows=" + strconv.Itoa(len(f.Rows)+1)

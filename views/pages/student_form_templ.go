@@ -27,7 +27,7 @@ type StudentForm struct {
 
 func (f StudentForm) action() string {
 	if f.Edit {
-		return "/students/" + f.NIS + "/edit"
+		return string(studentURL(f.NIS, "/edit"))
 	}
 	return "/students/new"
 }

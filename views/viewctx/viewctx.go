@@ -1,11 +1,11 @@
 // Package viewctx carries the cross-cutting data every template may need (the signed-in person,
-// the CSRF token, the upstream environment, the current path) through the request context.
+// the navigation they may use, the CSRF token, the upstream environment, the current path)
+// through the request context. web/ puts it there; views only read it. It knows no domain
+// package: what a person may do arrives as the navigation and as booleans of the view models.
 package viewctx
 
 import (
 	"context"
-
-	"github.com/sekolah/portal/internal/auth"
 )
 
 type key int
@@ -16,6 +16,7 @@ const (
 	envKey
 	pathKey
 	flashKey
+	navKey
 )
 
 // Person is the signed-in staff member as templates see them.
@@ -23,7 +24,26 @@ type Person struct {
 	ID          string
 	Username    string
 	DisplayName string
-	Role        auth.Role
+	// Role is the role's name (admin, finance, principal), for the role badge.
+	Role string
+}
+
+// NavItem is one section of the navigation the signed-in person may open.
+type NavItem struct {
+	Href   string
+	Key    string // the catalogue key of its label
+	TestID string
+}
+
+// WithNav stores the navigation of the signed-in person.
+func WithNav(ctx context.Context, items []NavItem) context.Context {
+	return context.WithValue(ctx, navKey, items)
+}
+
+// Nav returns the navigation of the signed-in person.
+func Nav(ctx context.Context) []NavItem {
+	items, _ := ctx.Value(navKey).([]NavItem)
+	return items
 }
 
 // Flash is a one-time message carried across a redirect.
@@ -41,12 +61,6 @@ func WithPerson(ctx context.Context, p Person) context.Context {
 func CurrentPerson(ctx context.Context) (Person, bool) {
 	p, ok := ctx.Value(personKey).(Person)
 	return p, ok
-}
-
-// Can reports whether the signed-in person holds the permission.
-func Can(ctx context.Context, perm auth.Permission) bool {
-	p, ok := CurrentPerson(ctx)
-	return ok && p.Role.Can(perm)
 }
 
 // WithCSRF stores the CSRF token of the session.

@@ -1,0 +1,168 @@
+// Package app builds the portal's services and background workers once, from the
+// configuration, the database and the billing client: the one wiring that cmd/portal
+// runs and internal/portaltest tests. web.New takes the App and only builds routes.
+//
+// The workers (the uploads runner, the roster sync, the pruner of old sign-in attempts and
+// expired sessions) start with Start and stop with Stop, which returns only once none of
+// them runs any more: the caller closes the database after it.
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/sekolah/portal/internal/auth"
+	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/changes"
+	"github.com/sekolah/portal/internal/config"
+	"github.com/sekolah/portal/internal/counter"
+	"github.com/sekolah/portal/internal/registration"
+	"github.com/sekolah/portal/internal/reports"
+	"github.com/sekolah/portal/internal/store"
+	"github.com/sekolah/portal/internal/students"
+	"github.com/sekolah/portal/internal/uploads"
+)
+
+// Options are what the portal is built from.
+type Options struct {
+	Config  config.Config
+	DB      *store.DB
+	Billing *billing.Client
+	Logger  *slog.Logger
+	// Now is the clock of every service; nil means time.Now.
+	Now func() time.Time
+	// Auth is the staff accounts service when the caller has built it already (cmd/portal
+	// does, for its user commands); nil builds one.
+	Auth *auth.Service
+	// Uploads adjusts the uploads runner's configuration (made from Config) before the
+	// runner is built.
+	Uploads func(*uploads.Config)
+}
+
+// Worker is a part that runs in the background of the portal process.
+type Worker interface {
+	Start(ctx context.Context) error
+	Stop(ctx context.Context) error
+}
+
+// App is the portal's services, built once.
+type App struct {
+	Config  config.Config
+	DB      *store.DB
+	Billing *billing.Client
+	Log     *slog.Logger
+	Now     func() time.Time
+
+	Auth *auth.Service
+	// Writer is the one door for changes at the service: every part that writes is
+	// handed this one.
+	Writer       *changes.Writer
+	Reports      *reports.Service
+	Registration *registration.Service
+	Counter      *counter.Service
+
+	// Roster is the roster sync (a worker).
+	Roster *students.Syncer
+	// Uploads is the upload job runner (a worker).
+	Uploads *uploads.Runner
+	// Pruner drops old sign-in attempts and expired sessions hourly (a worker).
+	Pruner *Periodic
+
+	workers []Worker
+	started []Worker
+}
+
+// New builds every service and worker; nothing runs until Start.
+func New(o Options) *App {
+	now := o.Now
+	if now == nil {
+		now = time.Now
+	}
+	log := o.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	cfg := o.Config
+	a := &App{Config: cfg, DB: o.DB, Billing: o.Billing, Log: log, Now: now}
+
+	a.Auth = o.Auth
+	if a.Auth == nil {
+		a.Auth = auth.NewService(o.DB)
+		a.Auth.Now, a.Auth.Logger, a.Auth.SessionIdle = now, log, cfg.SessionIdle
+	}
+	a.Writer = &changes.Writer{Client: o.Billing, DB: o.DB, Log: log, Now: now}
+	// Every figure about money is computed (and cached) by the reports service.
+	a.Reports = reports.New(reports.Config{
+		Source: o.Billing, Roster: o.DB, Location: cfg.Location, Now: now, CacheTTL: cfg.ReportCacheTTL, Logger: log,
+	})
+	a.Registration = &registration.Service{
+		DB: o.DB, Writer: a.Writer, Billing: o.Billing, Accounts: cfg.AccountCodes, Location: cfg.Location, Now: now, Log: log,
+	}
+	a.Counter = &counter.Service{Billing: o.Billing, Writer: a.Writer, Location: cfg.Location, Now: now}
+
+	a.Roster = &students.Syncer{Billing: o.Billing, DB: o.DB, Log: log.With("component", "roster"), Now: now, Location: cfg.Location}
+	ucfg := uploads.ConfigFrom(cfg)
+	if o.Uploads != nil {
+		o.Uploads(&ucfg)
+	}
+	a.Uploads = uploads.NewRunner(ucfg, o.DB, o.Billing, a.Writer, log.With("component", "uploads"))
+	// Sign-in attempts too old to matter for lock-outs and expired sessions go hourly, so the
+	// tables stay small however long the portal runs.
+	a.Pruner = &Periodic{Name: "prune sign-in attempts and expired sessions", Interval: time.Hour, Log: log,
+		Run: func(ctx context.Context) error {
+			_, errSignIns := a.Auth.PruneSignIns(ctx)
+			_, errSessions := a.Auth.PruneSessions(ctx)
+			return errors.Join(errSignIns, errSessions)
+		}}
+	a.workers = []Worker{a.Uploads, a.Roster, a.Pruner}
+	return a
+}
+
+// Start starts every worker (the uploads runner resumes what a previous process left).
+// When one fails to start, those already started are stopped again.
+func (a *App) Start(ctx context.Context) error {
+	for _, w := range a.workers {
+		if err := w.Start(ctx); err != nil {
+			stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
+			defer cancel()
+			return errors.Join(fmt.Errorf("app: start %T: %w", w, err), a.Stop(stopCtx))
+		}
+		a.started = append(a.started, w)
+	}
+	return nil
+}
+
+// Stop stops every started worker, the last started first, and returns once each has
+// ended or ctx is done (then the uploads runner aborts its calls in flight: their chunks
+// are reconciled at the next start).
+func (a *App) Stop(ctx context.Context) error {
+	var errs []error
+	for i := len(a.started) - 1; i >= 0; i-- {
+		if err := a.started[i].Stop(ctx); err != nil {
+			errs = append(errs, fmt.Errorf("app: stop %T: %w", a.started[i], err))
+		}
+	}
+	a.started = nil
+	return errors.Join(errs...)
+}
+
+// PrepareDemo makes the embedded sandbox's demo school usable at once: the roster sync
+// runs when the roster is empty, and a sample fee template is there for the registration
+// wizard. cmd/portal runs it after Start when it serves the embedded sandbox.
+func (a *App) PrepareDemo(ctx context.Context) error {
+	var errs []error
+	if _, known, err := a.DB.ListStudents(ctx, store.StudentFilter{Limit: 1}); err != nil {
+		errs = append(errs, fmt.Errorf("read roster for the demo: %w", err))
+	} else if known == 0 {
+		if err := a.Roster.Sync(auth.SystemActor.Username); err != nil {
+			errs = append(errs, fmt.Errorf("roster sync at start: %w", err))
+		}
+	}
+	if _, err := a.Registration.EnsureDemoTemplate(ctx); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}

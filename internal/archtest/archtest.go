@@ -1,0 +1,216 @@
+// Package archtest keeps the arrows of docs/ARCHITECTURE.md: its test reads the imports of
+// every package of the module (non-test files only, with go/parser) and fails when one
+// crosses a never-arrow. It has no code of its own beyond the rules and the reading.
+package archtest
+
+import (
+	"fmt"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Module is the module path; packages below are named relative to it ("web",
+// "internal/billing").
+const Module = "github.com/sekolah/portal"
+
+// Graph maps each package of the module (relative path) to what its non-test files
+// import: packages of the module by relative path, others (the standard library, other
+// modules) by their import path.
+type Graph map[string][]string
+
+// Read walks the module at root and parses the imports of every non-test .go file.
+func Read(root string) (Graph, error) {
+	g := Graph{}
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			switch name := d.Name(); {
+			case path != root && (strings.HasPrefix(name, ".") || name == "testdata" || name == "vendor" || name == "node_modules"):
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(root, filepath.Dir(path))
+		if err != nil {
+			return err
+		}
+		pkg := filepath.ToSlash(rel)
+		if _, ok := g[pkg]; !ok {
+			g[pkg] = nil
+		}
+		for _, imp := range f.Imports {
+			p, err := strconv.Unquote(imp.Path.Value)
+			if err != nil {
+				return err
+			}
+			if p == Module {
+				p = "."
+			} else if rest, ok := strings.CutPrefix(p, Module+"/"); ok {
+				p = rest
+			}
+			if !slices.Contains(g[pkg], p) {
+				g[pkg] = append(g[pkg], p)
+			}
+		}
+		return nil
+	})
+	for _, imps := range g {
+		sort.Strings(imps)
+	}
+	return g, err
+}
+
+// FindRoot is the directory of go.mod above dir.
+func FindRoot(dir string) (string, error) {
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", fmt.Errorf("archtest: no go.mod above %s", dir)
+		}
+		dir = parent
+	}
+}
+
+// Rule is one never-arrow: packages that From selects must not import what Forbids says.
+type Rule struct {
+	// Name is the rule as docs/ARCHITECTURE.md states it.
+	Name string
+	// From selects the importing packages.
+	From func(pkg string) bool
+	// Forbids reports whether pkg importing imp crosses the rule.
+	Forbids func(pkg, imp string) bool
+}
+
+// within reports whether pkg is root or below it.
+func within(pkg, root string) bool { return pkg == root || strings.HasPrefix(pkg, root+"/") }
+
+// inModule reports whether an import is a package of the module.
+func inModule(g Graph, imp string) bool {
+	_, ok := g[imp]
+	return ok
+}
+
+// harness is the test harness, which starts the whole portal (web included) for tests.
+const harness = "internal/portaltest"
+
+// Rules are the never-arrows of docs/ARCHITECTURE.md, in its order.
+func Rules(g Graph) []Rule {
+	isInternal := func(pkg string) bool {
+		return within(pkg, "internal") && !within(pkg, harness) && !within(pkg, "internal/archtest")
+	}
+	return []Rule{
+		{
+			Name: "views/* imports nothing of the module but internal/i18n, static and views/*",
+			From: func(pkg string) bool { return within(pkg, "views") },
+			Forbids: func(_, imp string) bool {
+				return inModule(g, imp) && !within(imp, "views") && imp != "static" && imp != "internal/i18n"
+			},
+		},
+		{
+			Name: "no internal/* package imports web, views/*, static or cmd/* (the harness excepted)",
+			From: isInternal,
+			Forbids: func(_, imp string) bool {
+				return within(imp, "web") || within(imp, "views") || imp == "static" || within(imp, "cmd")
+			},
+		},
+		{
+			Name: "internal/billing and internal/sandbox never import each other",
+			From: func(pkg string) bool { return within(pkg, "internal/billing") || within(pkg, "internal/sandbox") },
+			Forbids: func(pkg, imp string) bool {
+				return within(pkg, "internal/billing") && within(imp, "internal/sandbox") ||
+					within(pkg, "internal/sandbox") && within(imp, "internal/billing")
+			},
+		},
+		{
+			Name:    "web never imports internal/sandbox",
+			From:    func(pkg string) bool { return within(pkg, "web") },
+			Forbids: func(_, imp string) bool { return within(imp, "internal/sandbox") },
+		},
+		{
+			Name: "only internal/billing and internal/sandbox import net/http among internal/*",
+			From: func(pkg string) bool {
+				return isInternal(pkg) && !within(pkg, "internal/billing") && !within(pkg, "internal/sandbox")
+			},
+			Forbids: func(_, imp string) bool { return imp == "net/http" || strings.HasPrefix(imp, "net/http/") },
+		},
+		{
+			Name:    "only internal/store and internal/sandbox import database/sql",
+			From:    func(pkg string) bool { return !within(pkg, "internal/store") && !within(pkg, "internal/sandbox") },
+			Forbids: func(_, imp string) bool { return imp == "database/sql" },
+		},
+		{
+			Name:    "web never imports encoding/json",
+			From:    func(pkg string) bool { return within(pkg, "web") },
+			Forbids: func(_, imp string) bool { return imp == "encoding/json" },
+		},
+		{
+			Name: "internal/billing, internal/store, internal/i18n and internal/config import no other package of the module",
+			From: func(pkg string) bool {
+				return slices.Contains([]string{"internal/billing", "internal/store", "internal/i18n", "internal/config"}, pkg)
+			},
+			Forbids: func(_, imp string) bool { return inModule(g, imp) },
+		},
+		{
+			Name: "only cmd/portal, web and internal/portaltest import internal/app",
+			From: func(pkg string) bool {
+				return pkg != "cmd/portal" && !within(pkg, "web") && !within(pkg, harness)
+			},
+			Forbids: func(_, imp string) bool { return imp == "internal/app" },
+		},
+		{
+			Name:    "nothing imports cmd/*",
+			From:    func(string) bool { return true },
+			Forbids: func(_, imp string) bool { return within(imp, "cmd") },
+		},
+	}
+}
+
+// Violation is one import that crosses a rule.
+type Violation struct {
+	Rule, Pkg, Import string
+}
+
+func (v Violation) String() string { return fmt.Sprintf("%s imports %s: %s", v.Pkg, v.Import, v.Rule) }
+
+// Check applies the rules to g and returns every import that crosses one, in order.
+func Check(g Graph, rules []Rule) []Violation {
+	pkgs := make([]string, 0, len(g))
+	for p := range g {
+		pkgs = append(pkgs, p)
+	}
+	sort.Strings(pkgs)
+	var out []Violation
+	for _, r := range rules {
+		for _, p := range pkgs {
+			if !r.From(p) {
+				continue
+			}
+			for _, imp := range g[p] {
+				if r.Forbids(p, imp) {
+					out = append(out, Violation{Rule: r.Name, Pkg: p, Import: imp})
+				}
+			}
+		}
+	}
+	return out
+}

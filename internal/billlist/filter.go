@@ -1,0 +1,239 @@
+// Package billlist is the bills list of the portal: reading the browser's filters from the
+// URL into a billing.Query (and writing them back into links), sorting and totalling the
+// page shown, and the upcoming dues grouped by day. How one component reads today is
+// internal/component's; paying at the counter is internal/counter's. It has no HTTP in it;
+// the handlers in web/ stay thin around it.
+package billlist
+
+import (
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/i18n"
+	"github.com/sekolah/portal/internal/problem"
+	"github.com/sekolah/portal/internal/students"
+)
+
+// The browser's tabs, as the `state` URL parameter spells them. Other pages link to them.
+const (
+	StateOutstanding = "provisioned"
+	StatePaid        = "paid"
+	StateExpired     = "expired"
+	StateAll         = "all"
+)
+
+// States lists the tabs in the order the page shows them.
+var States = []string{StateOutstanding, StatePaid, StateExpired, StateAll}
+
+// DefaultState is the tab shown when the URL names none: what is still to be collected.
+const DefaultState = StateOutstanding
+
+// PageSizes are the page sizes offered; anything else in the URL falls back to DefaultPageSize.
+var PageSizes = []int{25, 50, 100, 200}
+
+// DefaultPageSize is the page size when the URL names none.
+const DefaultPageSize = 50
+
+// Length limits of the free-text filters; longer values are refused, not cut.
+const (
+	MaxNotesLen = 200
+	// MaxRefSearchLen bounds the ref filter, which also finds references banks recorded.
+	MaxRefSearchLen = 100
+)
+
+// The URL parameters of the browser. Other pages build links with these names.
+const (
+	ParamState    = "state"
+	ParamAccount  = "account"
+	ParamDueFrom  = "due_from"
+	ParamDueTo    = "due_to"
+	ParamPaidFrom = "paid_from"
+	ParamPaidTo   = "paid_to"
+	ParamNIS      = "nis"
+	ParamNotes    = "notes"
+	ParamRef      = "ref"
+	ParamOffset   = "offset"
+	ParamLimit    = "limit"
+	ParamSort     = "sort"
+)
+
+// DateLayout is how days travel in the URL (the value of an <input type="date">).
+const DateLayout = "2006-01-02"
+
+// Filter is the browser's state as it travels in the URL, kept as typed so that a form
+// with a mistake shows exactly what was sent.
+type Filter struct {
+	State    string
+	Account  string
+	DueFrom  string
+	DueTo    string
+	PaidFrom string
+	PaidTo   string
+	NIS      string
+	Notes    string
+	Ref      string
+	Sort     string
+	Offset   int
+	Limit    int
+}
+
+// Request is a valid filter ready to send: Query asks for one row more than the page so the
+// page knows whether a next one exists (the service gives no total).
+type Request struct {
+	Filter Filter
+	Query  billing.Query
+	// NIS, when set, means the one student's search (search/bill), which the biller search
+	// cannot filter by.
+	NIS string
+}
+
+// ParseFilter reads the browser's URL parameters. Paging values out of range fall back to
+// their defaults; anything else that cannot be used is a Problem and the Request must not
+// be sent. accounts are the account codes the service knows.
+func ParseFilter(v url.Values, accounts []string) (Request, problem.List) {
+	get := func(k string) string { return strings.TrimSpace(v.Get(k)) }
+	f := Filter{
+		State: get(ParamState), Account: get(ParamAccount),
+		DueFrom: get(ParamDueFrom), DueTo: get(ParamDueTo),
+		PaidFrom: get(ParamPaidFrom), PaidTo: get(ParamPaidTo),
+		NIS: get(ParamNIS), Notes: get(ParamNotes), Ref: get(ParamRef),
+		Sort: get(ParamSort),
+	}
+	f.Offset, _ = strconv.Atoi(get(ParamOffset))
+	f.Offset = max(f.Offset, 0)
+	f.Limit, _ = strconv.Atoi(get(ParamLimit))
+	if !slices.Contains(PageSizes, f.Limit) {
+		f.Limit = DefaultPageSize
+	}
+	if _, ok := ParseSort(f.Sort); !ok {
+		f.Sort = ""
+	}
+
+	var probs problem.List
+	q := billing.Query{AccountCode: f.Account, Notes: f.Notes, RefNumber: f.Ref, Offset: f.Offset, Limit: f.Limit + 1}
+	switch f.State {
+	case "":
+		f.State = DefaultState
+		q.State = billing.State(DefaultState)
+	case StateOutstanding, StatePaid, StateExpired:
+		q.State = billing.State(f.State)
+	case StateAll:
+	default:
+		probs.Add(ParamState, "form.invalid_choice")
+	}
+	if f.Account != "" && !slices.Contains(accounts, f.Account) {
+		probs.Add(ParamAccount, "form.invalid_choice")
+	}
+	probs = append(probs, dateRange(&f.DueFrom, &f.DueTo, ParamDueFrom, ParamDueTo, "bills.err.due_order", &q.DueFrom, &q.DueTo)...)
+	probs = append(probs, dateRange(&f.PaidFrom, &f.PaidTo, ParamPaidFrom, ParamPaidTo, "bills.err.paid_order", &q.PaidFrom, &q.PaidTo)...)
+	if f.NIS != "" {
+		students.CheckNIS(&probs, ParamNIS, f.NIS)
+	}
+	if n := len([]rune(f.Notes)); n > MaxNotesLen {
+		probs.Add(ParamNotes, "form.too_long", MaxNotesLen)
+	}
+	// Searching is lenient about the charset: references recorded by banks are not ours.
+	if n := len([]rune(f.Ref)); n > MaxRefSearchLen {
+		probs.Add(ParamRef, "form.too_long", MaxRefSearchLen)
+	}
+	return Request{Filter: f, Query: q, NIS: f.NIS}, probs
+}
+
+// dateRange parses a from/to pair of days (i18n.ParseDay: a date input's value or a day
+// typed by hand); a day that is not a date, or a range that ends before it starts, is a
+// Problem. A day that reads is rewritten in DateLayout, so links and the date inputs carry
+// what was understood.
+func dateRange(from, to *string, fromField, toField, orderKey string, dFrom, dTo *time.Time) problem.List {
+	var probs problem.List
+	okFrom := readDay(from, fromField, dFrom, &probs)
+	okTo := readDay(to, toField, dTo, &probs)
+	if okFrom && okTo && dTo.Before(*dFrom) {
+		probs.Add(toField, orderKey)
+	}
+	return probs
+}
+
+// readDay is one side of dateRange; empty is no day.
+func readDay(s *string, field string, d *time.Time, probs *problem.List) bool {
+	if *s == "" {
+		return false
+	}
+	t, err := i18n.ParseDay(*s)
+	if err != nil {
+		probs.Add(field, "form.invalid_date")
+		return false
+	}
+	*d, *s = t, t.Format(DateLayout)
+	return true
+}
+
+// Values encodes the filter as URL parameters, leaving out defaults so links stay short.
+// The state is always written: it is what the tabs are.
+func (f Filter) Values() url.Values {
+	v := url.Values{}
+	set := func(k, val string) {
+		if val != "" {
+			v.Set(k, val)
+		}
+	}
+	set(ParamState, cmpOr(f.State, DefaultState))
+	set(ParamAccount, f.Account)
+	set(ParamDueFrom, f.DueFrom)
+	set(ParamDueTo, f.DueTo)
+	set(ParamPaidFrom, f.PaidFrom)
+	set(ParamPaidTo, f.PaidTo)
+	set(ParamNIS, f.NIS)
+	set(ParamNotes, f.Notes)
+	set(ParamRef, f.Ref)
+	set(ParamSort, f.Sort)
+	if f.Offset > 0 {
+		v.Set(ParamOffset, strconv.Itoa(f.Offset))
+	}
+	if f.Limit != 0 && f.Limit != DefaultPageSize {
+		v.Set(ParamLimit, strconv.Itoa(f.Limit))
+	}
+	return v
+}
+
+// URL is the address of the browser at path showing f.
+func (f Filter) URL(path string) string {
+	return path + "?" + f.Values().Encode()
+}
+
+// WithState is f on another tab, from its first page.
+func (f Filter) WithState(state string) Filter {
+	f.State, f.Offset = state, 0
+	return f
+}
+
+// WithSort is f sorted otherwise; the page stays the same (sorting applies to the page shown).
+func (f Filter) WithSort(sort string) Filter {
+	f.Sort = sort
+	return f
+}
+
+// WithOffset is f from another row.
+func (f Filter) WithOffset(offset int) Filter {
+	f.Offset = max(offset, 0)
+	return f
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// Page trims the service's answer to the page size: the extra row asked for only says that
+// another page exists.
+func Page(got []billing.Bill, limit int) ([]billing.Bill, bool) {
+	if len(got) > limit {
+		return got[:limit], true
+	}
+	return got, false
+}

@@ -1,0 +1,234 @@
+// Package changes is every change the portal makes at the billing service, audited: the
+// one door for writes. Every write is audited (who, what, which NIS or ids, outcome, the
+// service's status and status_desc) and students are mirrored into the roster only once
+// the service has confirmed them, so nothing is recorded as done that was not done.
+package changes
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/sekolah/portal/internal/auth"
+	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/store"
+	"github.com/sekolah/portal/internal/students"
+)
+
+// Audit actions of the writes. The values predate the package's name and stay as they are
+// in the audit log.
+const (
+	ActionStudentsCreate   = "upstream.students.create"
+	ActionStudentUpdate    = "upstream.student.update"
+	ActionStudentDelete    = "upstream.student.delete"
+	ActionComponentsCreate = "upstream.components.create"
+	ActionCheckout         = "upstream.checkout"
+	ActionPay              = "upstream.pay"
+)
+
+// Outcomes of an upstream write. Unknown means the call timed out or lost its connection:
+// the service may or may not have applied it.
+const (
+	OutcomeOK      = "ok"
+	OutcomeFailed  = "failed"
+	OutcomeUnknown = "unknown"
+)
+
+// Writer makes audited writes through the billing client. cmd/portal builds one and every
+// part that changes something at the service (the pages, the uploads, registration) is
+// handed it.
+type Writer struct {
+	Client *billing.Client
+	DB     *store.DB
+	Log    *slog.Logger
+	// Now is the clock for roster sync times; nil means time.Now.
+	Now func() time.Time
+}
+
+// Outcome classifies the result of a write for the audit log.
+func Outcome(err error) string {
+	switch {
+	case err == nil:
+		return OutcomeOK
+	case Ambiguous(err):
+		return OutcomeUnknown
+	default:
+		return OutcomeFailed
+	}
+}
+
+// Ambiguous reports whether a failed write may nevertheless have been applied: the
+// request left but no answer came back.
+func Ambiguous(err error) bool {
+	if err == nil {
+		return false
+	}
+	var apiErr *billing.APIError
+	if errors.As(err, &apiErr) {
+		return false // the service answered: it says what happened
+	}
+	// The client refuses invalid input before sending; anything else (a timeout, a broken
+	// connection, the person's request cancelled mid-call) may have reached the service.
+	return !errors.Is(err, billing.ErrValidation)
+}
+
+func (w *Writer) now() time.Time {
+	if w.Now != nil {
+		return w.Now()
+	}
+	return time.Now()
+}
+
+// audit writes the entry for one upstream write; the write has already happened (or not),
+// so a failure here is logged, not returned.
+func (w *Writer) audit(ctx context.Context, actor auth.Actor, action, target, detail string, err error) {
+	e := store.AuditEntry{
+		Actor: actor.Username, ActorRole: string(actor.Role), IP: actor.IP,
+		Action: action, Target: truncate(target, 500), Outcome: Outcome(err), Detail: truncate(detail, 1000),
+	}
+	var apiErr *billing.APIError
+	switch {
+	case errors.As(err, &apiErr):
+		e.UpstreamStatus, e.UpstreamDesc = apiErr.StatusCode, truncate(apiErr.StatusDesc, 500)
+	case err != nil:
+		e.Detail = truncate(strings.TrimSpace(detail+" · "+err.Error()), 1000)
+	}
+	// Audit even when the request's context is gone: the person closing the tab must not
+	// erase the record of a write that reached the service.
+	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if aerr := w.DB.AppendAudit(actx, e); aerr != nil {
+		w.logger().Error("append audit entry for upstream write", "action", action, "target", e.Target, "err", aerr)
+	}
+}
+
+func (w *Writer) logger() *slog.Logger {
+	if w.Log != nil {
+		return w.Log
+	}
+	return slog.Default()
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && (s[cut]&0xC0) == 0x80 {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+func nisList(nis []string) string {
+	if len(nis) > 20 {
+		return strings.Join(nis[:20], ",") + fmt.Sprintf(",… (+%d)", len(nis)-20)
+	}
+	return strings.Join(nis, ",")
+}
+
+// CreateStudents creates students at the service (all or none) and adds them to the
+// roster with source.
+func (w *Writer) CreateStudents(ctx context.Context, actor auth.Actor, ss []billing.Student, source string) ([]billing.Student, error) {
+	nis := make([]string, len(ss))
+	for i, s := range ss {
+		nis[i] = s.NIS
+	}
+	created, err := w.Client.CreateStudents(ctx, ss)
+	w.audit(ctx, actor, ActionStudentsCreate, nisList(nis), fmt.Sprintf("%d students", len(ss)), err)
+	if err != nil {
+		return nil, err
+	}
+	if len(created) == 0 {
+		created = ss
+	}
+	if err := students.Mirror(ctx, w.DB, created, source, w.now()); err != nil {
+		return created, fmt.Errorf("students created at the service but not added to the roster: %w", err)
+	}
+	return created, nil
+}
+
+// UpdateStudent changes a student's details at the service and in the roster.
+func (w *Writer) UpdateStudent(ctx context.Context, actor auth.Actor, s billing.Student) (billing.Student, error) {
+	updated, err := w.Client.UpdateStudent(ctx, s)
+	w.audit(ctx, actor, ActionStudentUpdate, s.NIS, s.Name, err)
+	if err != nil {
+		return billing.Student{}, err
+	}
+	if updated.NIS == "" {
+		updated = s
+	}
+	if err := students.Mirror(ctx, w.DB, []billing.Student{updated}, store.SourcePortal, w.now()); err != nil {
+		return updated, fmt.Errorf("student updated at the service but not in the roster: %w", err)
+	}
+	return updated, nil
+}
+
+// DeleteStudent removes a student at the service (refused when payments exist) and then
+// from the roster.
+func (w *Writer) DeleteStudent(ctx context.Context, actor auth.Actor, nis string) error {
+	err := w.Client.DeleteStudent(ctx, nis)
+	w.audit(ctx, actor, ActionStudentDelete, nis, "", err)
+	if err != nil {
+		return err
+	}
+	if err := w.DB.DeleteStudent(ctx, nis); err != nil {
+		return fmt.Errorf("student deleted at the service but still in the roster: %w", err)
+	}
+	return nil
+}
+
+// CreateComponents adds bill components (all or none). detail says where they came from
+// (a form, an upload job and chunk) for the audit log.
+func (w *Writer) CreateComponents(ctx context.Context, actor auth.Actor, comps []billing.ComponentInput, detail string) ([]billing.Bill, error) {
+	seen := map[string]bool{}
+	var nis []string
+	var total int64
+	for _, c := range comps {
+		if !seen[c.NIS] {
+			seen[c.NIS] = true
+			nis = append(nis, c.NIS)
+		}
+		total += c.Amount
+	}
+	bills, err := w.Client.CreateComponents(ctx, comps)
+	d := strings.TrimSpace(fmt.Sprintf("%d components, Rp %d %s", len(comps), total, detail))
+	w.audit(ctx, actor, ActionComponentsCreate, nisList(nis), d, err)
+	return bills, err
+}
+
+// Checkout registers a student with their bill in one atomic call and adds the student to
+// the roster with source.
+func (w *Writer) Checkout(ctx context.Context, actor auth.Actor, req billing.Checkout, source string) (billing.CheckoutResult, error) {
+	res, err := w.Client.Checkout(ctx, req)
+	detail := fmt.Sprintf("%d components", len(req.Components))
+	if err == nil {
+		detail += ", bill " + res.BillID + ", components " + strings.Join(res.ComponentIDs, ",")
+	}
+	w.audit(ctx, actor, ActionCheckout, req.Student.NIS, detail, err)
+	if err != nil {
+		return billing.CheckoutResult{}, err
+	}
+	if err := students.Mirror(ctx, w.DB, []billing.Student{req.Student}, source, w.now()); err != nil {
+		return res, fmt.Errorf("registered at the service but not added to the roster: %w", err)
+	}
+	return res, nil
+}
+
+// Pay records a payment (all listed components or none).
+func (w *Writer) Pay(ctx context.Context, actor auth.Actor, p billing.Payment) ([]billing.Bill, error) {
+	paid, err := w.Client.Pay(ctx, p)
+	detail := "ref " + p.RefNumber + ", components " + strings.Join(p.ComponentIDs, ",")
+	if err == nil {
+		var sum int64
+		for _, b := range paid {
+			sum += b.AmountPaid
+		}
+		detail += fmt.Sprintf(", paid Rp %d", sum)
+	}
+	w.audit(ctx, actor, ActionPay, p.NIS, detail, err)
+	return paid, err
+}

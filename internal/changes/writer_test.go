@@ -1,0 +1,126 @@
+package changes_test
+
+import (
+	"context"
+	"errors"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sekolah/portal/internal/auth"
+	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/changes"
+	"github.com/sekolah/portal/internal/sandbox"
+	"github.com/sekolah/portal/internal/store"
+	"github.com/sekolah/portal/internal/store/storetest"
+)
+
+var actor = auth.Actor{ID: "u1", Username: "siti", Role: auth.Finance, IP: "10.1.2.3"}
+
+func setup(t *testing.T, timeout time.Duration) (*changes.Writer, *sandbox.Server, *store.DB) {
+	t.Helper()
+	now := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
+	sb, err := sandbox.New(sandbox.Options{Username: "u", Password: "p", Now: now, HangLimit: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(sb)
+	t.Cleanup(func() { srv.Close(); sb.Close() })
+	c, err := billing.New(billing.Config{BaseURL: srv.URL, Username: "u", Password: "p", Now: sb.Now, Timeout: timeout,
+		RetryBase: time.Millisecond, RetryMax: 5 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := storetest.OpenTest(t)
+	return &changes.Writer{Client: c, DB: db}, sb, db
+}
+
+func lastAudit(t *testing.T, db *store.DB) store.AuditEntry {
+	t.Helper()
+	entries, _, err := db.ListAudit(context.Background(), store.AuditFilter{Limit: 1})
+	if err != nil || len(entries) == 0 {
+		t.Fatalf("no audit entry: %v", err)
+	}
+	return entries[0]
+}
+
+func TestWritesAreAuditedAndMirrored(t *testing.T) {
+	ctx := context.Background()
+	w, _, db := setup(t, 5*time.Second)
+
+	_, err := w.CreateStudents(ctx, actor, []billing.Student{{NIS: "2601", Name: "Budi Santoso", KeyName: "NIS", Description: "Kelas 7A"}}, store.SourcePortal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, err := db.StudentByNIS(ctx, "2601"); err != nil || s.Name != "Budi Santoso" || s.Source != store.SourcePortal {
+		t.Fatalf("roster: %+v %v", s, err)
+	}
+	if e := lastAudit(t, db); e.Action != changes.ActionStudentsCreate || e.Outcome != "ok" || e.Target != "2601" || e.Actor != "siti" || e.IP != "10.1.2.3" {
+		t.Fatalf("audit: %+v", e)
+	}
+
+	// A refused write is audited with the service's status and nothing reaches the roster.
+	_, err = w.CreateStudents(ctx, actor, []billing.Student{{NIS: "2601", Name: "Again", KeyName: "NIS"}}, store.SourcePortal)
+	if !errors.Is(err, billing.ErrValidation) {
+		t.Fatalf("duplicate student: %v", err)
+	}
+	e := lastAudit(t, db)
+	if e.Outcome != "failed" || e.UpstreamStatus != 400 || e.UpstreamDesc == "" {
+		t.Fatalf("audit of refusal: %+v", e)
+	}
+	if s, _ := db.StudentByNIS(ctx, "2601"); s.Name != "Budi Santoso" {
+		t.Fatal("a refused write changed the roster")
+	}
+
+	due := time.Date(2026, 11, 10, 0, 0, 0, 0, time.UTC)
+	bills, err := w.CreateComponents(ctx, actor, []billing.ComponentInput{{NIS: "2601", AccountCode: "SPP", Name: "SPP November",
+		Due: due, Expiry: due.AddDate(0, 2, 0), Amount: 450_000, Penalty: 25_000}}, "form")
+	if err != nil || len(bills) != 1 {
+		t.Fatalf("components: %v %v", bills, err)
+	}
+	paid, err := w.Pay(ctx, actor, billing.Payment{NIS: "2601", RefNumber: "KASIR-1", ComponentIDs: []string{bills[0].ComponentID}})
+	if err != nil || paid[0].AmountPaid != 475_000 {
+		t.Fatalf("pay: %v %v", paid, err)
+	}
+	if e := lastAudit(t, db); e.Action != changes.ActionPay || !strings.Contains(e.Detail, "KASIR-1") || !strings.Contains(e.Detail, "475000") {
+		t.Fatalf("pay audit: %+v", e)
+	}
+	if err := w.DeleteStudent(ctx, actor, "2601"); !errors.Is(err, billing.ErrValidation) {
+		t.Fatalf("delete with payments: %v", err)
+	}
+	if _, err := db.StudentByNIS(ctx, "2601"); err != nil {
+		t.Fatal("a refused delete removed the roster entry")
+	}
+
+	res, err := w.Checkout(ctx, actor, billing.Checkout{Student: billing.Student{NIS: "2602", Name: "Rina"},
+		Components: []billing.CheckoutComponent{{AccountCode: "BCA", Name: "Uang Pangkal", Due: due.AddDate(0, 1, 0), Expiry: due.AddDate(0, 3, 0), Amount: 5_000_000}}}, store.SourceCheckout)
+	if err != nil || res.BillID == "" {
+		t.Fatalf("checkout: %+v %v", res, err)
+	}
+	if s, err := db.StudentByNIS(ctx, "2602"); err != nil || s.Source != store.SourceCheckout || s.KeyName != "NIS" {
+		t.Fatalf("checkout roster: %+v %v", s, err)
+	}
+	if err := w.DeleteStudent(ctx, actor, "2602"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.StudentByNIS(ctx, "2602"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatal("deleted student still in the roster")
+	}
+}
+
+func TestTimeoutIsUnknownAndNotMirrored(t *testing.T) {
+	ctx := context.Background()
+	w, sb, db := setup(t, 300*time.Millisecond)
+	sb.SetFaults(sandbox.Faults{TimeoutRate: 1})
+	_, err := w.CreateStudents(ctx, actor, []billing.Student{{NIS: "2603", Name: "Tono", KeyName: "NIS"}}, store.SourcePortal)
+	if !errors.Is(err, billing.ErrTimeout) || !changes.Ambiguous(err) {
+		t.Fatalf("err = %v", err)
+	}
+	if e := lastAudit(t, db); e.Outcome != changes.OutcomeUnknown {
+		t.Fatalf("audit outcome %q", e.Outcome)
+	}
+	if _, err := db.StudentByNIS(ctx, "2603"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatal("an unconfirmed write reached the roster")
+	}
+}

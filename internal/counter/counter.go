@@ -1,0 +1,233 @@
+// Package counter is paying at the school's counter: the student's unpaid components
+// priced as of today, checking a choice against the service's components read just
+// before (Check), recording the payment through the audited writer (Pay), and the
+// receipt read back from the service. It has no HTTP in it; web/ renders its answers.
+package counter
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/sekolah/portal/internal/auth"
+	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/billlist"
+	"github.com/sekolah/portal/internal/changes"
+	"github.com/sekolah/portal/internal/problem"
+	"github.com/sekolah/portal/internal/students"
+)
+
+// The counter form's fields, as problem fields.
+const (
+	FieldNIS = "nis"
+	FieldRef = "ref"
+	// FieldComponent is the chosen components.
+	FieldComponent = "component"
+)
+
+// MaxRefLen is the longest reference number a new payment may carry.
+const MaxRefLen = 40
+
+// refRE is the charset of reference (receipt) numbers: what banks and receipt books print,
+// safe in a URL and unambiguous when read out at the counter.
+var refRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9./_-]*$`)
+
+// ParseRef trims a reference number and checks it into l: required, at most MaxRefLen
+// characters of letters, digits and . / _ - (starting with a letter or digit).
+func ParseRef(l *problem.List, s string) string {
+	s = strings.TrimSpace(s)
+	switch {
+	case s == "":
+		l.Add(FieldRef, "form.required")
+	case len(s) > MaxRefLen:
+		l.Add(FieldRef, "form.too_long", MaxRefLen)
+	case !refRE.MatchString(s):
+		l.Add(FieldRef, "payments.err.ref_chars")
+	}
+	return s
+}
+
+// Service is the counter: built once by cmd/portal.
+type Service struct {
+	Billing *billing.Client
+	// Writer records the payments (audited).
+	Writer *changes.Writer
+	// Location is the service time zone: "today" of the day rule is the date there.
+	Location *time.Location
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Today is now in the service zone, the day the prices are for.
+func (s *Service) Today() time.Time {
+	now := time.Now
+	if s.Now != nil {
+		now = s.Now
+	}
+	loc := s.Location
+	if loc == nil {
+		loc = time.UTC
+	}
+	return now().In(loc)
+}
+
+// Student is one student at the counter: their unpaid components as just read from the
+// service, priced as of Today.
+type Student struct {
+	NIS string
+	// Name is the student's name as the service has it on their components.
+	Name         string
+	Today        time.Time
+	Lines        []Line
+	PayableTotal int64
+	fresh        []billing.Bill
+}
+
+// Found reports whether the student's components were read.
+func (st Student) Found() bool { return st.fresh != nil }
+
+// Student reads the student's components from the service. An invalid NIS is a
+// problem.List; billing.ErrNotFound means the service has no such student.
+func (s *Service) Student(ctx context.Context, nis string) (Student, error) {
+	var l problem.List
+	if !students.CheckNIS(&l, FieldNIS, nis) {
+		return Student{NIS: nis, Today: s.Today()}, l
+	}
+	st := Student{NIS: nis, Today: s.Today(), fresh: []billing.Bill{}}
+	for b, err := range s.Billing.AllForStudent(ctx, nis, billing.Query{}) {
+		if err != nil {
+			return Student{NIS: nis, Today: st.Today}, fmt.Errorf("counter: components of %s: %w", nis, err)
+		}
+		st.fresh = append(st.fresh, b)
+		if st.Name == "" {
+			st.Name = b.StudentName
+		}
+	}
+	st.Lines = Outstanding(st.fresh, st.Today)
+	st.PayableTotal = PayableTotal(st.Lines)
+	return st, nil
+}
+
+// Request is a payment as the counter form asks for it.
+type Request struct {
+	NIS string
+	Ref string
+	// IDs are the chosen components.
+	IDs []string
+}
+
+// Payment is a counter payment checked against the student's components read just now.
+type Payment struct {
+	Student
+	Ref string
+	// Chosen is what will be paid, priced as of today.
+	Chosen Selection
+	// Paid is what the service recorded as paid, once Pay succeeded.
+	Paid int64
+}
+
+// Check reads the student's components afresh and checks the request against them: a
+// valid reference not used before for this student, and every chosen component still
+// there, unpaid, not expired and active. Problems are a problem.List (fields nis, ref,
+// component); a failure to read is the billing error (ErrNotFound: no such student). The
+// Payment carries the student as read whenever that worked, so a form can show the
+// fresh list beside the problems.
+func (s *Service) Check(ctx context.Context, req Request) (Payment, error) {
+	st, err := s.Student(ctx, strings.TrimSpace(req.NIS))
+	var refProbs problem.List
+	p := Payment{Student: st, Ref: ParseRef(&refProbs, req.Ref)}
+	if err != nil {
+		return p, err
+	}
+	sel, probs := Select(st.fresh, req.IDs, st.Today)
+	switch {
+	case len(refProbs) > 0:
+		probs = append(refProbs, probs...)
+	case RefUsed(st.fresh, p.Ref):
+		probs = append(problem.List{problem.New(FieldRef, "payments.err.ref_used")}, probs...)
+	}
+	if len(probs) > 0 {
+		return p, probs
+	}
+	p.Chosen = sel
+	return p, nil
+}
+
+// TotalChanged is the answer to a payment confirmed at another total than today's:
+// midnight passed and a penalty now applies, or the form was not the confirmation.
+// Nothing was paid.
+type TotalChanged struct{ Total int64 }
+
+func (e *TotalChanged) Error() string {
+	return fmt.Sprintf("counter: the total is now %d, not the one confirmed", e.Total)
+}
+
+// PayError is the service's refusal of a payment that passed the counter's checks, or a
+// failure to reach it. Problems words the refusal per component when the service named
+// them. When changes.Ambiguous(Err), the payment may have been recorded: the person must
+// check before trying again.
+type PayError struct {
+	Err      error
+	Problems problem.List
+}
+
+func (e *PayError) Error() string { return "counter: payment not recorded: " + e.Err.Error() }
+
+// Unwrap gives the writer's error.
+func (e *PayError) Unwrap() error { return e.Err }
+
+// Pay checks the request once more against the service (so the same page cannot pay
+// twice) and records it with the writer, which audits it. confirmed is the total the
+// person confirmed; another total today is *TotalChanged.
+//
+// Errors: those of Check; *TotalChanged; or *PayError.
+func (s *Service) Pay(ctx context.Context, actor auth.Actor, req Request, confirmed int64) (Payment, error) {
+	p, err := s.Check(ctx, req)
+	if err != nil {
+		return p, err
+	}
+	if confirmed != p.Chosen.Total {
+		return p, &TotalChanged{Total: p.Chosen.Total}
+	}
+	paid, err := s.Writer.Pay(ctx, actor, billing.Payment{NIS: p.NIS, RefNumber: p.Ref, ComponentIDs: p.Chosen.IDs})
+	if err != nil {
+		pe := &PayError{Err: err}
+		pe.Problems, _ = PayProblems(err, p.Chosen.IDs, p.fresh)
+		return p, pe
+	}
+	for _, b := range paid {
+		p.Paid += b.AmountPaid
+	}
+	if len(paid) == 0 {
+		p.Paid = p.Chosen.Total
+	}
+	return p, nil
+}
+
+// ErrNoReceipt means there is no payment of the student under the reference.
+var ErrNoReceipt = errors.New("counter: no payment under that reference")
+
+// Receipt reads one payment back from the service by its reference number, so it shows
+// what the service recorded rather than what was asked. ErrNoReceipt when there is none
+// (or the NIS or the reference cannot be one).
+func (s *Service) Receipt(ctx context.Context, nis, ref string) (Receipt, error) {
+	nis, ref = strings.TrimSpace(nis), strings.TrimSpace(ref)
+	if !students.ValidNIS(nis) || ref == "" || len(ref) > billlist.MaxRefSearchLen {
+		return Receipt{}, ErrNoReceipt
+	}
+	got, err := s.Billing.StudentBills(ctx, nis, billing.Query{RefNumber: ref, Limit: billing.MaxLimit})
+	switch {
+	case errors.Is(err, billing.ErrNotFound):
+		return Receipt{}, ErrNoReceipt
+	case err != nil:
+		return Receipt{}, fmt.Errorf("counter: receipt %s of %s: %w", ref, nis, err)
+	}
+	r, ok := BuildReceipt(nis, ref, got)
+	if !ok {
+		return Receipt{}, ErrNoReceipt
+	}
+	return r, nil
+}

@@ -1,0 +1,137 @@
+package uploads
+
+import (
+	"context"
+	"errors"
+	"os"
+	"time"
+
+	"github.com/sekolah/portal/internal/auth"
+	"github.com/sekolah/portal/internal/store"
+)
+
+// Analyse starts the analysis of a held upload (the person confirmed despite the earlier
+// upload of the same file) or analyses an invalid one again (the service did not answer).
+func (r *Runner) Analyse(ctx context.Context, id string) error {
+	j, err := r.db.UploadJobByID(ctx, id)
+	if err != nil {
+		return err
+	}
+	if !j.FileKept {
+		return ErrFileGone
+	}
+	ok, err := r.db.SetUploadJobState(ctx, id, StateAnalysing, StateHeld, StateInvalid)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return ErrState
+	}
+	r.startAnalysis(id)
+	return nil
+}
+
+// Commit queues a previewed upload's job on behalf of actor.
+func (r *Runner) Commit(ctx context.Context, id string, actor auth.Actor) error {
+	ok, err := r.db.CommitUploadJob(ctx, id, store.UploadCommit{From: StateReady, To: StateQueued,
+		ByID: actor.ID, By: actor.Username, Role: string(actor.Role), IP: actor.IP})
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return ErrState
+	}
+	r.wakeUp()
+	return nil
+}
+
+// Retry queues again a job that ended with rows not sent (the service was unavailable,
+// or calls went unanswered); rows the service refused stay refused.
+func (r *Runner) Retry(ctx context.Context, id string) error {
+	j, err := r.db.UploadJobByID(ctx, id)
+	if err != nil {
+		return err
+	}
+	if j.State != StatePartial && j.State != StateFailed {
+		return ErrState
+	}
+	// The chunks first, the job's state last: the job loop must not find the job sending
+	// while its chunks still say failed, or it would finish it again at once.
+	chunks, err := r.db.UploadChunks(ctx, id)
+	if err != nil {
+		return err
+	}
+	for _, c := range chunks {
+		if c.State == ChunkFailed && len(c.PendingRows) > 0 {
+			c.State = ChunkPending
+			if err := r.db.SaveUploadChunk(ctx, c); err != nil {
+				return err
+			}
+		}
+	}
+	next := StateSending
+	if len(chunks) == 0 {
+		// It failed before any chunk was made (the service did not answer the check):
+		// it starts again from the check.
+		if !j.FileKept {
+			return ErrFileGone
+		}
+		next = StateQueued
+		if err := r.db.SetUploadProblem(ctx, id, "", nil); err != nil {
+			return err
+		}
+	}
+	ok, err := r.db.SetUploadJobState(ctx, id, next, StatePartial, StateFailed)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return ErrState
+	}
+	r.wakeUp()
+	return nil
+}
+
+// Discard drops an upload before it was committed, and its file.
+func (r *Runner) Discard(ctx context.Context, id string) error {
+	ok, err := r.db.SetUploadJobState(ctx, id, StateDiscarded, StateHeld, StateReady, StateInvalid)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return ErrState
+	}
+	r.removeFile(ctx, id)
+	return nil
+}
+
+func (r *Runner) removeFile(ctx context.Context, id string) {
+	if err := os.Remove(r.Path(id)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		r.log.Error("remove upload file", "job", id, "err", err)
+		return
+	}
+	if err := r.db.SetUploadFileKept(ctx, id, false); err != nil {
+		r.log.Error("record removed upload file", "job", id, "err", err)
+	}
+}
+
+// Wait blocks until the job is in none of the busy states (analysing, queued, checking,
+// sending) or ctx ends, and returns the job as it is then.
+func (r *Runner) Wait(ctx context.Context, id string) (store.UploadJob, error) {
+	for {
+		j, err := r.db.UploadJobByID(ctx, id)
+		if err != nil {
+			return j, err
+		}
+		if j.State != StateAnalysing && !Running(j.State) {
+			return j, nil
+		}
+		t := time.NewTimer(20 * time.Millisecond)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return j, ctx.Err()
+		case <-t.C:
+		}
+	}
+}

@@ -1,0 +1,48 @@
+package uploads
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// janitor removes the files of old uploads: finished jobs after Retention, and uploads
+// never committed (which it discards).
+func (r *Runner) janitor() {
+	defer r.wg.Done()
+	for {
+		r.clean(r.ctx)
+		if !r.sleep(time.Hour) {
+			return
+		}
+	}
+}
+
+func (r *Runner) clean(ctx context.Context) {
+	jobs, err := r.db.UploadJobsWithFilesBefore(ctx, r.now().Add(-r.cfg.Retention))
+	if err != nil {
+		r.log.Error("upload clean-up", "err", err)
+		return
+	}
+	for _, j := range jobs {
+		switch {
+		case Running(j.State), j.State == StateAnalysing:
+			continue
+		case j.State == StateHeld, j.State == StateReady, j.State == StateInvalid:
+			if err := r.Discard(ctx, j.ID); err != nil && !errors.Is(err, ErrState) {
+				r.log.Error("upload clean-up", "job", j.ID, "err", err)
+			}
+		default:
+			r.removeFile(ctx, j.ID)
+		}
+	}
+	// Files of receptions cut short by a crash.
+	parts, _ := filepath.Glob(filepath.Join(r.cfg.Dir, "receive-*.part"))
+	for _, p := range parts {
+		if fi, err := os.Stat(p); err == nil && r.now().Sub(fi.ModTime()) > time.Hour {
+			_ = os.Remove(p)
+		}
+	}
+}

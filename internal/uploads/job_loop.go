@@ -1,0 +1,345 @@
+package uploads
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/sekolah/portal/internal/auth"
+	"github.com/sekolah/portal/internal/store"
+)
+
+// loop runs committed jobs one at a time until the runner stops.
+func (r *Runner) loop() {
+	defer r.wg.Done()
+	for !r.quitting() {
+		jobs, err := r.db.UploadJobsInStates(r.ctx, StateQueued, StateChecking, StateSending)
+		if err != nil {
+			r.log.Error("upload jobs", "err", err)
+			if !r.sleep(5 * time.Second) {
+				return
+			}
+			continue
+		}
+		if len(jobs) == 0 {
+			t := time.NewTimer(time.Minute)
+			select {
+			case <-r.wake:
+			case <-t.C:
+			case <-r.quit:
+			}
+			t.Stop()
+			continue
+		}
+		now := r.now()
+		until := now.Add(r.cfg.LeaseTTL)
+		ok, err := r.db.ClaimUploadJob(r.ctx, jobs[0].ID, r.owner, until, now)
+		if err != nil {
+			r.log.Error("upload job: claim", "job", jobs[0].ID, "err", err)
+			if !r.sleep(5 * time.Second) {
+				return
+			}
+			continue
+		}
+		if !ok {
+			// Another instance runs the oldest job. The later ones wait here too, as they
+			// would behind it in one instance: two jobs never race on the same rows. The job
+			// comes back to us when that instance ends it, or dies and its lease lapses.
+			t := time.NewTimer(r.cfg.LeaseRenew)
+			select {
+			case <-r.wake:
+			case <-t.C:
+			case <-r.quit:
+			}
+			t.Stop()
+			continue
+		}
+		if err := r.runLeased(jobs[0], until); err != nil && r.ctx.Err() == nil && !r.quitting() {
+			r.log.Error("upload job", "job", jobs[0].ID, "err", err)
+			if !r.sleep(5 * time.Second) {
+				return
+			}
+		}
+	}
+}
+
+// runLeased runs a job whose lease the runner holds until `until`: it renews the lease
+// while the job runs and releases it when the job ends or the runner stops. When the
+// lease is lost (renewals failed until it lapsed and another instance took it), the
+// job's work is cancelled so nothing more is sent from here.
+func (r *Runner) runLeased(j store.UploadJob, until time.Time) error {
+	ctx, cancel := context.WithCancel(r.ctx)
+	defer cancel()
+	renewed := make(chan struct{})
+	go func() {
+		defer close(renewed)
+		r.keepLease(ctx, cancel, j.ID, until)
+	}()
+	err := r.run(ctx, j)
+	cancel()
+	<-renewed
+	// Released even when the runner is being stopped hard: another instance may go on at once.
+	rctx, rcancel := context.WithTimeout(context.WithoutCancel(r.ctx), 5*time.Second)
+	defer rcancel()
+	if rerr := r.db.ReleaseUploadJob(rctx, j.ID, r.owner); rerr != nil {
+		r.log.Error("upload job: release lease", "job", j.ID, "err", rerr)
+	}
+	return err
+}
+
+// keepLease renews the job's lease every LeaseRenew until ctx ends, and calls lost when
+// the lease is gone or may lapse before the next renewal.
+func (r *Runner) keepLease(ctx context.Context, lost context.CancelFunc, id string, until time.Time) {
+	t := time.NewTicker(r.cfg.LeaseRenew)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		now := r.now()
+		ok, err := r.db.RenewUploadJob(ctx, id, r.owner, now.Add(r.cfg.LeaseTTL))
+		switch {
+		case err != nil && ctx.Err() != nil:
+			return
+		case err != nil:
+			r.log.Warn("upload job: renew lease", "job", id, "err", err)
+			if !now.Add(r.cfg.LeaseRenew).Before(until) {
+				r.log.Error("upload job: lease about to lapse; stopping the job here", "job", id)
+				lost()
+				return
+			}
+		case !ok:
+			r.log.Error("upload job: lease taken by another instance; stopping the job here", "job", id)
+			lost()
+			return
+		default:
+			until = now.Add(r.cfg.LeaseTTL)
+		}
+	}
+}
+
+func actorOf(j store.UploadJob) auth.Actor {
+	return auth.Actor{ID: j.CommittedByID, Username: j.CommittedBy, Role: auth.Role(j.CommittedRole), IP: j.CommittedIP}
+}
+
+// run takes a job as far as it goes: prepared (checked again and cut into chunks), sent,
+// finished. Stopping, or losing the lease (ctx ends), leaves it where it is, for the next
+// start or the instance that holds the lease.
+func (r *Runner) run(ctx context.Context, j store.UploadJob) error {
+	if j.State == StateQueued || j.State == StateChecking {
+		if _, err := r.db.SetUploadJobState(ctx, j.ID, StateChecking, StateQueued, StateChecking); err != nil {
+			return err
+		}
+		if err := r.prepareWithRetries(ctx, j); err != nil {
+			if r.quitting() || ctx.Err() != nil {
+				return nil
+			}
+			var fe *FileError
+			problem := "internal"
+			switch {
+			case errors.As(err, &fe):
+				problem = fe.Code
+			case errors.Is(err, ErrFileGone):
+				problem = "file_gone"
+			case isUpstream(err):
+				problem = "upstream"
+			}
+			r.log.Error("upload job: prepare", "job", j.ID, "err", err)
+			if err := r.db.SetUploadProblem(ctx, j.ID, problem, nil); err != nil {
+				return err
+			}
+			return r.db.FinishUploadJob(ctx, j.ID, StateFailed, 0, 0)
+		}
+	}
+	if err := r.send(ctx, j); err != nil {
+		return err
+	}
+	if r.quitting() || ctx.Err() != nil {
+		return nil
+	}
+	return r.finish(ctx, j.ID)
+}
+
+func (r *Runner) prepareWithRetries(ctx context.Context, j store.UploadJob) error {
+	for attempt := 0; ; attempt++ {
+		err := r.prepare(ctx, j)
+		if err == nil || !isUpstream(err) || attempt+1 >= r.cfg.MaxAttempts {
+			return err
+		}
+		r.log.Warn("upload job: checking the billing service", "job", j.ID, "attempt", attempt+1, "err", err)
+		if !r.sleep(r.backoff(attempt)) {
+			return err
+		}
+	}
+}
+
+// prepare reads the file again, asks the service which rows exist by now (a preview left
+// open for a day, or the same rows sent by another upload in between) and writes the rest
+// as chunks. It can be repeated: the chunks are made afresh each time.
+func (r *Runner) prepare(ctx context.Context, j store.UploadJob) error {
+	if !j.FileKept {
+		return ErrFileGone
+	}
+	errRows, err := r.db.UploadErrorRows(ctx, j.ID)
+	if err != nil {
+		return err
+	}
+	skipErr := func(row int) bool { _, found := slices.BinarySearch(errRows, row); return found }
+	path := r.Path(j.ID)
+	opts := r.options(Kind(j.Kind))
+	exists := map[int]bool{}
+
+	switch Kind(j.Kind) {
+	case Components:
+		var keys []Key
+		var rows []int
+		if err := ReadComponents(ctx, path, opts, skipErr, func(c Component) error {
+			keys = append(keys, Key{NIS: c.NIS, Name: c.Name, Due: c.Due})
+			rows = append(rows, c.Row)
+			return nil
+		}); err != nil {
+			return err
+		}
+		found, err := opts.Existing.FindComponents(ctx, keys)
+		if err != nil {
+			return err
+		}
+		for i, f := range found {
+			if f {
+				exists[rows[i]] = true
+			}
+		}
+	case Students:
+		var nis []string
+		var rows []int
+		if err := ReadStudents(ctx, path, opts, skipErr, func(s Student) error {
+			nis, rows = append(nis, s.NIS), append(rows, s.Row)
+			return nil
+		}); err != nil {
+			return err
+		}
+		known, err := opts.Students.KnownStudents(ctx, nis)
+		if err != nil {
+			return err
+		}
+		for i, n := range nis {
+			if known[n] {
+				exists[rows[i]] = true
+			}
+		}
+	}
+
+	if err := r.db.DeleteUploadChunks(ctx, j.ID); err != nil {
+		return err
+	}
+	skip := func(row int) bool { return skipErr(row) || exists[row] }
+	var (
+		seq, total int
+		items      []any
+		rows       []int
+	)
+	flush := func() error {
+		if len(items) == 0 {
+			return nil
+		}
+		payload, err := json.Marshal(items)
+		if err != nil {
+			return err
+		}
+		seq++
+		total += len(items)
+		err = r.db.InsertUploadChunk(ctx, store.UploadChunk{JobID: j.ID, Seq: seq, State: ChunkPending, Size: len(items),
+			Payload: string(payload), PendingRows: rows})
+		items, rows = items[:0], nil
+		return err
+	}
+	add := func(row int, it any) error {
+		items, rows = append(items, it), append(rows, row)
+		if len(items) >= r.cfg.ChunkSize {
+			return flush()
+		}
+		return nil
+	}
+	switch Kind(j.Kind) {
+	case Components:
+		err = ReadComponents(ctx, path, opts, skip, func(c Component) error { return add(c.Row, compItemOf(c)) })
+	case Students:
+		err = ReadStudents(ctx, path, opts, skip, func(s Student) error {
+			return add(s.Row, studentItem{Row: s.Row, NIS: s.NIS, Name: s.Name, Class: s.Class, Phone: s.Phone, Email: s.Email})
+		})
+	}
+	if err == nil {
+		err = flush()
+	}
+	if err != nil {
+		return err
+	}
+	return r.db.SetUploadSending(ctx, j.ID, StateSending, total, len(exists))
+}
+
+// send processes the job's open chunks, Concurrency at a time.
+func (r *Runner) send(ctx context.Context, j store.UploadJob) error {
+	j, err := r.db.UploadJobByID(ctx, j.ID)
+	if err != nil {
+		return err
+	}
+	states, err := r.db.UploadChunkStates(ctx, j.ID)
+	if err != nil {
+		return err
+	}
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for range r.cfg.Concurrency {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for seq := range work {
+				if err := r.processChunk(ctx, j, seq); err != nil && ctx.Err() == nil {
+					r.log.Error("upload chunk", "job", j.ID, "chunk", seq, "err", err)
+				}
+			}
+		}()
+	}
+feed:
+	for _, s := range states {
+		if s.State == ChunkConfirmed || s.State == ChunkFailed {
+			continue
+		}
+		select {
+		case work <- s.Seq:
+		case <-r.quit:
+			break feed
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(work)
+	wg.Wait()
+	return nil
+}
+
+// finish records the job's outcome once no chunk is open.
+func (r *Runner) finish(ctx context.Context, id string) error {
+	p, err := r.db.UploadProgressOf(ctx, id, ChunkConfirmed, ChunkFailed, ChunkSent, ChunkUnknown)
+	if err != nil {
+		return err
+	}
+	if open := p.Chunks - p.Confirmed - p.Failed - p.Unknown; open > 0 {
+		// The loop takes the job up again after a pause.
+		return fmt.Errorf("%d chunks still pending", open)
+	}
+	state := StateDone
+	switch {
+	case p.Done() == 0 && p.Rows > 0:
+		state = StateFailed
+	case p.Pending > 0 || p.FailedRows > 0:
+		state = StatePartial
+	}
+	return r.db.FinishUploadJob(ctx, id, state, p.Done(), p.FailedRows)
+}

@@ -1,0 +1,30 @@
+package web
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/sekolah/portal/internal/i18n"
+	"github.com/sekolah/portal/internal/registration"
+	"github.com/sekolah/portal/internal/store"
+)
+
+// deleteFeeTemplate removes a template unless the public form uses it.
+func (h *Handler) deleteFeeTemplate(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	t := feeTemplateFrom(r)
+	err := h.registration.DeleteTemplate(ctx, h.actor(r), t)
+	switch {
+	case err == nil:
+		h.addFlash(w, r, "success", i18n.T(ctx, "feetemplates.deleted_ok", t.Name))
+	case errors.Is(err, registration.ErrTemplateInUse):
+		h.addFlash(w, r, "error", i18n.T(ctx, "feetemplates.err.in_use", t.Name))
+	case errors.Is(err, store.ErrNotFound):
+		// Deleted meanwhile by someone else: what the person wanted.
+		h.addFlash(w, r, "success", i18n.T(ctx, "feetemplates.deleted_ok", t.Name))
+	default:
+		h.serverError(w, r, err)
+		return
+	}
+	h.redirect(w, r, "/settings/fee-templates")
+}

@@ -1,0 +1,30 @@
+package web
+
+import (
+	"net/http"
+
+	"github.com/sekolah/portal/internal/i18n"
+	"github.com/sekolah/portal/internal/store"
+	"github.com/sekolah/portal/views/viewctx"
+)
+
+// switchLanguage stores the chosen language on the session and, when signed in, on the
+// person's account so it follows them to other devices.
+func (h *Handler) switchLanguage(w http.ResponseWriter, r *http.Request) {
+	lang, ok := i18n.ParseLang(r.PostFormValue("lang"))
+	if !ok {
+		h.renderError(w, r, http.StatusBadRequest, "")
+		return
+	}
+	s := h.session(r)
+	s.Values[keyLang] = lang.String()
+	if p, ok := viewctx.CurrentPerson(r.Context()); ok {
+		l := lang.String()
+		if err := h.db.UpdateUser(r.Context(), p.ID, store.UserChange{Lang: &l}); err != nil {
+			h.serverError(w, r, err)
+			return
+		}
+	}
+	h.saveSession(w, r, s)
+	h.redirect(w, r, safeNext(r.PostFormValue("next")))
+}

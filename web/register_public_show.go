@@ -1,0 +1,20 @@
+package web
+
+import (
+	"net/http"
+
+	"github.com/sekolah/portal/views/pages"
+)
+
+// showPublicRegistration is the public registration form, when an admin has switched it on.
+func (h *Handler) showPublicRegistration(w http.ResponseWriter, r *http.Request) {
+	_, rev, unusable, ok := h.publicForm(w, r)
+	if !ok {
+		return
+	}
+	status := http.StatusOK
+	if unusable {
+		status = http.StatusServiceUnavailable
+	}
+	h.render(w, r, status, pages.PublicRegister(publicView(rev, unusable)))
+}

@@ -1,0 +1,35 @@
+package web
+
+import (
+	"net/http"
+
+	"github.com/sekolah/portal/views/pages"
+)
+
+// showRegistrationSettings shows the public registration form's settings.
+func (h *Handler) showRegistrationSettings(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	p, err := h.registration.PublicSettings(ctx)
+	if err != nil {
+		h.serverError(w, r, err)
+		return
+	}
+	h.renderRegistrationSettings(w, r, http.StatusOK, pages.RegistrationSettingsView{Enabled: p.Enabled, TemplateID: p.TemplateID, Class: p.Class})
+}
+
+func (h *Handler) renderRegistrationSettings(w http.ResponseWriter, r *http.Request, status int, v pages.RegistrationSettingsView) {
+	opts, err := h.templateOptions(r.Context())
+	if err != nil {
+		h.serverError(w, r, err)
+		return
+	}
+	if len(opts) > 1 {
+		v.Templates = opts
+	}
+	scheme := "http"
+	if h.isHTTPS(r) {
+		scheme = "https"
+	}
+	v.PublicURL = scheme + "://" + r.Host + "/register"
+	h.render(w, r, status, pages.RegistrationSettings(v))
+}

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/sekolah/portal/internal/billing"
-	"github.com/sekolah/portal/internal/bills"
+	"github.com/sekolah/portal/internal/billlist"
 	"github.com/sekolah/portal/internal/ledger"
 )
 
@@ -31,7 +31,7 @@ func nisOrder(a, b string) int {
 }
 
 // expectBills is the bills list worked out the slow way from every component.
-func expectBills(all []billing.Bill, q ledger.BillsQuery, roster map[string]string, now time.Time) ([]billing.Bill, bills.Totals) {
+func expectBills(all []billing.Bill, q ledger.BillsQuery, roster map[string]string, now time.Time) ([]billing.Bill, billlist.Totals) {
 	today := now.In(jakarta)
 	todayDay := billing.DayIn(now, jakarta)
 	var keep []billing.Bill
@@ -95,7 +95,7 @@ func expectBills(all []billing.Bill, q ledger.BillsQuery, roster map[string]stri
 		}
 		return dir(newest(a, b))
 	})
-	totals := bills.Total(keep, today)
+	totals := billlist.Total(keep, today)
 	_ = todayDay
 	limit := cmp.Or(q.Limit, 50)
 	from := min(q.Offset, len(keep))

@@ -67,11 +67,6 @@ func appendAudit(ctx context.Context, x execer, e AuditEntry) error {
 	return nil
 }
 
-// execer is what *sql.DB and *sql.Tx share for writes.
-type execer interface {
-	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
-}
-
 // ListAudit returns one page of entries matching f, newest first, and the
 // number of matching entries in all.
 func (db *DB) ListAudit(ctx context.Context, f AuditFilter) (entries []AuditEntry, total int, err error) {

@@ -42,6 +42,11 @@ type BillsQuery struct {
 	Sort           string
 	Desc           bool
 	Offset, Limit  int // Limit 0: 50
+
+	// found is what the search found in the roster: the students' NIS, or join when so
+	// many matched that the search is better joined in SQL.
+	found []string
+	join  bool
 }
 
 // BillTotals add up the whole result of a query on today, as the bills page shows them.
@@ -88,6 +93,11 @@ func (l *Ledger) Bills(ctx context.Context, q BillsQuery) (BillsPage, error) {
 	page := BillsPage{Today: dayTime(today)}
 	err := l.read(ctx, func(tx *sql.Tx) error {
 		var err error
+		if q.Search != "" {
+			if q.found, q.join, err = searchStudents(ctx, tx, q.Search); err != nil {
+				return err
+			}
+		}
 		if page.Totals, err = billTotals(ctx, tx, q, today); err != nil {
 			return err
 		}
@@ -189,23 +199,66 @@ func totalsTerms(w *where, q BillsQuery) {
 	}
 }
 
-// billSource is the FROM clause: with a search, the matching students drive the join
-// (CROSS JOIN keeps SQLite from walking a million rows in sort order instead).
-func billSource(q BillsQuery) string {
-	if q.Search == "" {
-		return "ledger_components c"
+// maxFound is how many students a search names one by one; beyond it the search is
+// joined in SQL.
+var maxFound = 500
+
+// searchStudents finds the students whose name contains the search (case and spacing
+// aside) or whose NIS starts with it: their NIS, or join when more than maxFound match.
+func searchStudents(ctx context.Context, tx *sql.Tx, search string) ([]string, bool, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT nis FROM students WHERE `+studentMatch+` LIMIT $3`,
+		nameLike(search), nisLike(search), maxFound+1)
+	if err != nil {
+		return nil, false, err
 	}
-	return `(SELECT nis FROM students WHERE name_search LIKE $1 ESCAPE '\' OR nis LIKE $2 ESCAPE '\') s
-		CROSS JOIN ledger_components c`
+	defer rows.Close()
+	found := []string{}
+	for rows.Next() {
+		var nis string
+		if err := rows.Scan(&nis); err != nil {
+			return nil, false, err
+		}
+		found = append(found, nis)
+	}
+	if len(found) > maxFound {
+		return nil, true, rows.Err()
+	}
+	return found, false, rows.Err()
 }
 
-// billTerms adds the query's filters on the components c. With a search its two
+const studentMatch = `(name_search LIKE $1 ESCAPE '\' OR nis LIKE $2 ESCAPE '\')`
+
+func nameLike(search string) string {
+	return "%" + escapeLike(strings.ToLower(strings.Join(strings.Fields(search), " "))) + "%"
+}
+
+func nisLike(search string) string { return escapeLike(search) + "%" }
+
+// billSource is the FROM clause: with a search that matched many students, the students
+// drive the join (CROSS JOIN keeps SQLite from walking a million rows in sort order).
+func billSource(q BillsQuery) string {
+	if !q.join {
+		return "ledger_components c"
+	}
+	return `(SELECT nis FROM students WHERE ` + studentMatch + `) s CROSS JOIN ledger_components c`
+}
+
+// billTerms adds the query's filters on the components c. A joined search's two
 // parameters come first ($1, $2), as billSource names them.
 func billTerms(w *where, q BillsQuery, today int64, withTab bool) {
-	if q.Search != "" {
-		w.arg("%" + escapeLike(strings.ToLower(strings.Join(strings.Fields(q.Search), " "))) + "%")
-		w.arg(escapeLike(q.Search) + "%")
+	switch {
+	case q.join:
+		w.arg(nameLike(q.Search))
+		w.arg(nisLike(q.Search))
 		w.terms = append(w.terms, "c.nis = s.nis")
+	case q.Search != "" && len(q.found) == 0:
+		w.terms = append(w.terms, "1 = 0") // no student matches
+	case q.Search != "":
+		ph := make([]string, len(q.found))
+		for i, nis := range q.found {
+			ph[i] = w.arg(nis)
+		}
+		w.terms = append(w.terms, "c.nis IN ("+strings.Join(ph, ", ")+")")
 	}
 	if withTab {
 		switch q.Tab {

@@ -367,7 +367,7 @@ func (l *Ledger) dashboardArrears(ctx context.Context, tx *sql.Tx, d *Dashboard)
 	todayN := dayNum(d.Today)
 	rows, err := tx.QueryContext(ctx, `SELECT o.nis, o.owed, o.n, o.oldest, COALESCE(s.name, ''), COALESCE(s.description, '')
 		FROM (SELECT nis, SUM(amount + penalty) AS owed, COUNT(*) AS n, MIN(due_day) AS oldest
-			FROM ledger_components WHERE kind = 0 AND expiry_day >= $1 AND due_day < $1 GROUP BY nis) o
+			FROM ledger_components`+l.indexedBy("ledger_components_open")+` WHERE kind = 0 AND expiry_day >= $1 AND due_day < $1 GROUP BY nis) o
 		LEFT JOIN students s ON s.nis = o.nis`, todayN)
 	if err != nil {
 		return err

@@ -86,7 +86,7 @@ func (l *Ledger) Outstanding(ctx context.Context, f OutstandingFilter) (Outstand
 		SUM(CASE WHEN ` + late + ` > 90 THEN c.amount + c.penalty ELSE 0 END) AS b4,
 		SUM(CASE WHEN ` + late + ` > 0 THEN c.penalty ELSE 0 END) AS penalty,
 		MIN(c.due_us) AS oldest
-		FROM ledger_components c` + w.sql() + ` GROUP BY c.nis`
+		FROM ledger_components c` + l.indexedBy("ledger_components_open") + w.sql() + ` GROUP BY c.nis`
 	named := where{terms: slices.Clone(w.terms), args: slices.Clone(w.args)}
 	outer := `SELECT o.nis, o.n, o.b0, o.b1, o.b2, o.b3, o.b4, o.penalty, o.oldest, COALESCE(s.name, ''), COALESCE(s.description, '')
 		FROM (` + inner + `) o LEFT JOIN students s ON s.nis = o.nis`
@@ -250,13 +250,16 @@ func (l *Ledger) Payments(ctx context.Context, from, to time.Time, account strin
 				w.add("c.account_code = ?", account)
 			}
 			if after != nil {
+				// paid_day follows paid_us; saying so starts the index range where the
+				// last page ended instead of at the range's first day.
+				w.add("c.paid_day >= ?", after.day)
 				w.add("(c.paid_us > ? OR c.paid_us = ? AND (c.nis > ? OR c.nis = ? AND c.id > ?))",
 					after.paid, after.paid, after.nis, after.nis, after.id)
 			}
 			rows, err := l.sql.QueryContext(ctx, `SELECT c.paid_day, c.paid_us, c.nis, c.id, COALESCE(s.name, ''), c.student_name,
 				COALESCE(s.description, ''), c.name, c.account_code, c.amount, c.amount_paid, c.ref_number
 				FROM ledger_components c LEFT JOIN students s ON s.nis = c.nis`+w.sql()+`
-				ORDER BY c.paid_us, c.nis, c.id LIMIT `+w.arg(iterPage), w.args...)
+				ORDER BY c.paid_day, c.paid_us, c.nis, c.id LIMIT `+w.arg(iterPage), w.args...)
 			if err != nil {
 				yield(PaymentRow{}, fmt.Errorf("ledger: payments: %w", err))
 				return
@@ -280,7 +283,7 @@ func (l *Ledger) Payments(ctx context.Context, from, to time.Time, account strin
 				p.Penalty = penaltyPaid(amount, p.Paid)
 				p.Amount = p.Paid - p.Penalty
 				page = append(page, p)
-				last.paid, last.nis, last.id = paid, p.NIS, id
+				last.day, last.paid, last.nis, last.id = day, paid, p.NIS, id
 			}
 			err = rows.Err()
 			rows.Close()
@@ -303,8 +306,8 @@ func (l *Ledger) Payments(ctx context.Context, from, to time.Time, account strin
 
 // payKey is where a page of payments ended: the order's columns of its last row.
 type payKey struct {
-	paid    int64
-	nis, id string
+	day, paid int64
+	nis, id   string
 }
 
 // AccountRow is what one school account received in the range (Payments, Amount,

@@ -57,7 +57,7 @@ CREATE INDEX ledger_components_paid_at ON ledger_components (paid_us, created_us
 -- are added up and ordered from the index alone.
 CREATE INDEX ledger_components_nis ON ledger_components (nis, kind, expiry_day, due_day, amount, penalty, amount_paid, created_us, id);
 -- The open components by expiry then due: what is payable today is a range of it.
-CREATE INDEX ledger_components_open ON ledger_components (expiry_day, due_day, nis, amount, penalty) WHERE kind = 0;
+CREATE INDEX ledger_components_open ON ledger_components (expiry_day, due_day, nis, amount, penalty, account_code, due_us) WHERE kind = 0;
 CREATE INDEX ledger_components_ref ON ledger_components (ref_number) WHERE ref_number <> '';
 CREATE INDEX ledger_components_notes ON ledger_components (notes) WHERE notes <> '';
 

@@ -199,9 +199,14 @@ func (l *Ledger) DashboardOn(ctx context.Context, today time.Time) (Dashboard, e
 	return d, nil
 }
 
-// read runs fn in a read-only transaction: one snapshot for every query of a page.
+// read runs fn in a read-only transaction: one snapshot for every query of a page
+// (SQLite's transactions are one snapshot; PostgreSQL's need repeatable read for that).
 func (l *Ledger) read(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	tx, err := l.sql.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	opts := &sql.TxOptions{ReadOnly: true}
+	if l.postgre {
+		opts.Isolation = sql.LevelRepeatableRead
+	}
+	tx, err := l.sql.BeginTx(ctx, opts)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}

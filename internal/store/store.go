@@ -122,9 +122,12 @@ func open(databaseURL string) (*DB, error) {
 // sqliteParams are added to every SQLite DSN. _txlock=immediate takes the write
 // lock at BEGIN so a read-then-write transaction waits (busy_timeout) instead of
 // failing with SQLITE_BUSY when it upgrades; _timezone=UTC makes times read back
-// in time.UTC.
+// in time.UTC. A 32 MiB page cache per connection (the default is 2 MiB) keeps the
+// ledger's indexes (a million components is ~800 MB of table and indexes) from being
+// read back from the file on every write and page; it is filled only as used.
 var sqliteParams = []string{
 	"_pragma=busy_timeout(5000)",
+	"_pragma=cache_size(-32768)",
 	"_pragma=journal_mode(WAL)",
 	"_pragma=foreign_keys(1)",
 	"_pragma=synchronous(NORMAL)",

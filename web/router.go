@@ -32,6 +32,10 @@ func New(d Deps) http.Handler {
 	r.Get("/healthz", h.healthz)
 	r.Handle("/static/*", static.Handler())
 
+	// The billing service's payment callbacks: no session, no CSRF (the signature is the
+	// proof); the handler bounds the body.
+	r.Post("/hooks/payments", h.receivePaymentCallback)
+
 	// The upload form's POST: the body limit is the upload limit; only a person allowed to
 	// upload gets the body read (a large file into a temporary file), before the CSRF check
 	// looks for the token in it.
@@ -164,6 +168,8 @@ func New(d Deps) http.Handler {
 				r.With(h.feeTemplateCtx).Post("/settings/fee-templates/{id}/delete", h.deleteFeeTemplate)
 				r.Get("/settings/registration", h.showRegistrationSettings)
 				r.Post("/settings/registration", h.saveRegistrationSettings)
+				r.Get("/settings/data", h.showDataSettings)
+				r.Post("/settings/data/reconcile", h.askReconcile)
 			})
 
 			// Staff accounts (admins only).

@@ -54,13 +54,13 @@ func TestBrowserRegistrationWizard(t *testing.T) {
 	b.Type(`#f-nis`, "2027001")
 	b.Click(`[data-testid="wizard-next"]`)
 	b.WaitVisible(`#registration-wizard[data-step="2"]`)
-	if total := b.Text(`[data-testid="review-total"]`); total != "Rp 5.750.000" {
+	if total := b.Text(`[data-testid="review-total"]`); total != "Rp\u00a05.750.000" {
 		t.Fatalf("review total = %q", total)
 	}
 	b.Click(`[data-testid="include"]`) // leave out the uniform
 	b.Click(`[data-testid="wizard-recalc"]`)
 	// The unticked box is there before the recalculated panel arrives: wait for the total.
-	b.WaitText(`[data-testid="review-total"]`, "Rp 5.000.000")
+	b.WaitText(`[data-testid="review-total"]`, "Rp\u00a05.000.000")
 	b.Screenshot("registration-review")
 	b.Click(`[data-testid="wizard-confirm"]`)
 

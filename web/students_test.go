@@ -521,7 +521,7 @@ func TestStudentPageStatesAndStatement(t *testing.T) {
 	}
 	var running []string
 	st.Doc.Find(`[data-testid="statement-running"]`).Each(func(_ int, s *goquery.Selection) { running = append(running, s.Text()) })
-	if strings.Join(running, ",") != "Rp 0,Rp 0,Rp 475.000,Rp 925.000" {
+	if strings.Join(running, ",") != "Rp\u00a00,Rp\u00a00,Rp\u00a0475.000,Rp\u00a0925.000" {
 		t.Errorf("running totals = %v", running)
 	}
 	if got := stext(st, `[data-testid="statement-total"]`); !strings.Contains(got, "Rp 925.000") {

@@ -86,14 +86,19 @@ func (s *Service) logger() *slog.Logger {
 func (s *Service) Today() time.Time { return billing.DayIn(s.now(), s.Location) }
 
 // audit records a change; the change already happened, so a failure is logged only.
-func (s *Service) audit(ctx context.Context, actor auth.Actor, action, target, detail string) {
+func (s *Service) audit(ctx context.Context, actor auth.Actor, action, target, detail string, args store.AuditArgs) {
 	e := store.AuditEntry{Actor: actor.Username, ActorRole: string(actor.Role), IP: actor.IP,
-		Action: action, Target: target, Outcome: "ok", Detail: detail}
+		Action: action, Target: target, Outcome: "ok", Detail: detail, Args: args}
 	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
 	if err := s.DB.AppendAudit(actx, e); err != nil {
 		s.logger().Error("append audit entry", "action", action, "target", target, "err", err)
 	}
+}
+
+// templateArgs are the audit arguments of a change to template t.
+func templateArgs(t store.FeeTemplate) store.AuditArgs {
+	return store.AuditArgs{"name": t.Name, "count": strconv.Itoa(len(t.Lines)), "total": strconv.FormatInt(t.Total(), 10)}
 }
 
 func templateDetail(t store.FeeTemplate) string {
@@ -116,7 +121,7 @@ func (s *Service) CreateTemplate(ctx context.Context, actor auth.Actor, in Templ
 	} else if err != nil {
 		return store.FeeTemplate{}, err
 	}
-	s.audit(ctx, actor, ActionTemplateCreate, created.Name, templateDetail(created))
+	s.audit(ctx, actor, ActionTemplateCreate, created.Name, templateDetail(created), templateArgs(created))
 	return created, nil
 }
 
@@ -134,7 +139,7 @@ func (s *Service) UpdateTemplate(ctx context.Context, actor auth.Actor, id strin
 	} else if err != nil {
 		return store.FeeTemplate{}, err
 	}
-	s.audit(ctx, actor, ActionTemplateUpdate, updated.Name, templateDetail(updated))
+	s.audit(ctx, actor, ActionTemplateUpdate, updated.Name, templateDetail(updated), templateArgs(updated))
 	return updated, nil
 }
 
@@ -150,7 +155,7 @@ func (s *Service) DeleteTemplate(ctx context.Context, actor auth.Actor, t store.
 	if err := s.DB.DeleteFeeTemplate(ctx, t.ID); err != nil {
 		return err
 	}
-	s.audit(ctx, actor, ActionTemplateDelete, t.Name, templateDetail(t))
+	s.audit(ctx, actor, ActionTemplateDelete, t.Name, templateDetail(t), templateArgs(t))
 	return nil
 }
 
@@ -212,7 +217,8 @@ func (s *Service) SetPublicSettings(ctx context.Context, actor auth.Actor, p Pub
 		}
 	}
 	s.audit(ctx, actor, ActionPublicSettings, "public registration form",
-		fmt.Sprintf("enabled=%t template=%q class=%q", p.Enabled, name, p.Class))
+		fmt.Sprintf("enabled=%t template=%q class=%q", p.Enabled, name, p.Class),
+		store.AuditArgs{"enabled": strconv.FormatBool(p.Enabled), "name": name, "class": p.Class})
 	return nil
 }
 

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"errors"
 	"mime"
 	"net/http"
@@ -27,6 +28,20 @@ func (h *Handler) exportFormat(w http.ResponseWriter, r *http.Request) (format r
 		return "", false, true
 	}
 	return f, true, false
+}
+
+// exportFormatLabel names a file format the way the report pages offer it ("" when the
+// format is unknown), for the audit log.
+func exportFormatLabel(ctx context.Context, format string) string {
+	switch reports.Format(format) {
+	case reports.XLSX:
+		return i18n.T(ctx, "reports.export_xlsx_short")
+	case reports.CSVExcelID:
+		return i18n.T(ctx, "reports.export_csv_id")
+	case reports.CSV:
+		return i18n.T(ctx, "reports.export_csv_comma")
+	}
+	return ""
 }
 
 // flushWriter lets the export push what it has written to the client.

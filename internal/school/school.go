@@ -175,12 +175,39 @@ func lines(s string) string {
 	return strings.Join(out, "\n")
 }
 
+// LogoFile is a logo as uploaded.
+type LogoFile struct {
+	Name string
+	Data []byte
+}
+
 // Save checks in and stores it as the profile (the logo is not touched). A mistake is a
 // problem.List.
 func (s *Service) Save(ctx context.Context, actor auth.Actor, in Input) (store.SchoolProfile, error) {
+	return s.Update(ctx, actor, in, nil)
+}
+
+// Update checks the profile and, when one was uploaded, the new logo, and stores both or
+// neither: a problem with either is a problem.List and nothing changes.
+func (s *Service) Update(ctx context.Context, actor auth.Actor, in Input, logo *LogoFile) (store.SchoolProfile, error) {
 	p, l := Check(in)
+	var ct string
+	if logo != nil {
+		var lp *problem.Problem
+		if ct, lp = CheckLogo(logo.Data); lp != nil {
+			l = append(l, *lp)
+		}
+	}
 	if len(l) > 0 {
 		return p, l
+	}
+	if logo != nil {
+		stored, err := s.DB.SetSchoolLogo(ctx, ct, logo.Data)
+		if err != nil {
+			return p, err
+		}
+		s.audit(ctx, actor, ActionLogo, logo.Name, store.AuditArgs{"file": logo.Name, "bytes": strconv.Itoa(len(logo.Data))},
+			fmt.Sprintf("%s %q, %d bytes, sha256 %s", ct, logo.Name, len(logo.Data), stored.SHA256))
 	}
 	if err := s.DB.SaveSchoolProfile(ctx, p); err != nil {
 		return p, err
@@ -224,21 +251,6 @@ func CheckLogo(data []byte) (string, *problem.Problem) {
 		return bad("school.err.logo_dimensions", MaxLogoSide)
 	}
 	return ct, nil
-}
-
-// SetLogo checks and stores a new logo. A bad file is a problem.List.
-func (s *Service) SetLogo(ctx context.Context, actor auth.Actor, name string, data []byte) error {
-	ct, p := CheckLogo(data)
-	if p != nil {
-		return problem.List{*p}
-	}
-	l, err := s.DB.SetSchoolLogo(ctx, ct, data)
-	if err != nil {
-		return err
-	}
-	s.audit(ctx, actor, ActionLogo, name, store.AuditArgs{"file": name, "bytes": strconv.Itoa(len(data))},
-		fmt.Sprintf("%s %q, %d bytes, sha256 %s", ct, name, len(data), l.SHA256))
-	return nil
 }
 
 // RemoveLogo removes the logo.

@@ -504,7 +504,7 @@ func TestCounterPaymentOfLateComponent(t *testing.T) {
 
 	// Without a NIS: the lookup form.
 	res := c.Get("/payments/new")
-	if res.StatusCode != http.StatusOK || res.Doc.Find(`[data-testid="payment-lookup"] input[name="nis"]`).Length() != 1 || res.Doc.Find(`[data-testid="payment-form"]`).Length() != 0 {
+	if res.StatusCode != http.StatusOK || res.Doc.Find(`[data-testid="payment-lookup"] input[name="q"]`).Length() != 1 || res.Doc.Find(`[data-testid="payment-form"]`).Length() != 0 {
 		t.Fatalf("/payments/new: %d", res.StatusCode)
 	}
 	if res := c.Get("/payments/new?nis=2024001", "HX-Request", "true"); res.StatusCode != http.StatusOK || strings.Contains(res.Body, "<html") || res.Doc.Find(`#payment-panel [data-testid="payment-form"]`).Length() != 1 {
@@ -761,7 +761,7 @@ func TestCounterPaymentUpstreamDown(t *testing.T) {
 		if msg := billsText(res.Doc.Find(`[data-testid="payment-error"]`)); !strings.Contains(msg, "sedang tidak tersedia") || !strings.Contains(msg, "Tidak ada yang tercatat") {
 			t.Errorf("%s: message %q", path, msg)
 		}
-		if v := res.Doc.Find(`#f-nis`).AttrOr("value", ""); v != "2024001" {
+		if v := res.Doc.Find(`#f-q`).AttrOr("value", ""); v != "2024001" {
 			t.Errorf("%s: NIS lost", path)
 		}
 	}

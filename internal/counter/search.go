@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/i18n"
 	"github.com/sekolah/portal/internal/store"
 	"github.com/sekolah/portal/internal/students"
 )
@@ -47,7 +48,12 @@ func (s *Service) Search(ctx context.Context, q string) (Matches, error) {
 	if q == "" {
 		return m, nil
 	}
-	found, total, err := s.DB.ListStudents(ctx, store.StudentFilter{Query: q, Limit: MaxMatches})
+	classes, err := s.DB.Classes(ctx)
+	if err != nil {
+		return m, fmt.Errorf("counter: search %q: %w", q, err)
+	}
+	i18n.SortNatural(classes)
+	found, total, err := s.DB.ListStudents(ctx, store.StudentFilter{Query: q, Limit: MaxMatches, ClassOrder: classes})
 	if err != nil {
 		return m, fmt.Errorf("counter: search %q: %w", q, err)
 	}

@@ -237,3 +237,15 @@ func TestMessageCountsAndPlurals(t *testing.T) {
 		}
 	}
 }
+
+func TestCountAsText(t *testing.T) {
+	en := NewPrinter(English, nil)
+	for _, tt := range []struct {
+		arg  any
+		want string
+	}{{1, "1 item chosen"}, {2, "2 items chosen"}, {1234, "1.234 items chosen"}, {"{n}", "{n} items chosen"}} {
+		if got := en.T("payments.selected_count", tt.arg); got != tt.want {
+			t.Errorf("%v: %q, want %q", tt.arg, got, tt.want)
+		}
+	}
+}

@@ -192,9 +192,9 @@ func (p Printer) T(key string, args ...any) string {
 	return fmt.Sprintf(format, counts(args)...)
 }
 
-// counts wraps the integer arguments of a message so %d prints them grouped like every
-// other number on the page ("7.244 siswa", not "7244 siswa"): one place for every count.
-// A year or another number that must not be grouped is passed as a string (%s).
+// counts wraps the integer arguments of a message so %d (or %s) prints them grouped like
+// every other number on the page ("7.244 siswa", not "7244 siswa"): one place for every
+// count. A year or another number that must not be grouped is passed as a string.
 func counts(args []any) []any {
 	out, cloned := args, false
 	for i, a := range args {
@@ -207,9 +207,6 @@ func counts(args []any) []any {
 		case int32:
 			n = int64(v)
 		default:
-			continue
-		}
-		if n > -1000 && n < 1000 {
 			continue
 		}
 		if !cloned {

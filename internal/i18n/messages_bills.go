@@ -41,7 +41,7 @@ func init() {
 
 		// Counter payment.
 		"payments.title":               {ID: "Catat pembayaran loket", EN: "Record a counter payment"},
-		"payments.intro":               {ID: "Untuk uang yang diterima langsung di sekolah. Cari siswa dengan NIS, pilih tagihan yang dibayar, lalu konfirmasi.", EN: "For money received at the school. Find the student by NIS, choose the items paid, then confirm."},
+		"payments.intro":               {ID: "Untuk uang yang diterima langsung di sekolah. Cari siswa dengan nama atau NIS, pilih tagihan yang dibayar, lalu konfirmasi.", EN: "For money received at the school. Find the student by name or NIS, choose the items paid, then confirm."},
 		"payments.lookup":              {ID: "Cari siswa", EN: "Find student"},
 		"payments.student_not_found":   {ID: "Tidak ada siswa dengan NIS %[1]s di layanan pembayaran.", EN: "The payment service has no student with NIS %[1]s."},
 		"payments.all_bills":           {ID: "Semua tagihan siswa ini", EN: "All bills of this student"},

@@ -19,9 +19,9 @@ func init() {
 
 		// The live total of the ticked components.
 		"payments.selected_total":    {ID: "Total yang dipilih", EN: "Total of the chosen items"},
-		"payments.selected_count":    {ID: "%[1]d tagihan dipilih", EN: "%[1]d {1:item|items} chosen"},
+		"payments.selected_count":    {ID: "%[1]s tagihan dipilih", EN: "%[1]s {1:item|items} chosen"}, // a count, or "{n}" for the page's script
 		"payments.selected_nojs":     {ID: "Total yang dipilih dihitung ulang di halaman konfirmasi.", EN: "The total of the chosen items is worked out again on the confirmation page."},
-		"payments.payable_all":       {ID: "Semua yang dapat dibayar hari ini: %[1]s", EN: "Everything payable today: %[1]s"},
+		"payments.payable_all":       {ID: "Semua yang dapat dibayar hari ini:", EN: "Everything payable today:"},
 		"payments.ref_suggested":     {ID: "Nomor berikutnya menurut pola kuitansi sekolah (%[1]s). Boleh diganti dengan nomor pada kuitansi tulis tangan.", EN: "The next number of the school's receipt pattern (%[1]s). Replace it with a handwritten receipt's number if there is one."},
 		"payments.ref_taken":         {ID: "No. kuitansi %[1]s sudah dipakai untuk pembayaran %[2]s (NIS %[3]s) pada %[4]s sebesar %[5]s. Satu nomor kuitansi sebaiknya untuk satu pembayaran.", EN: "Receipt no. %[1]s is already used for the payment of %[2]s (NIS %[3]s) on %[4]s, %[5]s. One receipt number should name one payment."},
 		"payments.ref_taken_change":  {ID: "Ganti nomor kuitansi", EN: "Change the receipt number"},

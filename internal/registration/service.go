@@ -48,6 +48,15 @@ var (
 	ErrTemplateGone = errors.New("registration: template not found")
 )
 
+// TotalShownError answers a confirmation whose total is not the total of the components
+// ticked (the page's total did not follow a change of the ticks): nothing was registered,
+// and the review is shown again at Total.
+type TotalShownError struct{ Shown, Total int64 }
+
+func (e *TotalShownError) Error() string {
+	return fmt.Sprintf("registration: %d shown, but the chosen components add up to %d", e.Shown, e.Total)
+}
+
 // PublicActor is who the audit log names for registrations from the public form.
 func PublicActor(ip string) auth.Actor { return auth.Actor{Username: "public", IP: ip} }
 
@@ -279,13 +288,17 @@ type Application struct {
 	Include func(lineID string) bool
 	// Fingerprint is the review's; when set and no longer current, ErrChanged.
 	Fingerprint string
+	// ShownTotal is the total the person saw when confirming; when set (not 0) and not
+	// the total of the chosen components, *TotalShownError: what is billed is what was
+	// shown.
+	ShownTotal int64
 }
 
 // Register makes the checkout (student and bill at once, atomically at the service; the
 // writer audits it and adds the student to the roster) and keeps the record of it.
 //
 // Errors: problem.List (a template line that does not fit today, no component chosen, the NIS
-// already taken), ErrTemplateGone, ErrChanged, or the billing service's error. A returned
+// already taken), ErrTemplateGone, ErrChanged, *TotalShownError, or the billing service's error. A returned
 // record with a BillID means the service registered the student, even when err reports a
 // failure to note it in the roster or the portal's records.
 func (s *Service) Register(ctx context.Context, actor auth.Actor, app Application, source string) (store.Registration, error) {
@@ -299,6 +312,9 @@ func (s *Service) Register(ctx context.Context, actor auth.Actor, app Applicatio
 	items := Select(rev.Items, app.Include)
 	if len(items) == 0 {
 		return store.Registration{}, problem.List{problem.New("lines", "registration.err.none_selected")}
+	}
+	if total := Total(items); app.ShownTotal != 0 && app.ShownTotal != total {
+		return store.Registration{}, &TotalShownError{Shown: app.ShownTotal, Total: total}
 	}
 	req := billing.Checkout{Student: app.Applicant.Student()}
 	for _, it := range items {

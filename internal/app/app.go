@@ -154,8 +154,9 @@ func (a *App) Stop(ctx context.Context) error {
 }
 
 // PrepareDemo makes the embedded sandbox's demo school usable at once: the roster sync
-// runs when the roster is empty, and a sample fee template is there for the registration
-// wizard. cmd/portal runs it after Start when it serves the embedded sandbox.
+// runs when the roster is empty, a sample fee template is there for the registration
+// wizard, and the school has a sample profile for its receipts and letters. cmd/portal
+// runs it after Start when it serves the embedded sandbox.
 func (a *App) PrepareDemo(ctx context.Context) error {
 	var errs []error
 	if _, known, err := a.DB.ListStudents(ctx, store.StudentFilter{Limit: 1}); err != nil {
@@ -166,6 +167,9 @@ func (a *App) PrepareDemo(ctx context.Context) error {
 		}
 	}
 	if _, err := a.Registration.EnsureDemoTemplate(ctx); err != nil {
+		errs = append(errs, err)
+	}
+	if _, err := a.School.EnsureDemoProfile(ctx); err != nil {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)

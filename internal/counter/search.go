@@ -39,9 +39,10 @@ type Matches struct {
 }
 
 // Search finds students at the counter by a part of their name or the start of their
-// NIS, in the roster. A complete NIS the roster does not know is asked of the service (a
-// student registered elsewhere since the last sync), and added to the roster when found.
-// An empty query finds nothing.
+// NIS, in the roster. A NIS (with a digit in it) that matches nobody in the roster is
+// asked of the service (a student registered elsewhere since the last sync), and added to
+// the roster when found; names are never sent to the service. An empty query finds
+// nothing.
 func (s *Service) Search(ctx context.Context, q string) (Matches, error) {
 	q = strings.Join(strings.Fields(q), " ")
 	m := Matches{Query: q}
@@ -65,13 +66,13 @@ func (s *Service) Search(ctx context.Context, q string) (Matches, error) {
 		}
 	}
 	m.More = max(total-len(found), 0)
-	if m.Exact != nil || !students.ValidNIS(q) {
+	if m.Exact != nil || len(m.List) > 0 || !looksLikeNIS(q) {
 		return m, nil
 	}
 	st, err := students.Fetch(ctx, s.Billing, s.DB, q, s.now())
 	switch {
 	case errors.Is(err, billing.ErrNotFound):
-		m.NISNotFound = len(m.List) == 0
+		m.NISNotFound = true
 		return m, nil
 	case err != nil:
 		// The roster's answer stands; the service is asked again when the student is opened.
@@ -81,6 +82,11 @@ func (s *Service) Search(ctx context.Context, q string) (Matches, error) {
 	m.Exact = &mt
 	m.List = append([]Match{mt}, m.List...)
 	return m, nil
+}
+
+// looksLikeNIS: a query the service could know as a NIS, not a name typed at the counter.
+func looksLikeNIS(q string) bool {
+	return students.ValidNIS(q) && strings.ContainsAny(q, "0123456789")
 }
 
 func (s *Service) now() time.Time {

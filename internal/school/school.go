@@ -278,3 +278,29 @@ func (s *Service) audit(ctx context.Context, actor auth.Actor, action, target st
 		log.Error("append audit entry", "action", action, "err", err)
 	}
 }
+
+// demoProfileSetting records that the demo school's profile was offered.
+const demoProfileSetting = "demo.school_profile_offered"
+
+// EnsureDemoProfile gives a portal running on the embedded sandbox a school profile, so
+// its receipts and letters look like a school's from the start. Once only, and only when
+// no profile was saved: the admin may change or clear it like any other.
+func (s *Service) EnsureDemoProfile(ctx context.Context) (bool, error) {
+	if _, offered, err := s.DB.Setting(ctx, demoProfileSetting); err != nil || offered {
+		return false, err
+	}
+	p, err := s.DB.SchoolProfile(ctx)
+	if err != nil {
+		return false, err
+	}
+	if p.Name == "" {
+		if _, err := s.Save(ctx, auth.SystemActor, Input{
+			Name: "SMP Nusantara (contoh)", Address: "Jl. Pendidikan No. 1\nBandung 40111", NPSN: "20212345",
+			Phone: "(022) 765-4321", ReceiptPattern: "KW/{YYYY}/{MM}/{seq}",
+			ReceiptFooter: "Simpan kuitansi ini sebagai bukti pembayaran yang sah.",
+		}); err != nil {
+			return false, fmt.Errorf("demo school profile: %w", err)
+		}
+	}
+	return p.Name == "", s.DB.SetSetting(ctx, demoProfileSetting, "1")
+}

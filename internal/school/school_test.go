@@ -158,3 +158,27 @@ func TestCheckLogo(t *testing.T) {
 		}
 	}
 }
+
+func TestDemoProfileOnce(t *testing.T) {
+	t.Parallel()
+	db := storetest.OpenTest(t)
+	s := &school.Service{DB: db, Location: i18n.Jakarta()}
+	ctx := t.Context()
+	if made, err := s.EnsureDemoProfile(ctx); err != nil || !made {
+		t.Fatalf("first: %v %v", made, err)
+	}
+	p, _ := db.SchoolProfile(ctx)
+	if p.Name == "" || p.ReceiptPattern == "" {
+		t.Fatalf("demo profile = %+v", p)
+	}
+	// The admin clears it: it stays cleared.
+	if _, err := s.Save(ctx, auth.Actor{Username: "admin"}, school.Input{Name: "SD Kita"}); err != nil {
+		t.Fatal(err)
+	}
+	if made, err := s.EnsureDemoProfile(ctx); err != nil || made {
+		t.Fatalf("second: %v %v", made, err)
+	}
+	if p, _ := db.SchoolProfile(ctx); p.Name != "SD Kita" {
+		t.Fatalf("the demo overwrote the school's profile: %+v", p)
+	}
+}

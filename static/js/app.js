@@ -7,6 +7,9 @@
 //   data-confirm="Text?"        on a form, a submit button, a link or an hx-* element: ask first
 //   data-autosubmit             on a filter form: submit (or let htmx request) on change;
 //                               search inputs also after typing pauses. Not with hx-trigger=change.
+//                               data-no-autosubmit on a field: not on its change event (a search box
+//                               that fetches as the person types, whose blur must not fetch again
+//                               after a result was chosen), still after typing pauses.
 //   data-print                  on a button: window.print()
 //   data-copy="text"            on a button: copy the text (or, with data-copy-target="#id",
 //                               that element's text); data-copied="Copied" swaps the label briefly

@@ -56,7 +56,7 @@ func TestAuditLogInWords(t *testing.T) {
 		t.Errorf("actor %q", actor)
 	}
 	// The codes are there for whoever opens the details, not in the words.
-	if strings.Contains(words, "upstream.") || !strings.Contains(pay.Find(`[data-testid="audit-details"]`).Text(), "upstream.pay") {
+	if strings.Contains(words, "upstream.") || !strings.Contains(pay.Find(`[data-testid="audit-details"]`).Text(), changes.ActionPay) {
 		t.Error("codes in the words, or missing from the details")
 	}
 
@@ -77,7 +77,7 @@ func TestAuditLogInWords(t *testing.T) {
 	if got := billsText(auditRowOf(doc, "staff.create").Find(`[data-testid="audit-actor"]`)); got != "Portal (otomatis)" {
 		t.Errorf("the portal's own entry names %q", got)
 	}
-	if opt := doc.Find(`#f-action option[value="upstream.pay"]`).Text(); opt != "Pembayaran di loket dicatat" {
+	if opt := doc.Find(`#f-action option[value="` + changes.ActionPay + `"]`).Text(); opt != "Pembayaran di loket dicatat" {
 		t.Errorf("action filter offers %q", opt)
 	}
 

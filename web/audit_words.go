@@ -166,6 +166,9 @@ func auditRow(ctx context.Context, e store.AuditEntry, ap auditPeople) pages.Aud
 			user = e.Target
 		}
 		row.Subject = ap.actorName(ctx, user)
+		if u, ok := ap.users[user]; ok {
+			row.SubjectURL = "/staff/" + url.PathEscape(u.ID)
+		}
 		if role := a["role"]; role != "" {
 			if from := a["from"]; from != "" {
 				row.Extras = append(row.Extras, p.T("audit.role_change", p.T("role."+from), p.T("role."+role)))

@@ -27,7 +27,8 @@ func TestBillLetter(t *testing.T) {
 		t.Fatalf("%d lines", rules.Length())
 	}
 	// SPP Oktober: due 10 Nov, 25.000 late fee, already late; SPP Desember: due 24 Nov.
-	if got := billsText(rules.Eq(0)); !strings.Contains(got, "denda Rp 25.000 setelah 10 Nov 2026; dapat dibayar sampai 31 Des 2026") || !strings.Contains(got, "sudah lewat jatuh tempo") {
+	if got := billsText(rules.Eq(0)); !strings.Contains(got, "denda Rp 25.000 setelah 10 Nov 2026") || !strings.Contains(got, "batas bayar 31 Des 2026") ||
+		!strings.Contains(got, "sudah lewat jatuh tempo") {
 		t.Errorf("first rule %q", got)
 	}
 	if got := billsText(rules.Eq(1)); !strings.Contains(got, "denda Rp 26.000 setelah 24 Nov 2026") || strings.Contains(got, "sudah lewat") {

@@ -143,6 +143,9 @@ func (h *Handler) paymentConfirmView(ctx context.Context, p counter.Payment) pag
 		v.Lines = append(v.Lines, paymentLine(ctx, l, true))
 		change.Add("component", l.Bill.ComponentID)
 	}
+	if p.RefTaken != nil {
+		change.Del("ref") // back to the form with the next free number suggested
+	}
 	v.ChangeURL = "/payments/new?" + change.Encode()
 	return v
 }

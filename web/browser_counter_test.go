@@ -16,6 +16,7 @@ import (
 // and prints a receipt with the school's header, the class, the cashier and the amount in
 // words.
 func TestBrowserCounterByName(t *testing.T) {
+	t.Parallel()
 	p, _ := startCounter(t)
 	ctx := t.Context()
 	if _, err := p.Billing.CreateComponents(ctx, []billing.ComponentInput{

@@ -12,6 +12,7 @@ import (
 // The review's total follows the ticks at once, on a laptop and on a phone, and what is
 // registered is the total the page showed.
 func TestBrowserRegistrationLiveTotal(t *testing.T) {
+	t.Parallel()
 	p := portaltest.Start(t, portaltest.Options{Now: regNow})
 	tpl := createTemplate(t, p, p.SignedIn(t, "admin"), "Pendaftaran SMP 2027")
 	b := p.NewBrowser(t)

@@ -9,6 +9,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"github.com/sekolah/portal/internal/changes"
+	"github.com/sekolah/portal/internal/ledger"
 	"github.com/sekolah/portal/internal/store"
 )
 
@@ -36,6 +37,8 @@ func TestAuditLogInWords(t *testing.T) {
 		{Actor: "finance", ActorRole: "finance", Action: "upload.receive", Target: "0f8c2d6e-upload", Outcome: "ok",
 			Detail: `components "tagihan november.xlsx", 5120 bytes, sha256 9f86d081884c7d659a2feaa0c55ad015`},
 		{Actor: "system", Action: "staff.create", Target: "finance", Outcome: "ok", Detail: "role finance"},
+		{Actor: ledger.ActorService, ActorRole: ledger.ActorRole, Action: ledger.ActionCallback, Target: "2024003", Outcome: "ok",
+			Detail: "ref BANK-001 via BCA, 1 component, Rp 150000"},
 	} {
 		if err := p.DB.AppendAudit(ctx, e); err != nil {
 			t.Fatal(err)
@@ -76,6 +79,13 @@ func TestAuditLogInWords(t *testing.T) {
 	}
 	if got := billsText(auditRowOf(doc, "staff.create").Find(`[data-testid="audit-actor"]`)); got != "Portal (otomatis)" {
 		t.Errorf("the portal's own entry names %q", got)
+	}
+	bank := auditRowOf(doc, ledger.ActionCallback)
+	if got := billsText(bank.Find(`[data-testid="audit-words"]`)); got != "Pembayaran dari bank diterima — Dewi Lestari (NIS 2024003)" {
+		t.Errorf("bank payment: %q", got)
+	}
+	if got := billsText(bank.Find(`td`).Eq(1)); got != "Layanan pembayaran" {
+		t.Errorf("the service's entry names %q", got)
 	}
 	if opt := doc.Find(`#f-action option[value="` + changes.ActionPay + `"]`).Text(); opt != "Pembayaran di loket dicatat" {
 		t.Errorf("action filter offers %q", opt)

@@ -9,6 +9,7 @@ import (
 	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/changes"
 	"github.com/sekolah/portal/internal/i18n"
+	"github.com/sekolah/portal/internal/ledger"
 	"github.com/sekolah/portal/internal/registration"
 	"github.com/sekolah/portal/internal/school"
 	"github.com/sekolah/portal/internal/store"
@@ -57,8 +58,10 @@ func (h *Handler) loadAuditPeople(ctx context.Context, entries []store.AuditEntr
 // for its own work, the public form for registrations from it.
 func (ap auditPeople) actorName(ctx context.Context, username string) string {
 	switch username {
-	case auth.SystemActor.Username:
+	case auth.SystemActor.Username, ledger.ActorSync:
 		return i18n.T(ctx, "audit.actor.system")
+	case ledger.ActorService:
+		return i18n.T(ctx, "audit.actor.service")
 	case "public":
 		return i18n.T(ctx, "audit.actor.public")
 	}
@@ -68,8 +71,12 @@ func (ap auditPeople) actorName(ctx context.Context, username string) string {
 	return username
 }
 
-// studentActions are the actions about students, whose target is a NIS (or a list).
+// isStudentAction: the action is about students, its target a NIS (or a list of them).
 func isStudentAction(action string) bool {
+	switch action {
+	case ledger.ActionCallback, ledger.ActionReconcileComponent, ledger.ActionReconcileStudent:
+		return true
+	}
 	return strings.HasPrefix(action, "upstream.")
 }
 
@@ -110,8 +117,8 @@ func auditRow(ctx context.Context, e store.AuditEntry, ap auditPeople) pages.Aud
 		Code:  e.Action, Target: e.Target, Detail: e.Detail, IP: e.IP, Username: e.Actor,
 		UpstreamStatus: e.UpstreamStatus, UpstreamDesc: e.UpstreamDesc,
 	}
-	if e.Actor == auth.SystemActor.Username || e.Actor == "public" {
-		row.ActorRole = ""
+	if !i18n.Has("role." + row.ActorRole) {
+		row.ActorRole = "" // the portal itself, the service, the public form: no staff role
 	}
 	a := e.Args
 	count := func(key string) (int, bool) {

@@ -16,6 +16,7 @@ func init() {
 		"audit.detail.user":    {ID: "Nama pengguna", EN: "Username"},
 		"audit.actor.system":   {ID: "Portal (otomatis)", EN: "The portal (automatic)"},
 		"audit.actor.public":   {ID: "Formulir pendaftaran daring", EN: "The online registration form"},
+		"audit.actor.service":  {ID: "Layanan pembayaran", EN: "The payment service"},
 		"audit.student":        {ID: "%[1]s (NIS %[2]s)", EN: "%[1]s (NIS %[2]s)"},
 		"audit.student_nis":    {ID: "NIS %[1]s", EN: "NIS %[1]s"},
 		"audit.students_more":  {ID: "%[1]s dan %[2]d siswa lain", EN: "%[1]s and %[2]d more {2:student|students}"},
@@ -50,6 +51,16 @@ func init() {
 		"audit.try.upstream.components.create": {ID: "Menambahkan tagihan", EN: "Adding bill items"},
 		"audit.act.students.sync":              {ID: "Sinkronisasi data siswa dimulai", EN: "Roster sync started"},
 		"audit.try.students.sync":              {ID: "Memulai sinkronisasi data siswa", EN: "Starting the roster sync"},
+
+		// The ledger: the portal's copy of the service's records.
+		"audit.act.ledger.reconcile":           {ID: "Data portal dicocokkan dengan layanan pembayaran", EN: "The portal's records checked against the payment service"},
+		"audit.try.ledger.reconcile":           {ID: "Mencocokkan data portal dengan layanan pembayaran", EN: "Checking the portal's records against the payment service"},
+		"audit.act.ledger.reconcile.component": {ID: "Tagihan dikoreksi sesuai layanan pembayaran", EN: "Bill item corrected from the payment service"},
+		"audit.try.ledger.reconcile.component": {ID: "Mengoreksi tagihan sesuai layanan pembayaran", EN: "Correcting a bill item from the payment service"},
+		"audit.act.ledger.reconcile.student":   {ID: "Data siswa dikoreksi sesuai layanan pembayaran", EN: "Student details corrected from the payment service"},
+		"audit.try.ledger.reconcile.student":   {ID: "Mengoreksi data siswa sesuai layanan pembayaran", EN: "Correcting student details from the payment service"},
+		"audit.act.ledger.callback":            {ID: "Pembayaran dari bank diterima", EN: "Bank payment received"},
+		"audit.try.ledger.callback":            {ID: "Menerima pembayaran dari bank", EN: "Receiving a bank payment"},
 
 		// Uploads.
 		"audit.act.upload.receive": {ID: "Berkas diunggah", EN: "File uploaded"},

@@ -63,6 +63,7 @@ func TestBrowserRegistrationWizard(t *testing.T) {
 	b.Screenshot("registration-review")
 	b.Click(`[data-testid="wizard-confirm"]`)
 
+	b.Click(`[data-testid="registration-ids"] summary`) // the ids are behind the details
 	billID := b.Text(`[data-testid="bill-id"]`)
 	rec, err := p.DB.RegistrationByBillID(t.Context(), billID)
 	if err != nil || rec.NIS != "2027001" || len(rec.Components) != 1 {

@@ -10,6 +10,7 @@ import (
 	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/i18n"
 	"github.com/sekolah/portal/internal/reports"
+	"github.com/sekolah/portal/internal/store"
 	"github.com/sekolah/portal/views/viewctx"
 )
 
@@ -74,13 +75,14 @@ func (h *Handler) export(w http.ResponseWriter, r *http.Request, format reports.
 	}
 	err := run(ex)
 	target := r.URL.Path + "?" + r.URL.RawQuery
+	args := store.AuditArgs{"file": filename, "format": string(format)}
 	switch {
 	case err == nil:
-		h.audit(r, actionReportExport, target, "ok", filename)
+		h.audit(r, actionReportExport, target, "ok", filename, args)
 	case started:
 		h.log.Error("report export failed mid-stream", "path", r.URL.Path, "err", err,
 			"request_id", middleware.GetReqID(ctx))
-		h.audit(r, actionReportExport, target, "failed", filename)
+		h.audit(r, actionReportExport, target, "failed", filename, args)
 		panic(http.ErrAbortHandler)
 	case errors.Is(err, billing.ErrNotFound) && notFound != nil:
 		notFound()

@@ -114,5 +114,6 @@ func init() {
 		"registration.public.expiry_note":      {ID: "(dapat dibayar sampai %[1]s)", EN: "(payable until %[1]s)"},
 		"registration.public.keep_number":      {ID: "Simpan atau cetak halaman ini. Pembayaran tercatat otomatis.", EN: "Keep or print this page. Payments are recorded automatically."},
 		"registration.total_shown":             {ID: "Total yang tampil (%[1]s) bukan jumlah komponen yang dicentang (%[2]s). Tidak ada yang didaftarkan; periksa totalnya lalu konfirmasi lagi.", EN: "The total shown (%[1]s) is not what the ticked items add up to (%[2]s). Nothing was registered; check the total and confirm again."},
+		"registration.ids":                     {ID: "Rincian teknis (nomor tagihan di layanan pembayaran)", EN: "Technical details (the bill's numbers at the payment service)"},
 	})
 }

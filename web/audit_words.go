@@ -117,8 +117,12 @@ func auditRow(ctx context.Context, e store.AuditEntry, ap auditPeople) pages.Aud
 		Code:  e.Action, Target: e.Target, Detail: e.Detail, IP: e.IP, Username: e.Actor,
 		UpstreamStatus: e.UpstreamStatus, UpstreamDesc: e.UpstreamDesc,
 	}
-	if !i18n.Has("role." + row.ActorRole) {
+	switch e.Actor {
+	case auth.SystemActor.Username, ledger.ActorSync, ledger.ActorService, "public":
 		row.ActorRole = "" // the portal itself, the service, the public form: no staff role
+	}
+	if !i18n.Has("role." + row.ActorRole) {
+		row.ActorRole = ""
 	}
 	a := e.Args
 	count := func(key string) (int, bool) {

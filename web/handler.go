@@ -18,6 +18,7 @@ import (
 	"github.com/sekolah/portal/internal/ledger"
 	"github.com/sekolah/portal/internal/registration"
 	"github.com/sekolah/portal/internal/reports"
+	"github.com/sekolah/portal/internal/school"
 	"github.com/sekolah/portal/internal/store"
 	"github.com/sekolah/portal/internal/uploads"
 )
@@ -40,6 +41,7 @@ type Handler struct {
 	reports      *reports.Service
 	registration *registration.Service
 	counter      *counter.Service
+	school       *school.Service
 	uploads      *uploads.Runner
 	ledger       *ledger.Ledger // what every page reads
 	sync         *ledger.Syncer // the ledger's sync: asked to run now by people
@@ -57,7 +59,7 @@ func newHandler(d Deps) *Handler {
 	cs.MaxAge(0)
 	h := &Handler{
 		cfg: a.Config, db: a.DB, auth: a.Auth, billing: a.Billing, writer: a.Writer, reports: a.Reports,
-		registration: a.Registration, counter: a.Counter, uploads: a.Uploads, ledger: a.Ledger, sync: a.Sync,
+		registration: a.Registration, counter: a.Counter, school: a.School, uploads: a.Uploads, ledger: a.Ledger, sync: a.Sync,
 		log: a.Log, sessions: cs, now: a.Now,
 	}
 	if h.log == nil {

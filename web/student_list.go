@@ -18,17 +18,15 @@ func (h *Handler) listStudents(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	f := pages.StudentsFilter{Query: q.Get("q"), Class: q.Get("class")}
 	offset := offsetParam(r)
-	list, total, err := h.db.ListStudents(ctx, store.StudentFilter{Query: f.Query, Class: f.Class, Offset: offset, Limit: studentsPageSize})
+	classes := h.knownClasses(ctx)
+	list, total, err := h.db.ListStudents(ctx, store.StudentFilter{Query: f.Query, Class: f.Class, Offset: offset, Limit: studentsPageSize,
+		ClassOrder: classes})
 	if err != nil {
 		h.serverError(w, r, err)
 		return
 	}
-	v := pages.StudentsView{Filter: f, Now: h.now(), CanWrite: can(ctx, auth.WriteBilling)}
+	v := pages.StudentsView{Filter: f, Now: h.now(), CanWrite: can(ctx, auth.WriteBilling), Classes: classes}
 	if v.Sync, err = h.syncView(ctx); err != nil {
-		h.serverError(w, r, err)
-		return
-	}
-	if v.Classes, err = h.db.Classes(ctx); err != nil {
 		h.serverError(w, r, err)
 		return
 	}

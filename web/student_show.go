@@ -18,7 +18,8 @@ func (h *Handler) studentView(r *http.Request) (pages.StudentView, int) {
 	ctx := r.Context()
 	s := studentFrom(r)
 	today := h.today()
-	v := pages.StudentView{Student: studentInfo(s), Today: today, CanWrite: can(ctx, auth.WriteBilling), PayURL: paymentNewURL(s.NIS)}
+	v := pages.StudentView{Student: studentInfo(s), Today: today, CanWrite: can(ctx, auth.WriteBilling), PayURL: paymentNewURL(s.NIS),
+		LetterURL: letterURL(s.NIS)}
 	acc, err := students.LoadAccount(ctx, h.ledger, s.NIS, today)
 	if errors.Is(err, billing.ErrNotFound) {
 		err = nil // on the roster with no component at all (the ledger knows no bill of theirs)
@@ -27,6 +28,15 @@ func (h *Handler) studentView(r *http.Request) (pages.StudentView, int) {
 		h.log.Error("student bills from the ledger", "nis", s.NIS, "err", err)
 		v.Error = i18n.T(ctx, "ledger.unreadable")
 		return v, http.StatusInternalServerError
+	}
+	if v.CanWrite {
+		// Asked where the rule lives, so the page and the delete agree; a failure to ask
+		// leaves the button, and the confirmation page asks again.
+		hctx, hcancel := h.upstreamCtx(ctx)
+		if v.HasPayments, err = h.studentHasPayments(hctx, s.NIS); err != nil {
+			h.log.Warn("student payments", "nis", s.NIS, "err", err)
+		}
+		hcancel()
 	}
 	sum := acc.Summary
 	v.Unpaid = pages.StateSum(sum.Unpaid)

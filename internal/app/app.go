@@ -22,6 +22,7 @@ import (
 	"github.com/sekolah/portal/internal/ledger"
 	"github.com/sekolah/portal/internal/registration"
 	"github.com/sekolah/portal/internal/reports"
+	"github.com/sekolah/portal/internal/school"
 	"github.com/sekolah/portal/internal/store"
 	"github.com/sekolah/portal/internal/uploads"
 )
@@ -66,6 +67,8 @@ type App struct {
 	Reports      *reports.Service
 	Registration *registration.Service
 	Counter      *counter.Service
+	// School is the school's profile, logo and receipt numbers.
+	School *school.Service
 
 	// Ledger is the portal's read model of the service: every page reads it.
 	Ledger *ledger.Ledger
@@ -121,7 +124,8 @@ func New(ctx context.Context, o Options) (*App, error) {
 	a.Registration = &registration.Service{
 		DB: o.DB, Writer: a.Writer, Billing: o.Billing, Accounts: cfg.AccountCodes, Location: cfg.Location, Now: now, Log: log,
 	}
-	a.Counter = &counter.Service{Billing: o.Billing, Writer: a.Writer, Location: cfg.Location, Now: now}
+	a.School = &school.Service{DB: o.DB, Location: cfg.Location, Now: now, Log: log}
+	a.Counter = &counter.Service{Billing: o.Billing, Writer: a.Writer, DB: o.DB, School: a.School, Location: cfg.Location, Now: now, Log: log}
 
 	ucfg := uploads.ConfigFrom(cfg)
 	if o.Uploads != nil {
@@ -169,10 +173,17 @@ func (a *App) Stop(ctx context.Context) error {
 }
 
 // PrepareDemo makes the embedded sandbox's demo school usable at once: a sample fee
-// template is there for the registration wizard (the roster and the bills arrive with the
-// ledger's first fill, which Start sets going). cmd/portal runs it after Start when it
-// serves the embedded sandbox.
+// template is there for the registration wizard and the school has a sample profile for
+// its receipts and letters (the roster and the bills arrive with the ledger's first fill,
+// which Start sets going). cmd/portal runs it after Start when it serves the embedded
+// sandbox.
 func (a *App) PrepareDemo(ctx context.Context) error {
-	_, err := a.Registration.EnsureDemoTemplate(ctx)
-	return err
+	var errs []error
+	if _, err := a.Registration.EnsureDemoTemplate(ctx); err != nil {
+		errs = append(errs, err)
+	}
+	if _, err := a.School.EnsureDemoProfile(ctx); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
 }

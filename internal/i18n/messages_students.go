@@ -5,18 +5,18 @@ package i18n
 func init() {
 	Register(map[string]Message{
 		// Roster.
-		"students.lead":               {ID: "Daftar siswa yang dikenal portal, dengan tunggakan per siswa.", EN: "The students the portal knows, with each one's outstanding bills."},
+		"students.lead":               {ID: "Daftar siswa yang dikenal portal, dengan tagihan yang belum dibayar per siswa.", EN: "The students the portal knows, with what each one has unpaid."},
 		"students.add":                {ID: "Tambah siswa", EN: "Add student"},
 		"students.back":               {ID: "Kembali ke daftar siswa", EN: "Back to the students"},
 		"students.search":             {ID: "Cari NIS atau nama", EN: "Search by NIS or name"},
 		"students.search_placeholder": {ID: "Ketik NIS atau nama siswa…", EN: "Type a student ID or name…"},
 		"students.class_all":          {ID: "Semua kelas", EN: "All classes"},
 		"students.empty_hint":         {ID: "Tambahkan siswa satu per satu, atau tekan “Sinkronkan data siswa” untuk mengambil siswa yang sudah ada di layanan pembayaran.", EN: "Add students one by one, or press “Sync roster” to fetch the students the payment service already has."},
-		"students.col.outstanding":    {ID: "Tunggakan", EN: "Outstanding"},
+		"students.col.outstanding":    {ID: "Belum dibayar", EN: "Unpaid"},
 		"students.col.overdue":        {ID: "Terlambat", EN: "Overdue"},
 		"students.col.synced":         {ID: "Terakhir disinkronkan", EN: "Last synced"},
 		"students.col.source":         {ID: "Sumber", EN: "Source"},
-		"students.totals_unknown":     {ID: "— berarti tunggakan belum dihitung. Jalankan “Sinkronkan data siswa” atau buka halaman siswa untuk menghitungnya.", EN: "— means the outstanding total is not computed yet. Run “Sync roster” or open the student's page to compute it."},
+		"students.totals_unknown":     {ID: "— berarti jumlah yang belum dibayar belum dihitung. Jalankan “Sinkronkan data siswa” atau buka halaman siswa untuk menghitungnya.", EN: "— means the unpaid total is not computed yet. Run “Sync roster” or open the student's page to compute it."},
 
 		// Where a roster entry came from.
 		"students.source.portal":       {ID: "Portal", EN: "Portal"},
@@ -59,6 +59,9 @@ func init() {
 		"students.delete.title":        {ID: "Hapus siswa", EN: "Delete student"},
 		"students.delete.body":         {ID: "Siswa %[1]s (NIS %[2]s) beserta semua tagihannya yang belum dibayar akan dihapus dari layanan pembayaran. Tindakan ini tidak dapat dibatalkan.", EN: "%[1]s (ID %[2]s) and all of their unpaid bills will be deleted from the payment service. This cannot be undone."},
 		"students.delete.confirm":      {ID: "Ya, hapus siswa ini", EN: "Yes, delete this student"},
+		"students.delete.edit_instead": {ID: "Ubah data siswa", EN: "Edit the student's details"},
+		"students.delete.retry":        {ID: "Coba lagi", EN: "Try again"},
+		"students.delete.not_possible": {ID: "Tidak dapat dihapus: sudah ada pembayaran", EN: "Cannot be deleted: payments exist"},
 		"students.delete.has_payments": {ID: "Siswa ini sudah memiliki pembayaran, jadi tidak dapat dihapus: riwayat pembayaran harus tetap tersimpan. Ubah datanya bila perlu.", EN: "This student already has payments, so they cannot be deleted: the payment history must be kept. Edit their details if needed."},
 		"students.deleted_ok":          {ID: "Siswa %[1]s (NIS %[2]s) sudah dihapus.", EN: "%[1]s (ID %[2]s) has been deleted."},
 		"students.deleted_already":     {ID: "Siswa dengan NIS %[1]s sudah tidak ada di layanan pembayaran; dihapus juga dari daftar siswa.", EN: "The payment service no longer has student ID %[1]s; it was removed from the list too."},
@@ -66,7 +69,7 @@ func init() {
 		// Student page.
 		"students.details":           {ID: "Data siswa", EN: "Student details"},
 		"students.bills":             {ID: "Komponen tagihan", EN: "Bill items"},
-		"students.outstanding_today": {ID: "Total bila dibayar hari ini", EN: "Total if paid today"},
+		"students.outstanding_today": {ID: "Bila dibayar hari ini", EN: "If paid today"},
 		"students.as_of":             {ID: "per %[1]s, termasuk denda keterlambatan", EN: "as of %[1]s, late fees included"},
 		"students.due_today":         {ID: "Tagihan hari ini", EN: "To pay today"},
 		"students.active_from":       {ID: "aktif mulai %[1]s", EN: "active from %[1]s"},
@@ -95,6 +98,6 @@ func init() {
 		"students.components.save":             {ID: "Simpan komponen", EN: "Save items"},
 		"students.components.none":             {ID: "Isi minimal satu baris.", EN: "Fill in at least one row."},
 		"students.components.refused":          {ID: "Layanan pembayaran menolak sebagian baris, jadi tidak ada yang disimpan. Perbaiki baris yang ditandai lalu simpan lagi.", EN: "The payment service rejected some rows, so nothing was saved. Fix the marked rows and save again."},
-		"students.components.created_ok":       {ID: "%[1]d komponen tagihan ditambahkan untuk %[2]s.", EN: "%[1]d bill items added for %[2]s."},
+		"students.components.created_ok":       {ID: "%[1]d komponen tagihan ditambahkan untuk %[2]s.", EN: "%[1]d bill {1:item|items} added for %[2]s."},
 	})
 }

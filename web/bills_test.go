@@ -957,7 +957,7 @@ func TestLivePagesAnswerOnlyChanges(t *testing.T) {
 	for _, page := range []struct{ path, container string }{{"/", "#dashboard"}, {"/bills?state=all", "#bills-results"}} {
 		res := c.Get(page.path)
 		live := res.Doc.Find(page.container).AttrOr("hx-get", "")
-		if live == "" || res.Doc.Find(page.container).AttrOr("hx-trigger", "") != "every 10s" {
+		if live == "" || res.Doc.Find(page.container).AttrOr("hx-trigger", "") != "every 10s, live:show" {
 			t.Fatalf("%s: no live updates on %s: %q", page.path, page.container, live)
 		}
 		if res := c.Get(live, "HX-Request", "true"); res.StatusCode != http.StatusNoContent || res.Body != "" {

@@ -235,7 +235,7 @@ func (h *Handler) liveToken(f ledger.Freshness) string {
 
 // live is how a page asks whether it changed: url (ending in "?" or "&") with the token.
 func (h *Handler) live(url, token string) pages.Live {
-	return pages.Live{URL: url + "live=" + token, Every: fmt.Sprintf("every %ds", int(h.cfg.LiveEvery.Seconds()))}
+	return pages.Live{URL: url + "live=" + token, Every: fmt.Sprintf("every %ds, live:show", int(h.cfg.LiveEvery.Seconds()))}
 }
 
 // unchanged answers 204 to a page asking whether it changed (HTMX leaves the page as it

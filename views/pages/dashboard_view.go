@@ -26,7 +26,7 @@ type Freshness struct {
 // otherwise. Without JavaScript nothing asks: a reload shows the new figures.
 type Live struct {
 	URL   string
-	Every string
+	Every string // an hx-trigger: "every 10s, live:show"
 }
 
 // The states of Freshness.

@@ -156,7 +156,7 @@ func DataSettingsLive(v DataSettingsView) templ.Component {
 			templ_7745c5c3_Var5 = templ.NopComponent
 		}
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 5, "<div id=\"data-settings\" class=\"stack\" hx-get=\"/settings/data\" hx-trigger=\"every 10s\" hx-swap=\"outerHTML\" data-live data-testid=\"data-settings\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 5, "<div id=\"data-settings\" class=\"stack\" hx-get=\"/settings/data\" hx-trigger=\"every 10s, live:show\" hx-swap=\"outerHTML\" data-live data-testid=\"data-settings\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -191,7 +191,8 @@ func (h *Handler) freshness(ctx context.Context, f ledger.Freshness, action stri
 		if f.Failing() {
 			v.Text = p.T("ledger.filling_stopped", v.Text, p.Ago(now.Sub(f.LastEnd)), problem())
 		}
-	case f.Failing() || h.syncLate(f, now):
+	// One failed sync of a minute-old ledger is not worth a warning; a missed interval is.
+	case f.Failing() && (f.SyncedAt.IsZero() || f.Age(now) > 2*h.sync.Every()) || h.syncLate(f, now):
 		v.State = pages.FreshStale
 		if f.SyncedAt.IsZero() {
 			v.Text = p.T("ledger.stale_never", problem())

@@ -11,12 +11,12 @@ func init() {
 		"students.search":             {ID: "Cari NIS atau nama", EN: "Search by NIS or name"},
 		"students.search_placeholder": {ID: "Ketik NIS atau nama siswa…", EN: "Type a student ID or name…"},
 		"students.class_all":          {ID: "Semua kelas", EN: "All classes"},
-		"students.empty_hint":         {ID: "Tambahkan siswa satu per satu, atau tekan “Sinkronkan data siswa” untuk mengambil siswa yang sudah ada di layanan pembayaran.", EN: "Add students one by one, or press “Sync roster” to fetch the students the payment service already has."},
+		"students.empty_hint":         {ID: "Tambahkan siswa satu per satu, atau tekan “Sinkronkan sekarang” untuk mengambil siswa yang sudah ada di layanan pembayaran.", EN: "Add students one by one, or press “Sync now” to fetch the students the payment service already has."},
 		"students.col.outstanding":    {ID: "Belum dibayar", EN: "Unpaid"},
 		"students.col.overdue":        {ID: "Terlambat", EN: "Overdue"},
 		"students.col.synced":         {ID: "Terakhir disinkronkan", EN: "Last synced"},
 		"students.col.source":         {ID: "Sumber", EN: "Source"},
-		"students.totals_unknown":     {ID: "— berarti jumlah yang belum dibayar belum dihitung. Jalankan “Sinkronkan data siswa” atau buka halaman siswa untuk menghitungnya.", EN: "— means the unpaid total is not computed yet. Run “Sync roster” or open the student's page to compute it."},
+		"students.totals_unknown":     {ID: "— berarti jumlah yang belum dibayar belum dapat dihitung: portal masih membaca semua tagihan dari layanan pembayaran untuk pertama kali. Angkanya muncul begitu selesai.", EN: "— means the unpaid total cannot be worked out yet: the portal is still reading every bill from the payment service for the first time. The figures show as soon as it is done."},
 
 		// Where a roster entry came from.
 		"students.source.portal":       {ID: "Portal", EN: "Portal"},
@@ -26,8 +26,8 @@ func init() {
 		"students.source.registration": {ID: "Pendaftaran daring", EN: "Online registration"},
 
 		// Roster sync.
-		"students.sync.start":       {ID: "Sinkronkan data siswa", EN: "Sync roster"},
-		"students.sync.title":       {ID: "Sinkronisasi data siswa", EN: "Roster sync"},
+		"students.sync.start":       {ID: "Sinkronkan sekarang", EN: "Sync now"},
+		"students.sync.title":       {ID: "Sinkronisasi dengan layanan pembayaran", EN: "Sync with the payment service"},
 		"students.sync.started":     {ID: "Sinkron dengan layanan pembayaran diminta; mulai dalam beberapa detik. Kemajuannya tampil di halaman ini.", EN: "A sync with the payment service has been asked for; it starts within seconds. Its progress shows on this page."},
 		"students.sync.waiting":     {ID: "Sinkron diminta; mulai dalam beberapa detik…", EN: "Sync asked for; it starts within seconds…"},
 		"students.sync.running":     {ID: "%[1]s berjalan sejak %[2]s…", EN: "%[1]s running since %[2]s…"},
@@ -53,7 +53,7 @@ func init() {
 		"students.err.service":      {ID: "Ditolak layanan pembayaran: %[1]s", EN: "Rejected by the payment service: %[1]s"},
 		"students.created_ok":       {ID: "Siswa %[1]s (NIS %[2]s) sudah terdaftar.", EN: "Student %[1]s (ID %[2]s) is registered."},
 		"students.updated_ok":       {ID: "Data siswa %[1]s tersimpan.", EN: "%[1]s's details are saved."},
-		"students.roster_lag":       {ID: "Perubahan sudah tersimpan di layanan pembayaran, tetapi daftar siswa portal belum diperbarui. Jalankan “Sinkronkan data siswa” untuk memperbaikinya.", EN: "The change is saved at the payment service, but the portal's list of students is not updated yet. Run “Sync roster” to fix it."},
+		"students.roster_lag":       {ID: "Perubahan sudah tersimpan di layanan pembayaran, tetapi daftar siswa portal belum diperbarui. Jalankan “Sinkronkan sekarang” untuk memperbaikinya.", EN: "The change is saved at the payment service, but the portal's list of students is not updated yet. Run “Sync now” to fix it."},
 
 		// Delete.
 		"students.delete.title":        {ID: "Hapus siswa", EN: "Delete student"},

@@ -13,6 +13,7 @@ import (
 
 	"github.com/sekolah/portal/internal/i18n"
 	"github.com/sekolah/portal/views/pages"
+	"github.com/sekolah/portal/views/viewctx"
 )
 
 // isPartial reports whether the request wants a fragment: an HTMX request that is not a
@@ -26,11 +27,12 @@ func isPartial(r *http.Request) bool {
 // render writes a component with status. The component is rendered into a buffer first so a
 // template error becomes a clean 500 instead of half a page.
 func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, c templ.Component) {
+	ctx := h.shellContext(r.Context())
 	var buf bytes.Buffer
-	if err := c.Render(r.Context(), &buf); err != nil {
+	if err := c.Render(ctx, &buf); err != nil {
 		h.log.Error("render", "path", r.URL.Path, "err", err)
 		status, buf = http.StatusInternalServerError, bytes.Buffer{}
-		_ = pages.Error(errorView(r.Context(), status, "", middleware.GetReqID(r.Context()))).Render(r.Context(), &buf)
+		_ = pages.Error(errorView(ctx, status, "", middleware.GetReqID(ctx))).Render(ctx, &buf)
 	}
 	hd := w.Header()
 	hd.Set("Content-Type", "text/html; charset=utf-8")
@@ -38,6 +40,17 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, c t
 	hd.Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
 	_, _ = w.Write(buf.Bytes())
+}
+
+// shellContext gives a page rendered before loadSession ran, or after it failed (the
+// database down: the 500 page), the upstream environment of its banner. It comes from the
+// configuration, never from the database, so a test or production portal never shows the
+// sandbox's banner on its error page.
+func (h *Handler) shellContext(ctx context.Context) context.Context {
+	if viewctx.Env(ctx) == "" {
+		ctx = viewctx.WithEnv(ctx, h.cfg.UpstreamEnv)
+	}
+	return ctx
 }
 
 // page renders the full page, or only the partial when HTMX asks for a fragment. The full

@@ -11,6 +11,7 @@ import (
 	"github.com/a-h/templ"
 	"github.com/go-chi/chi/v5/middleware"
 
+	"github.com/sekolah/portal/internal/billlist"
 	"github.com/sekolah/portal/internal/i18n"
 	"github.com/sekolah/portal/views/pages"
 	"github.com/sekolah/portal/views/viewctx"
@@ -127,10 +128,12 @@ func (h *Handler) notFound(w http.ResponseWriter, r *http.Request) {
 // xlsxType is the media type of .xlsx files.
 const xlsxType = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 
-// offsetParam is the row a paged list starts at (?offset=), never below 0.
+// offsetParam is the row a paged list starts at (?offset=), never below 0 nor above
+// billlist.MaxOffset, whatever the URL says: the database and the service only ever see
+// an offset in range.
 func offsetParam(r *http.Request) int {
 	n, _ := strconv.Atoi(r.URL.Query().Get("offset"))
-	return max(n, 0)
+	return min(max(n, 0), billlist.MaxOffset)
 }
 
 // sendXLSX answers with a workbook to download under name.

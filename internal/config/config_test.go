@@ -168,3 +168,29 @@ func TestLoadTrustedProxies(t *testing.T) {
 		t.Errorf("bad entry: err = %v", err)
 	}
 }
+
+func TestLoadPublicURL(t *testing.T) {
+	if c, err := Load(env(nil)); err != nil || c.PublicURL != "" {
+		t.Fatalf("default: %q, %v", c.PublicURL, err)
+	}
+	for in, want := range map[string]string{
+		"https://portal.sekolah.sch.id":          "https://portal.sekolah.sch.id",
+		"https://portal.sekolah.sch.id/":         "https://portal.sekolah.sch.id",
+		"http://10.0.0.5:8080/keuangan/":         "http://10.0.0.5:8080/keuangan",
+		"  https://Portal.Sekolah.sch.id/portal": "https://Portal.Sekolah.sch.id/portal",
+	} {
+		c, err := Load(env(map[string]string{"PORTAL_PUBLIC_URL": in}))
+		if err != nil || c.PublicURL != want {
+			t.Errorf("PORTAL_PUBLIC_URL=%q: %q, %v; want %q", in, c.PublicURL, err, want)
+		}
+	}
+	for _, bad := range []string{"portal.sekolah.sch.id", "/register", "ftp://portal.sekolah.sch.id", "https://",
+		"https://user:pass@portal.sekolah.sch.id", "https://portal.sekolah.sch.id/?x=1", "https://portal.sekolah.sch.id/#top",
+		"javascript:alert(1)"} {
+		_, err := Load(env(map[string]string{"PORTAL_PUBLIC_URL": bad}))
+		var ce *Error
+		if !errors.As(err, &ce) || ce.Var != "PORTAL_PUBLIC_URL" {
+			t.Errorf("PORTAL_PUBLIC_URL=%q: %v, want an error naming the variable", bad, err)
+		}
+	}
+}

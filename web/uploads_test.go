@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
+	"errors"
 	"mime/multipart"
 	"net/http"
 	"net/url"
@@ -268,8 +269,8 @@ func TestUploadComponentsPreviewCommitAndHistory(t *testing.T) {
 	if res := c.Post("/uploads/"+id2+"/discard", nil); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("discard: %d", res.StatusCode)
 	}
-	if _, err := os.Stat(p.Uploads.Path(id2)); !os.IsNotExist(err) {
-		t.Errorf("the discarded upload's file is still there: %v", err)
+	if _, err := p.DB.UploadFileSize(context.Background(), id2, store.UploadSheet); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("the discarded upload's sheet is still kept: %v", err)
 	}
 	// Every step is in the audit log.
 	entries, _, err := p.DB.ListAudit(context.Background(), store.AuditFilter{Limit: 100})

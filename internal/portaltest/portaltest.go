@@ -11,7 +11,6 @@ import (
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -183,7 +182,6 @@ func (p *Portal) serve(t testing.TB) {
 	t.Helper()
 	a := app.New(app.Options{Config: p.Config, DB: p.DB, Billing: p.Billing, Logger: p.log, Now: p.clock.now,
 		Uploads: func(u *uploads.Config) {
-			u.Dir = filepath.Join(p.Config.DataDir, "uploads")
 			u.RetryBase, u.RetryMax = 5*time.Millisecond, 50*time.Millisecond
 			if p.opts.Uploads != nil {
 				p.opts.Uploads(u)

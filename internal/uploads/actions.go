@@ -2,8 +2,6 @@ package uploads
 
 import (
 	"context"
-	"errors"
-	"os"
 	"time"
 
 	"github.com/sekolah/portal/internal/auth"
@@ -105,13 +103,15 @@ func (r *Runner) Discard(ctx context.Context, id string) error {
 	return nil
 }
 
+// removeFile forgets the job's sheet and everything made from it (error workbooks, the
+// rows found wrong); the history line stays.
 func (r *Runner) removeFile(ctx context.Context, id string) {
-	if err := os.Remove(r.Path(id)); err != nil && !errors.Is(err, os.ErrNotExist) {
-		r.log.Error("remove upload file", "job", id, "err", err)
-		return
-	}
 	if err := r.db.SetUploadFileKept(ctx, id, false); err != nil {
 		r.log.Error("record removed upload file", "job", id, "err", err)
+		return
+	}
+	if err := r.db.DeleteUploadFiles(ctx, id); err != nil {
+		r.log.Error("remove upload file", "job", id, "err", err)
 	}
 }
 

@@ -109,12 +109,17 @@ func (r *Runner) analyse(ctx context.Context, id string) error {
 		batch = batch[:0]
 		return err
 	}
-	sum, err := Analyse(ctx, r.Path(id), r.options(Kind(j.Kind)), func(is Issue) error {
-		batch = append(batch, is.Stored())
-		if len(batch) >= issueBatch {
-			return flush()
-		}
-		return nil
+	var sum Summary
+	err = r.withSheet(ctx, id, func(path string) error {
+		var err error
+		sum, err = Analyse(ctx, path, r.options(Kind(j.Kind)), func(is Issue) error {
+			batch = append(batch, is.Stored())
+			if len(batch) >= issueBatch {
+				return flush()
+			}
+			return nil
+		})
+		return err
 	})
 	if err == nil {
 		err = flush()
@@ -129,6 +134,9 @@ func (r *Runner) analyse(ctx context.Context, id string) error {
 	}
 	var fe *FileError
 	switch {
+	case errors.Is(err, ErrFileGone):
+		a = store.UploadAnalysis{State: StateInvalid, Problem: "file_gone"}
+		err = nil
 	case errors.As(err, &fe):
 		a = store.UploadAnalysis{State: StateInvalid, Problem: fe.Code, ProblemArgs: fe.Args}
 		err = nil

@@ -8,12 +8,12 @@ import (
 	"github.com/sekolah/portal/internal/config"
 )
 
-// ConfigFrom makes the runner's configuration from the portal's: files under the data
-// directory, the upload settings, the account codes, and the upstream timeout as the time
-// a call without an answer is given to land.
+// ConfigFrom makes the runner's configuration from the portal's: the upload settings, the
+// account codes, the upstream timeout as the time a call without an answer is given to
+// land, and the data directory's old upload folder to move sheets from.
 func ConfigFrom(c config.Config) Config {
 	return Config{
-		Dir:         filepath.Join(c.DataDir, "uploads"),
+		LegacyDir:   filepath.Join(c.DataDir, "uploads"),
 		MaxBytes:    c.UploadMaxBytes,
 		ChunkSize:   c.UploadChunkSize,
 		Concurrency: c.UploadConcurrency,
@@ -24,8 +24,10 @@ func ConfigFrom(c config.Config) Config {
 
 // Config is how the runner reads, keeps and sends uploads.
 type Config struct {
-	// Dir keeps the uploaded files (created when missing).
-	Dir string
+	// LegacyDir is where uploaded sheets were kept on disk before they were kept in the
+	// database (<data dir>/uploads). Start moves any found there into the database and
+	// removes them; nothing is written there any more.
+	LegacyDir string
 	// MaxBytes is the largest file accepted.
 	MaxBytes int64
 	// ChunkSize is the rows per batch call (default 200, at most 1000).
@@ -72,9 +74,6 @@ func (c *Config) defaults() {
 	}
 	if c.Limits == (Limits{}) {
 		c.Limits = DefaultLimits(c.MaxBytes)
-	}
-	if c.Limits.TempDir == "" && c.Dir != "" {
-		c.Limits.TempDir = filepath.Join(c.Dir, "tmp")
 	}
 	if c.LookupConcurrency <= 0 {
 		c.LookupConcurrency = 8

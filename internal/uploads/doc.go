@@ -11,14 +11,15 @@
 // become messages in the reader's language when shown.
 //
 // Keeping the file. The preview pages through the problems, the error workbook and the
-// commit need the original rows again, so the file is kept on disk under the data
-// directory (<data>/uploads/<job id>.xlsx) rather than in the database: excelize reads a
-// file from disk as a stream (large parts are unpacked to a temporary directory, not
-// memory), while a 20 MB blob would be read whole into memory, twice, and would swell the
-// SQLite file and its WAL. Files are deleted when an upload is discarded, and by a
-// janitor after Config.Retention (14 days) once the job has finished or was never
-// committed; the history line stays. One portal process owns the directory: several
-// instances on one PostgreSQL database need a shared data directory.
+// commit need the original rows again, so the sheet is kept in the database with its job
+// (store.UploadSheet, in parts of 1 MiB written and read one at a time), not on one
+// instance's disk: instances share nothing but the database, and a job taken over by
+// another instance, or a Retry, works anywhere. To read it, excelize gets a temporary copy
+// (it streams a file, unpacking large parts to disk rather than memory); the copy is
+// removed as soon as the reading ends. Sheets are forgotten when an upload is discarded,
+// and by a janitor after Config.Retention (14 days) once the job has finished or was never
+// committed; the history line stays. Sheets earlier versions kept in <data>/uploads are
+// moved into the database at start.
 //
 // Sending. A committed job first asks the service once more which rows exist by now, then
 // writes the rest as chunks (default 200 rows) in the database, each with its state:

@@ -191,7 +191,12 @@ func (r *Runner) prepare(ctx context.Context, j store.UploadJob) error {
 		return err
 	}
 	skipErr := func(row int) bool { _, found := slices.BinarySearch(errRows, row); return found }
-	path := r.Path(j.ID)
+	return r.withSheet(ctx, j.ID, func(path string) error { return r.prepareFrom(ctx, j, path, skipErr) })
+}
+
+// prepareFrom is prepare with the sheet copied to path.
+func (r *Runner) prepareFrom(ctx context.Context, j store.UploadJob, path string, skipErr func(row int) bool) error {
+	var err error
 	opts := r.options(Kind(j.Kind))
 	exists := map[int]bool{}
 

@@ -14,7 +14,9 @@ func (r *Runner) ErrorWorkbook(ctx context.Context, j store.UploadJob, w io.Writ
 	if !j.FileKept {
 		return ErrFileGone
 	}
-	return WriteErrorWorkbook(ctx, w, r.Path(j.ID), Kind(j.Kind), r.cfg.Limits, r.db.AllUploadIssues(ctx, j.ID), p)
+	return r.withSheet(ctx, j.ID, func(path string) error {
+		return WriteErrorWorkbook(ctx, w, path, Kind(j.Kind), r.cfg.Limits, r.db.AllUploadIssues(ctx, j.ID), p)
+	})
 }
 
 // Template writes the kind's template with the configured account codes.

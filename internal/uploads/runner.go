@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"sync"
 	"time"
 
@@ -113,8 +112,13 @@ func (r *Runner) Start(ctx context.Context) error {
 	r.started = true
 	r.ctx, r.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	r.mu.Unlock()
-	if err := os.MkdirAll(r.cfg.Limits.TempDir, 0o750); err != nil {
-		return fmt.Errorf("uploads: create upload directory: %w", err)
+	if d := r.cfg.Limits.TempDir; d != "" {
+		if err := os.MkdirAll(d, 0o750); err != nil {
+			return fmt.Errorf("uploads: create temporary directory: %w", err)
+		}
+	}
+	if err := r.moveLegacySheets(ctx); err != nil {
+		return err
 	}
 	pending, err := r.db.UploadJobsInStates(ctx, StateAnalysing)
 	if err != nil {
@@ -193,5 +197,4 @@ func (r *Runner) backoff(attempt int) time.Duration {
 	return d/2 + rand.N(d/2+1)
 }
 
-// Path is where a job's file is kept.
-func (r *Runner) Path(id string) string { return filepath.Join(r.cfg.Dir, id+".xlsx") }
+func isNotFound(err error) bool { return errors.Is(err, store.ErrNotFound) }

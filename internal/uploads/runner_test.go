@@ -440,8 +440,8 @@ func TestCleanUp(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	for _, id := range []string{done.ID, previewed.ID} {
-		if _, err := os.Stat(r2.Path(id)); !os.IsNotExist(err) {
-			t.Errorf("file of %s: %v", id, err)
+		if _, err := e.db.UploadFileSize(context.Background(), id, store.UploadSheet); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("sheet of %s still kept: %v", id, err)
 		}
 	}
 	var buf strings.Builder
@@ -523,9 +523,6 @@ func TestAnalysisUnderLease(t *testing.T) {
 	}
 	e.enrol(t, sh)
 	cfg := e.config()
-	if err := os.MkdirAll(cfg.Dir, 0o750); err != nil {
-		t.Fatal(err)
-	}
 	// A runner that never started receives the file: the upload waits in "analysing", as
 	// one left by an instance that stopped mid-analysis.
 	idle := uploads.NewRunner(cfg, e.db, e.client, e.writer, e.log)

@@ -36,7 +36,8 @@ type Limits struct {
 	// UnzipXMLSize is the largest worksheet or string table held in memory; bigger ones are
 	// unpacked to TempDir and streamed from there.
 	UnzipXMLSize int64
-	// TempDir receives those unpacked parts ("" is the system default).
+	// TempDir receives those unpacked parts, and the runner's temporary copies of sheets
+	// and workbooks ("" is the system's temporary directory, $TMPDIR).
 	TempDir string
 	// MaxRows caps the data rows of one sheet.
 	MaxRows int

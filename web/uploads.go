@@ -69,6 +69,7 @@ func (h *Handler) uploadView(ctx context.Context, j store.UploadJob, offset int)
 		ID: j.ID, FileName: j.FileName, SHA256: j.FileSHA256, Kind: j.Kind, State: j.State,
 		SizeKB: i18n.Number((j.FileSize + 1023) / 1024), UploadedBy: j.UploadedBy, UploadedAt: j.CreatedAt,
 		FileKept: j.FileKept, Rows: j.RowsTotal, New: j.RowsNew, Already: j.RowsAlready, Errors: j.RowsError, IssueCount: j.Issues,
+		IssuesKept: j.IssuesKept,
 	}
 	if j.Problem != "" {
 		v.Problem = uploads.FileMessage(p, j.Problem, j.ProblemArgs)
@@ -86,8 +87,15 @@ func (h *Handler) uploadView(ctx context.Context, j store.UploadJob, offset int)
 	for _, t := range j.Totals {
 		v.Totals = append(v.Totals, pages.UploadTotalRow{Code: t.AccountCode, Rows: t.Rows, Amount: t.Amount})
 	}
-	if j.Issues > 0 {
-		offset = min(max(offset, 0), j.Issues-1)
+	// Many problems: how many of each kind, exactly, above the (first) ones listed.
+	if j.Issues > uploadIssuesPage || j.IssuesKept < j.Issues {
+		for _, k := range j.IssueKinds {
+			v.IssueKinds = append(v.IssueKinds, pages.UploadIssueKindRow{Column: uploads.ColumnName(k.Col), Count: k.Count,
+				Example: uploads.IssueOf(store.UploadIssue{Row: k.Row, Col: k.Col, Code: k.Code, Args: k.Args}).Message(p)})
+		}
+	}
+	if j.IssuesKept > 0 {
+		offset = min(max(offset, 0), j.IssuesKept-1)
 		list, err := h.db.UploadIssues(ctx, j.ID, offset, uploadIssuesPage)
 		if err != nil {
 			return v, err
@@ -96,7 +104,7 @@ func (h *Handler) uploadView(ctx context.Context, j store.UploadJob, offset int)
 			v.Issues = append(v.Issues, pages.UploadIssueRow{Row: is.Row, Cell: uploads.CellName(is.Col, is.Row),
 				Message: uploads.IssueOf(is).Message(p)})
 		}
-		v.IssuePager = components.Pager{Offset: offset, Limit: uploadIssuesPage, Shown: len(v.Issues), Total: j.Issues,
+		v.IssuePager = components.Pager{Offset: offset, Limit: uploadIssuesPage, Shown: len(v.Issues), Total: j.IssuesKept,
 			Target: "#upload-issues", URL: func(off int) string {
 				return uploadURL(j.ID) + "/issues?offset=" + strconv.Itoa(off)
 			}}

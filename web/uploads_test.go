@@ -612,3 +612,50 @@ func writeZipBomb(t *testing.T, w *bytes.Buffer, size int) {
 		t.Fatal(err)
 	}
 }
+
+// TestUploadManyProblems: when a sheet has more problems than are kept (20 here instead of
+// uploads.MaxIssuesKept), the page says it shows the first ones of how many, pages through
+// those only, and counts each kind of problem exactly.
+func TestUploadManyProblems(t *testing.T) {
+	t.Parallel()
+	p := portaltest.Start(t, portaltest.Options{Now: uploadNow, Uploads: func(c *uploads.Config) { c.MaxIssues = 20 }})
+	bad := make([]int, 1200)
+	for i := range bad {
+		bad[i] = i
+	}
+	sh, err := sheettest.Components(filepath.Join(t.TempDir(), "a.xlsx"), sheettest.Options{Rows: 1210, Students: 110, Bad: bad})
+	if err != nil {
+		t.Fatal(err)
+	}
+	enrol(t, p, sh, true)
+	data, _ := os.ReadFile(sh.Path)
+	c := p.SignedIn(t, "finance")
+	id := uploadIDFrom(t, postUpload(t, p, c, "components", "a.xlsx", data))
+	if j := waitUpload(t, p, id); j.Issues != 1200 || j.IssuesKept != 20 {
+		t.Fatalf("issues %d, kept %d", j.Issues, j.IssuesKept)
+	}
+	res := c.Get("/uploads/" + id)
+	if got := res.Doc.Find(`[data-testid="issues-truncated"]`).Text(); !strings.Contains(got, "20 masalah pertama dari 1.200") {
+		t.Errorf("truncation note %q", got)
+	}
+	if n := res.Doc.Find(`[data-testid="issues-table"] tbody tr`).Length(); n != 20 {
+		t.Errorf("%d problems listed, want the 20 kept", n)
+	}
+	if res.Doc.Find(`[data-testid="page-next"]`).Length() != 0 {
+		t.Error("a next page beyond the problems kept")
+	}
+	if got := res.Doc.Find(`[data-testid="count-error"]`).Parent().Text(); !strings.Contains(got, "1.200 masalah") {
+		t.Errorf("error count card %q", got)
+	}
+	kinds := map[string]string{}
+	res.Doc.Find(`[data-testid="issue-kinds"] tbody tr`).Each(func(_ int, s *goquery.Selection) {
+		kinds[strings.TrimSpace(s.Find(`[data-testid="kind-column"]`).Text())] = strings.TrimSpace(s.Find(`[data-testid="kind-count"]`).Text())
+	})
+	// Every third bad row has its amount, due day or account wrong: 400 each.
+	if len(kinds) != 3 || kinds["D"] != "400" || kinds["F"] != "400" || kinds["C"] != "400" {
+		t.Errorf("counts per kind %v", kinds)
+	}
+	if ex := res.Doc.Find(`[data-testid="issue-kinds"] [data-testid="kind-example"]`).First().Text(); !strings.Contains(ex, "Sel ") {
+		t.Errorf("kind example %q", ex)
+	}
+}

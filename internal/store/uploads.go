@@ -39,8 +39,14 @@ type UploadJob struct {
 	RowsNew     int
 	RowsAlready int
 	RowsError   int
-	Issues      int
-	Totals      []UploadTotal
+	// Issues counts every problem found; IssuesKept those kept in upload_issues (the
+	// first ones), IssueKinds each kind's exact count.
+	Issues     int
+	IssuesKept int
+	IssueKinds []UploadIssueKind
+	Totals     []UploadTotal
+	// Sample is the first rows as they will be sent (JSON the uploads package reads).
+	Sample string
 
 	// ToSend is how many rows the job sends; Skipped those it found at the service when
 	// it started; Created and Failed the outcome once finished.
@@ -54,6 +60,20 @@ type UploadJob struct {
 	AnalysedAt  time.Time
 	CommittedAt time.Time
 	FinishedAt  time.Time
+	// WaitingSince is when the job found the service down (zero when it is not waiting);
+	// HurryAt when a person last asked it to try again now.
+	WaitingSince time.Time
+	HurryAt      time.Time
+}
+
+// UploadIssueKind is how many problems of one kind (a code in a column) a sheet has, with
+// the first one's row and arguments, so the page can say what it is.
+type UploadIssueKind struct {
+	Col   int      `json:"col"`
+	Code  string   `json:"code"`
+	Count int      `json:"count"`
+	Row   int      `json:"row"`
+	Args  []string `json:"args,omitempty"`
 }
 
 // UploadTotal is the rupiah of one account code's new rows.
@@ -133,19 +153,26 @@ func splitArgs(s string) []string {
 const uploadJobColumns = `id, kind, file_name, file_sha256, file_size, file_kept, state, problem, problem_args,
 	uploaded_by_id, uploaded_by, committed_by_id, committed_by, committed_role, committed_ip,
 	rows_total, rows_new, rows_already, rows_error, issues, totals, to_send, skipped, created_count, failed_count,
-	created_at, updated_at, analysed_at, committed_at, finished_at`
+	created_at, updated_at, analysed_at, committed_at, finished_at, issues_kept, issue_kinds, sample, waiting_since, hurry_at`
 
 func scanUploadJob(row interface{ Scan(...any) error }) (UploadJob, error) {
 	var j UploadJob
-	var problemArgs, totals string
+	var problemArgs, totals, kinds string
 	var counts [10]int64
-	var created, updated, analysed, committed, finished nullTime
+	var created, updated, analysed, committed, finished, waiting, hurry nullTime
 	err := row.Scan(&j.ID, &j.Kind, &j.FileName, &j.FileSHA256, &j.FileSize, &j.FileKept, &j.State, &j.Problem, &problemArgs,
 		&j.UploadedByID, &j.UploadedBy, &j.CommittedByID, &j.CommittedBy, &j.CommittedRole, &j.CommittedIP,
 		&counts[0], &counts[1], &counts[2], &counts[3], &counts[4], &totals, &counts[5], &counts[6], &counts[7], &counts[8],
-		&created, &updated, &analysed, &committed, &finished)
+		&created, &updated, &analysed, &committed, &finished, &counts[9], &kinds, &j.Sample, &waiting, &hurry)
 	if err != nil {
 		return j, err
+	}
+	j.IssuesKept = int(counts[9])
+	j.WaitingSince, j.HurryAt = waiting.Time, hurry.Time
+	if kinds != "" {
+		if err := json.Unmarshal([]byte(kinds), &j.IssueKinds); err != nil {
+			return j, fmt.Errorf("issue kinds: %w", err)
+		}
 	}
 	j.ProblemArgs = splitArgs(problemArgs)
 	j.RowsTotal, j.RowsNew, j.RowsAlready, j.RowsError, j.Issues = int(counts[0]), int(counts[1]), int(counts[2]), int(counts[3]), int(counts[4])
@@ -272,25 +299,37 @@ type UploadAnalysis struct {
 	RowsAlready int
 	RowsError   int
 	Issues      int
+	IssuesKept  int
+	IssueKinds  []UploadIssueKind
 	Totals      []UploadTotal
+	Sample      string
+}
+
+// jsonText is v as JSON, or "" when it is empty.
+func jsonText[T any](v []T) (string, error) {
+	if len(v) == 0 {
+		return "", nil
+	}
+	b, err := json.Marshal(v)
+	return string(b), err
 }
 
 // SaveUploadAnalysis records the analysis of a job still in state `from`.
 func (db *DB) SaveUploadAnalysis(ctx context.Context, id, from string, a UploadAnalysis) (bool, error) {
-	totals := ""
-	if len(a.Totals) > 0 {
-		b, err := json.Marshal(a.Totals)
-		if err != nil {
-			return false, err
-		}
-		totals = string(b)
+	totals, err := jsonText(a.Totals)
+	if err != nil {
+		return false, err
+	}
+	kinds, err := jsonText(a.IssueKinds)
+	if err != nil {
+		return false, err
 	}
 	now := Now()
 	res, err := db.sql.ExecContext(ctx, `UPDATE upload_jobs SET state = $1, problem = $2, problem_args = $3,
 		rows_total = $4, rows_new = $5, rows_already = $6, rows_error = $7, issues = $8, totals = $9,
-		analysed_at = $10, updated_at = $10 WHERE id = $11 AND state = $12`,
+		analysed_at = $10, updated_at = $10, issues_kept = $13, issue_kinds = $14, sample = $15 WHERE id = $11 AND state = $12`,
 		a.State, a.Problem, joinArgs(a.ProblemArgs), a.RowsTotal, a.RowsNew, a.RowsAlready, a.RowsError, a.Issues, totals,
-		now, id, from)
+		now, id, from, a.IssuesKept, kinds, a.Sample)
 	if err != nil {
 		return false, fmt.Errorf("store: save upload analysis %s: %w", id, err)
 	}
@@ -377,12 +416,18 @@ func (db *DB) InsertUploadIssues(ctx context.Context, jobID string, firstSeq int
 	})
 }
 
-// DeleteUploadIssues forgets a job's problems before it is analysed again.
+// DeleteUploadIssues forgets a job's problems (before it is analysed again, or when it is
+// discarded or cleaned up); the job keeps its counts but no longer says any are kept.
 func (db *DB) DeleteUploadIssues(ctx context.Context, jobID string) error {
-	if _, err := db.sql.ExecContext(ctx, `DELETE FROM upload_issues WHERE job_id = $1`, jobID); err != nil {
-		return fmt.Errorf("store: delete upload issues: %w", err)
-	}
-	return nil
+	return db.InTx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM upload_issues WHERE job_id = $1`, jobID); err != nil {
+			return fmt.Errorf("store: delete upload issues: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE upload_jobs SET issues_kept = 0 WHERE id = $1`, jobID); err != nil {
+			return fmt.Errorf("store: delete upload issues: %w", err)
+		}
+		return nil
+	})
 }
 
 func scanIssue(rows *sql.Rows) (UploadIssue, error) {

@@ -38,6 +38,8 @@ type Config struct {
 	Accounts []string
 	// Limits bound the reading of one file (default DefaultLimits(MaxBytes)).
 	Limits Limits
+	// MaxIssues is how many of a sheet's problems are kept (default MaxIssuesKept).
+	MaxIssues int
 	// LookupConcurrency bounds parallel NIS checks and searches (default 8).
 	LookupConcurrency int
 	// RetryBase and RetryMax shape the backoff between attempts of a chunk (defaults 500ms, 15s).
@@ -74,6 +76,9 @@ func (c *Config) defaults() {
 	}
 	if c.Limits == (Limits{}) {
 		c.Limits = DefaultLimits(c.MaxBytes)
+	}
+	if c.MaxIssues <= 0 {
+		c.MaxIssues = MaxIssuesKept
 	}
 	if c.LookupConcurrency <= 0 {
 		c.LookupConcurrency = 8

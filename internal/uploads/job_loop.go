@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"sync"
 	"time"
 
@@ -186,11 +185,10 @@ func (r *Runner) prepare(ctx context.Context, j store.UploadJob) error {
 	if !j.FileKept {
 		return ErrFileGone
 	}
-	errRows, err := r.db.UploadErrorRows(ctx, j.ID)
+	skipErr, err := r.badRows(ctx, j.ID)
 	if err != nil {
 		return err
 	}
-	skipErr := func(row int) bool { _, found := slices.BinarySearch(errRows, row); return found }
 	return r.withSheet(ctx, j.ID, func(path string) error { return r.prepareFrom(ctx, j, path, skipErr) })
 }
 

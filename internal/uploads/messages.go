@@ -24,6 +24,9 @@ var FailCodes = []string{FailRejected, FailUnavailable, FailRefused}
 // CellName is the A1 name of a 0-based column in a 1-based row.
 func CellName(col, row int) string { return cellName(col, row) }
 
+// ColumnName is the letters of a 0-based column: 0 → A, 26 → AA.
+func ColumnName(col int) string { return colName(col) }
+
 // FileMessage says in p's language what is wrong with a whole file.
 func FileMessage(p i18n.Printer, code string, args []string) string {
 	return IssueOf(store.UploadIssue{Code: "uploads.file." + code, Args: args}).Problem.Message(p)

@@ -400,10 +400,11 @@ func TestCrashWhileSending(t *testing.T) {
 	}
 }
 
-// TestCleanUp: files of old uploads are removed; uploads never committed are discarded.
+// TestCleanUp: the sheets and problems of old uploads are forgotten (their counts stay);
+// uploads never committed are discarded.
 func TestCleanUp(t *testing.T) {
 	e := newEnv(t, 2*time.Second)
-	sh, err := sheettest.Components(filepath.Join(e.dir, "a.xlsx"), sheettest.Options{Rows: 10, Students: 5})
+	sh, err := sheettest.Components(filepath.Join(e.dir, "a.xlsx"), sheettest.Options{Rows: 10, Students: 5, Bad: []int{3}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -443,6 +444,12 @@ func TestCleanUp(t *testing.T) {
 		if _, err := e.db.UploadFileSize(context.Background(), id, store.UploadSheet); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("sheet of %s still kept: %v", id, err)
 		}
+	}
+	if n := countIssues(t, e.db, done.ID); n != 0 {
+		t.Errorf("%d problems of a cleaned-up upload kept", n)
+	}
+	if j, _ := e.db.UploadJobByID(context.Background(), done.ID); j.Issues != 1 || j.IssuesKept != 0 || j.Created != 9 {
+		t.Errorf("cleaned-up upload: %d issues, %d kept, %d created", j.Issues, j.IssuesKept, j.Created)
 	}
 	var buf strings.Builder
 	j, _ := e.db.UploadJobByID(context.Background(), done.ID)

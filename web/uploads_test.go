@@ -413,7 +413,7 @@ func TestUploadRefusesBadFiles(t *testing.T) {
 	if j.State != uploads.StateInvalid || j.Problem != "too_big_unzipped" {
 		t.Fatalf("zip bomb: state %s, problem %q", j.State, j.Problem)
 	}
-	if msg := c.Get("/uploads/" + id).Doc.Find(`[data-testid="upload-problem"]`).Text(); !strings.Contains(msg, "ditolak demi keamanan") {
+	if msg := c.Get("/uploads/" + id).Doc.Find(`[data-testid="upload-problem"]`).Text(); !strings.Contains(msg, "Berkas ditolak agar portal tetap berjalan") {
 		t.Fatalf("zip bomb message = %q", msg)
 	}
 

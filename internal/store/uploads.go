@@ -735,6 +735,33 @@ func (db *DB) RenewUploadJob(ctx context.Context, id, owner string, until time.T
 	return n == 1, nil
 }
 
+// UploadJobsFreeToTake returns the jobs in state whose lease is free or lapsed by now:
+// work an instance that stopped or died left, for a running one to take over.
+func (db *DB) UploadJobsFreeToTake(ctx context.Context, state string, now time.Time) ([]UploadJob, error) {
+	return db.queryUploadJobs(ctx, "upload jobs to take over", `SELECT `+uploadJobColumns+` FROM upload_jobs
+		WHERE state = $1 AND (lease_owner = '' OR lease_until IS NULL OR lease_until < $2) ORDER BY created_at, id`,
+		state, Time(now))
+}
+
+// DiscardUploadJob moves a job to state `to` from one of the states `from` and frees its
+// lease, whoever held it (an instance still working on it finds at its next renewal that
+// it lost it, and stops); it reports whether it did.
+func (db *DB) DiscardUploadJob(ctx context.Context, id, to string, from ...string) (bool, error) {
+	args := []any{to, Now(), id}
+	ph := make([]string, len(from))
+	for i, s := range from {
+		args = append(args, s)
+		ph[i] = "$" + strconv.Itoa(len(args))
+	}
+	res, err := db.sql.ExecContext(ctx, `UPDATE upload_jobs SET state = $1, updated_at = $2, lease_owner = '', lease_until = NULL
+		WHERE id = $3 AND state IN (`+strings.Join(ph, ",")+`)`, args...)
+	if err != nil {
+		return false, fmt.Errorf("store: discard upload job %s: %w", id, err)
+	}
+	n, err := res.RowsAffected()
+	return n == 1, err
+}
+
 // ReleaseUploadJob frees owner's lease on the job; a lease held by another is left alone.
 func (db *DB) ReleaseUploadJob(ctx context.Context, id, owner string) error {
 	if _, err := db.sql.ExecContext(ctx, `UPDATE upload_jobs SET lease_owner = '', lease_until = NULL

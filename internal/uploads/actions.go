@@ -90,15 +90,18 @@ func (r *Runner) Retry(ctx context.Context, id string) error {
 	return nil
 }
 
-// Discard drops an upload before it was committed, and its file.
+// Discard drops an upload before it was committed, and its sheet and problems; also one
+// still being checked (stuck, its instance gone, or simply not wanted any more): the
+// analysis, here or in the instance that holds it, stops.
 func (r *Runner) Discard(ctx context.Context, id string) error {
-	ok, err := r.db.SetUploadJobState(ctx, id, StateDiscarded, StateHeld, StateReady, StateInvalid)
+	ok, err := r.db.DiscardUploadJob(ctx, id, StateDiscarded, StateHeld, StateReady, StateInvalid, StateAnalysing)
 	if err != nil {
 		return err
 	}
 	if !ok {
 		return ErrState
 	}
+	r.stopAnalysis(id)
 	r.removeFile(ctx, id)
 	return nil
 }

@@ -23,11 +23,12 @@ func (r *Runner) options(kind Kind) Options {
 // startAnalysis analyses a job in the background (once at a time per job).
 func (r *Runner) startAnalysis(id string) {
 	r.mu.Lock()
-	if r.analyses[id] || r.stopped || r.ctx == nil {
+	if _, running := r.analyses[id]; running || r.stopped || r.ctx == nil {
 		r.mu.Unlock()
 		return
 	}
-	r.analyses[id] = true
+	ctx, cancel := context.WithCancel(r.ctx)
+	r.analyses[id] = cancel
 	r.wg.Add(1)
 	r.mu.Unlock()
 	go func() {
@@ -37,7 +38,6 @@ func (r *Runner) startAnalysis(id string) {
 			r.mu.Unlock()
 			r.wg.Done()
 		}()
-		ctx, cancel := context.WithCancel(r.ctx)
 		defer cancel()
 		go func() {
 			select {
@@ -56,6 +56,35 @@ func (r *Runner) startAnalysis(id string) {
 			r.log.Error("upload analysis", "job", id, "err", err)
 		}
 	}()
+}
+
+// stopAnalysis stops the job's analysis if this instance runs it.
+func (r *Runner) stopAnalysis(id string) {
+	r.mu.Lock()
+	cancel := r.analyses[id]
+	r.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+}
+
+// watchAnalyses takes over, every LeaseRenew, the analyses whose lease is free or lapsed:
+// those of an instance that stopped or died while reading a sheet, and uploads received
+// by a busy instance.
+func (r *Runner) watchAnalyses() {
+	defer r.wg.Done()
+	for r.sleep(r.cfg.LeaseRenew) {
+		jobs, err := r.db.UploadJobsFreeToTake(r.ctx, StateAnalysing, r.now())
+		if err != nil {
+			if r.ctx.Err() == nil {
+				r.log.Error("upload analyses to take over", "err", err)
+			}
+			continue
+		}
+		for _, j := range jobs {
+			r.startAnalysis(j.ID)
+		}
+	}
 }
 
 // analyseLeased analyses under the job's lease, like a job's run: when several portal
@@ -82,6 +111,10 @@ func (r *Runner) analyseLeased(ctx context.Context, cancel context.CancelFunc, i
 	err = r.analyse(ctx, id)
 	stopLease()
 	<-renewed
+	if j, jerr := r.db.UploadJobByID(context.WithoutCancel(ctx), id); jerr == nil && j.State == StateDiscarded {
+		// Discarded while it was read: what the analysis wrote since goes too.
+		r.removeFile(context.WithoutCancel(ctx), id)
+	}
 	rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer rcancel()
 	if rerr := r.db.ReleaseUploadJob(rctx, id, r.owner); rerr != nil {

@@ -78,15 +78,17 @@ type Runner struct {
 	log    *slog.Logger
 	now    func() time.Time
 
-	mu       sync.Mutex
-	started  bool
-	stopped  bool
-	ctx      context.Context // cancelled to abort calls in flight (hard stop)
-	cancel   context.CancelFunc
-	quit     chan struct{} // closed to stop taking new work (graceful stop)
-	wake     chan struct{}
-	wg       sync.WaitGroup
-	analyses map[string]bool
+	mu      sync.Mutex
+	started bool
+	stopped bool
+	ctx     context.Context // cancelled to abort calls in flight (hard stop)
+	cancel  context.CancelFunc
+	quit    chan struct{} // closed to stop taking new work (graceful stop)
+	wake    chan struct{}
+	wg      sync.WaitGroup
+	// analyses are the analyses this instance runs (or waits to), each with the function
+	// that stops it.
+	analyses map[string]context.CancelFunc
 	// slots bounds the analyses running at once: each reads a whole file at full speed.
 	slots chan struct{}
 }
@@ -98,7 +100,7 @@ func NewRunner(cfg Config, db *store.DB, client *billing.Client, writer *changes
 		log = slog.Default()
 	}
 	return &Runner{cfg: cfg, owner: store.NewID(), db: db, client: client, writer: writer, log: log, now: time.Now,
-		quit: make(chan struct{}), wake: make(chan struct{}, 1), analyses: map[string]bool{}, slots: make(chan struct{}, 2)}
+		quit: make(chan struct{}), wake: make(chan struct{}, 1), analyses: map[string]context.CancelFunc{}, slots: make(chan struct{}, 2)}
 }
 
 // Start resumes what a previous process left (analyses and jobs) and starts the job loop
@@ -127,9 +129,10 @@ func (r *Runner) Start(ctx context.Context) error {
 	for _, j := range pending {
 		r.startAnalysis(j.ID)
 	}
-	r.wg.Add(2)
+	r.wg.Add(3)
 	go r.loop()
 	go r.janitor()
+	go r.watchAnalyses()
 	return nil
 }
 

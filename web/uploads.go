@@ -133,6 +133,9 @@ func (h *Handler) uploadView(ctx context.Context, j store.UploadJob, offset int)
 			v.CanRetry = pr.Pending > 0 || pr.Chunks == 0 && j.FileKept && (j.Problem == "upstream" || j.Problem == "internal")
 		} else {
 			v.Progress.Wait = pr.Unknown
+			if !j.WaitingSince.IsZero() {
+				v.Progress.WaitingSince = sinceLabel(p, j.WaitingSince, h.now())
+			}
 		}
 		switch {
 		case v.Progress.Total > 0:
@@ -145,6 +148,25 @@ func (h *Handler) uploadView(ctx context.Context, j store.UploadJob, offset int)
 		}
 	}
 	return v, nil
+}
+
+// sinceLabel says when something began: the time of day ("10.42", "10:42" in English)
+// when it was today in the school's zone, else the day and the time.
+func sinceLabel(p i18n.Printer, t, now time.Time) string {
+	loc := p.Loc
+	if loc == nil {
+		loc = time.UTC
+	}
+	lt, ln := t.In(loc), now.In(loc)
+	sep := "."
+	if p.Lang == i18n.English {
+		sep = ":"
+	}
+	hm := fmt.Sprintf("%02d%s%02d", lt.Hour(), sep, lt.Minute())
+	if y, m, d := lt.Date(); y == ln.Year() && m == ln.Month() && d == ln.Day() {
+		return hm
+	}
+	return p.Date(t) + " " + hm
 }
 
 // uploadStep answers an action on an upload: back to its page with a message, or with a

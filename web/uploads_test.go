@@ -22,6 +22,7 @@ import (
 	"github.com/sekolah/portal/internal/changes"
 	"github.com/sekolah/portal/internal/i18n"
 	"github.com/sekolah/portal/internal/portaltest"
+	"github.com/sekolah/portal/internal/sandbox"
 	"github.com/sekolah/portal/internal/store"
 	"github.com/sekolah/portal/internal/uploads"
 	"github.com/sekolah/portal/internal/uploads/sheettest"
@@ -657,5 +658,59 @@ func TestUploadManyProblems(t *testing.T) {
 	}
 	if ex := res.Doc.Find(`[data-testid="issue-kinds"] [data-testid="kind-example"]`).First().Text(); !strings.Contains(ex, "Sel ") {
 		t.Errorf("kind example %q", ex)
+	}
+}
+
+// TestUploadWaitingForTheService: while the payment service does not answer, a committed
+// upload's page says it waits and since when, and offers to try now; trying now, once the
+// service is back, sends the rows at once instead of at the end of the pause.
+func TestUploadWaitingForTheService(t *testing.T) {
+	t.Parallel()
+	// Real time: the page says the time of day the upload began to wait.
+	p := portaltest.Start(t, portaltest.Options{Uploads: func(c *uploads.Config) {
+		c.RetryMax = time.Minute // the first pause while waiting is at least 45 s
+	}})
+	sh, err := sheettest.Components(filepath.Join(t.TempDir(), "a.xlsx"), sheettest.Options{Rows: 12, Students: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	enrol(t, p, sh, true)
+	data, _ := os.ReadFile(sh.Path)
+	c := p.SignedIn(t, "finance")
+	id := uploadIDFrom(t, postUpload(t, p, c, "components", "a.xlsx", data))
+	waitUpload(t, p, id)
+	p.Sandbox.SetFaults(sandbox.Faults{ErrorRate: 1, Status: 503})
+	if res := c.Post("/uploads/"+id+"/commit", nil); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("commit: %d", res.StatusCode)
+	}
+	var j store.UploadJob
+	for deadline := time.Now().Add(10 * time.Second); j.WaitingSince.IsZero(); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the upload does not wait: %s", j.State)
+		}
+		j, _ = p.DB.UploadJobByID(context.Background(), id)
+	}
+	res := c.Get("/uploads/" + id)
+	since := j.WaitingSince.In(p.Config.Location).Format("15.04")
+	// (At midnight the day is said too: "sejak 23 Nov 2026 23.59".)
+	if got := res.Doc.Find(`[data-testid="upload-waiting"]`).Text(); !strings.Contains(got, "Menunggu layanan pembayaran sejak ") ||
+		!strings.Contains(got, since+" · mencoba lagi otomatis") {
+		t.Fatalf("waiting note %q, want it to say since %s", got, since)
+	}
+	if res.Doc.Find(`[data-testid="upload-hurry"]`).Length() != 1 {
+		t.Fatal("no way to try now")
+	}
+	p.Sandbox.SetFaults(sandbox.Faults{})
+	res = c.Post("/uploads/"+id+"/retry", nil)
+	if res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("try now: %d", res.StatusCode)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if j, err := p.Uploads.Wait(ctx, id); err != nil || j.State != uploads.StateDone || j.Created != 12 {
+		t.Fatalf("after trying now: %s, created %d, %v", j.State, j.Created, err)
+	}
+	if got := c.Get("/uploads/" + id).Doc.Find(`[data-testid="upload-waiting"]`).Length(); got != 0 {
+		t.Error("the finished upload still says it waits")
 	}
 }

@@ -56,6 +56,10 @@ type Config struct {
 	UploadChunkSize int
 	// UploadConcurrency is the batch calls an upload job has in flight at once (PORTAL_UPLOAD_CONCURRENCY, default 3).
 	UploadConcurrency int
+	// UploadWait is how long a committed upload waits for a payment service that stopped
+	// answering, trying again by itself, before it ends partly sent (PORTAL_UPLOAD_WAIT,
+	// default 12h).
+	UploadWait time.Duration
 	// ReportCacheTTL is how long the dashboard's and reports' figures are reused before
 	// they are computed again from the billing service.
 	ReportCacheTTL time.Duration
@@ -186,6 +190,9 @@ func (c *Config) loadUploads(get func(key, def string) string) []error {
 	}
 	if c.UploadConcurrency, err = strconv.Atoi(get("PORTAL_UPLOAD_CONCURRENCY", "3")); err != nil || c.UploadConcurrency < 1 || c.UploadConcurrency > 16 {
 		errs = append(errs, &Error{"PORTAL_UPLOAD_CONCURRENCY", "want a whole number from 1 to 16"})
+	}
+	if c.UploadWait, err = duration(get("PORTAL_UPLOAD_WAIT", "12h")); err != nil || c.UploadWait < time.Minute {
+		errs = append(errs, &Error{"PORTAL_UPLOAD_WAIT", "want a duration of at least 1m, such as 12h or 90m"})
 	}
 	return errs
 }

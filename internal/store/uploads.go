@@ -370,13 +370,34 @@ func (db *DB) SetUploadSending(ctx context.Context, id, to string, toSend, skipp
 	return nil
 }
 
-// FinishUploadJob records a job's end.
+// FinishUploadJob records a job's end (it no longer waits for anything).
 func (db *DB) FinishUploadJob(ctx context.Context, id, state string, created, failed int) error {
 	now := Now()
 	_, err := db.sql.ExecContext(ctx, `UPDATE upload_jobs SET state = $1, created_count = $2, failed_count = $3,
-		finished_at = $4, updated_at = $4 WHERE id = $5`, state, created, failed, now, id)
+		finished_at = $4, updated_at = $4, waiting_since = NULL WHERE id = $5`, state, created, failed, now, id)
 	if err != nil {
 		return fmt.Errorf("store: finish upload job %s: %w", id, err)
+	}
+	return nil
+}
+
+// SetUploadWaiting records since when the job waits for the service (zero: it no longer
+// waits).
+func (db *DB) SetUploadWaiting(ctx context.Context, id string, since time.Time) error {
+	var v any
+	if !since.IsZero() {
+		v = Time(since)
+	}
+	if _, err := db.sql.ExecContext(ctx, `UPDATE upload_jobs SET waiting_since = $1 WHERE id = $2`, v, id); err != nil {
+		return fmt.Errorf("store: upload job %s waiting: %w", id, err)
+	}
+	return nil
+}
+
+// SetUploadHurry records that a person asked the waiting job to try again now.
+func (db *DB) SetUploadHurry(ctx context.Context, id string, at time.Time) error {
+	if _, err := db.sql.ExecContext(ctx, `UPDATE upload_jobs SET hurry_at = $1 WHERE id = $2`, Time(at), id); err != nil {
+		return fmt.Errorf("store: upload job %s hurry: %w", id, err)
 	}
 	return nil
 }

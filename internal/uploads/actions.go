@@ -44,11 +44,19 @@ func (r *Runner) Commit(ctx context.Context, id string, actor auth.Actor) error 
 }
 
 // Retry queues again a job that ended with rows not sent (the service was unavailable,
-// or calls went unanswered); rows the service refused stay refused.
+// or calls went unanswered); rows the service refused stay refused. A job still waiting
+// for the service is asked to try again now, in whichever instance runs it.
 func (r *Runner) Retry(ctx context.Context, id string) error {
 	j, err := r.db.UploadJobByID(ctx, id)
 	if err != nil {
 		return err
+	}
+	if Running(j.State) && !j.WaitingSince.IsZero() {
+		if err := r.db.SetUploadHurry(ctx, id, r.now()); err != nil {
+			return err
+		}
+		r.wakeUp()
+		return nil
 	}
 	if j.State != StatePartial && j.State != StateFailed {
 		return ErrState

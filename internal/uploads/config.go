@@ -19,6 +19,7 @@ func ConfigFrom(c config.Config) Config {
 		Concurrency: c.UploadConcurrency,
 		Accounts:    c.AccountCodes,
 		Settle:      c.UpstreamTimeout,
+		WaitFor:     c.UploadWait,
 	}
 }
 
@@ -45,9 +46,16 @@ type Config struct {
 	// RetryBase and RetryMax shape the backoff between attempts of a chunk (defaults 500ms, 15s).
 	RetryBase time.Duration
 	RetryMax  time.Duration
-	// MaxAttempts caps a chunk's sends and reconciliations in one run (default 10); a
-	// chunk still unsent after that is left for a retry.
+	// MaxAttempts caps a chunk's sends and reconciliations in one run (default 10) when
+	// the service answers with an error; a chunk still unsent after that is left for a
+	// retry. A service that does not answer at all is waited for instead (WaitFor).
 	MaxAttempts int
+	// WaitFor is how long a committed job waits for a service that stopped answering
+	// before it ends partial, its unsent rows left for Retry (default 12 hours); it tries
+	// again by itself meanwhile, and goes on as soon as the service answers.
+	WaitFor time.Duration
+	// WaitMax caps the pause between two tries while a job waits (default 5 minutes).
+	WaitMax time.Duration
 	// Settle is how long after a call without an answer the service is given before its
 	// components are searched (default 15s, the client's timeout): a request still on its
 	// way must land before we look.
@@ -91,6 +99,12 @@ func (c *Config) defaults() {
 	}
 	if c.MaxAttempts <= 0 {
 		c.MaxAttempts = 10
+	}
+	if c.WaitFor <= 0 {
+		c.WaitFor = 12 * time.Hour
+	}
+	if c.WaitMax <= 0 {
+		c.WaitMax = 5 * time.Minute
 	}
 	if c.Settle <= 0 {
 		c.Settle = billing.DefaultTimeout

@@ -31,4 +31,11 @@
 // the call) is treated the same way. Rows the service refuses are recorded with its reason
 // and the rest of their batch is sent again (batches are all or nothing). Jobs run one at a
 // time in commit order, a few chunks in flight each, and resume when the portal restarts.
+//
+// Waiting. A service that does not answer at all (5xx, no answer, no connection) after a
+// few quick tries makes the job wait rather than give up: it tries again by itself, the
+// pause growing to Config.WaitMax (5 minutes), for Config.WaitFor (12 hours), and goes on
+// as soon as the service answers; since when it waits is kept with the job (its page says
+// so, and an instance taking the job over goes on counting), and Retry ends the pause at
+// once. Only after WaitFor are its unsent rows left for a person's Retry.
 package uploads

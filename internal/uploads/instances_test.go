@@ -31,7 +31,7 @@ func TestInstancesShareOnlyTheDatabase(t *testing.T) {
 		cfg.LegacyDir = filepath.Join(t.TempDir(), name, "uploads")
 		cfg.Limits = uploads.DefaultLimits(20 << 20)
 		cfg.Limits.TempDir = filepath.Join(t.TempDir(), name, "tmp")
-		cfg.MaxAttempts = 2
+		cfg.MaxAttempts, cfg.WaitFor = 2, 300*time.Millisecond
 		return cfg
 	}
 	ctx := context.Background()

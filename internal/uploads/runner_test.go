@@ -147,6 +147,7 @@ func TestRefusedRowsAndRetry(t *testing.T) {
 	cfg := e.config()
 	cfg.Accounts = []string{"SPP", "BCA", "KOPERASI"}
 	cfg.ChunkSize, cfg.Concurrency, cfg.MaxAttempts = 30, 1, 3
+	cfg.WaitFor = 300 * time.Millisecond // how long it waits for the service before leaving the rows for Retry
 	r := e.start(t, cfg)
 	j := receive(t, r, uploads.Components, sh.Path)
 	if j.RowsNew != 60 {
@@ -468,7 +469,7 @@ func TestRetryAfterTheCheckFailed(t *testing.T) {
 	}
 	e.enrol(t, sh)
 	cfg := e.config()
-	cfg.MaxAttempts = 2
+	cfg.MaxAttempts, cfg.WaitFor = 2, 300*time.Millisecond
 	r := e.start(t, cfg)
 	j := receive(t, r, uploads.Components, sh.Path)
 	e.sb.SetFaults(sandbox.Faults{ErrorRate: 1, Status: 503})

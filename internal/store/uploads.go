@@ -64,6 +64,10 @@ type UploadJob struct {
 	// HurryAt when a person last asked it to try again now.
 	WaitingSince time.Time
 	HurryAt      time.Time
+	// LeaseOwner is the runner holding the job's lease ("" when free), LeaseUntil when it
+	// lapses unless renewed.
+	LeaseOwner string
+	LeaseUntil time.Time
 }
 
 // UploadIssueKind is how many problems of one kind (a code in a column) a sheet has, with
@@ -153,22 +157,24 @@ func splitArgs(s string) []string {
 const uploadJobColumns = `id, kind, file_name, file_sha256, file_size, file_kept, state, problem, problem_args,
 	uploaded_by_id, uploaded_by, committed_by_id, committed_by, committed_role, committed_ip,
 	rows_total, rows_new, rows_already, rows_error, issues, totals, to_send, skipped, created_count, failed_count,
-	created_at, updated_at, analysed_at, committed_at, finished_at, issues_kept, issue_kinds, sample, waiting_since, hurry_at`
+	created_at, updated_at, analysed_at, committed_at, finished_at, issues_kept, issue_kinds, sample, waiting_since, hurry_at,
+	lease_owner, lease_until`
 
 func scanUploadJob(row interface{ Scan(...any) error }) (UploadJob, error) {
 	var j UploadJob
 	var problemArgs, totals, kinds string
 	var counts [10]int64
-	var created, updated, analysed, committed, finished, waiting, hurry nullTime
+	var created, updated, analysed, committed, finished, waiting, hurry, leaseUntil nullTime
 	err := row.Scan(&j.ID, &j.Kind, &j.FileName, &j.FileSHA256, &j.FileSize, &j.FileKept, &j.State, &j.Problem, &problemArgs,
 		&j.UploadedByID, &j.UploadedBy, &j.CommittedByID, &j.CommittedBy, &j.CommittedRole, &j.CommittedIP,
 		&counts[0], &counts[1], &counts[2], &counts[3], &counts[4], &totals, &counts[5], &counts[6], &counts[7], &counts[8],
-		&created, &updated, &analysed, &committed, &finished, &counts[9], &kinds, &j.Sample, &waiting, &hurry)
+		&created, &updated, &analysed, &committed, &finished, &counts[9], &kinds, &j.Sample, &waiting, &hurry,
+		&j.LeaseOwner, &leaseUntil)
 	if err != nil {
 		return j, err
 	}
 	j.IssuesKept = int(counts[9])
-	j.WaitingSince, j.HurryAt = waiting.Time, hurry.Time
+	j.WaitingSince, j.HurryAt, j.LeaseUntil = waiting.Time, hurry.Time, leaseUntil.Time
 	if kinds != "" {
 		if err := json.Unmarshal([]byte(kinds), &j.IssueKinds); err != nil {
 			return j, fmt.Errorf("issue kinds: %w", err)

@@ -26,7 +26,9 @@ func (r *Runner) loop() {
 			continue
 		}
 		if len(jobs) == 0 {
-			t := time.NewTimer(time.Minute)
+			// Looked at again every LeaseRenew, not only when woken: a job committed on
+			// another instance, or released by one that stopped, is found here too.
+			t := time.NewTimer(r.cfg.LeaseRenew)
 			select {
 			case <-r.wake:
 			case <-t.C:

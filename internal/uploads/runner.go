@@ -103,6 +103,10 @@ func NewRunner(cfg Config, db *store.DB, client *billing.Client, writer *changes
 		quit: make(chan struct{}), wake: make(chan struct{}, 1), analyses: map[string]context.CancelFunc{}, slots: make(chan struct{}, 2)}
 }
 
+// ID is the runner's lease owner id: a job whose UploadJob.LeaseOwner is this runner's
+// is run (or analysed) here.
+func (r *Runner) ID() string { return r.owner }
+
 // Start resumes what a previous process left (analyses and jobs) and starts the job loop
 // and the clean-up of old files. It returns at once.
 func (r *Runner) Start(ctx context.Context) error {

@@ -87,6 +87,13 @@ func (h *Handler) uploadView(ctx context.Context, j store.UploadJob, offset int)
 	for _, t := range j.Totals {
 		v.Totals = append(v.Totals, pages.UploadTotalRow{Code: t.AccountCode, Rows: t.Rows, Amount: t.Amount})
 	}
+	if j.State == uploads.StateReady {
+		sample, err := h.uploadSample(ctx, j)
+		if err != nil {
+			return v, err
+		}
+		v.Sample = sample
+	}
 	// Many problems: how many of each kind, exactly, above the (first) ones listed.
 	if j.Issues > uploadIssuesPage || j.IssuesKept < j.Issues {
 		for _, k := range j.IssueKinds {
@@ -148,6 +155,35 @@ func (h *Handler) uploadView(ctx context.Context, j store.UploadJob, offset int)
 		}
 	}
 	return v, nil
+}
+
+// uploadSample is the preview's first rows as they will be sent, in the reader's formats,
+// with each component's student named from the roster.
+func (h *Handler) uploadSample(ctx context.Context, j store.UploadJob) ([]pages.UploadSampleRow, error) {
+	rows, err := uploads.DecodeSample(j.Sample)
+	if err != nil || len(rows) == 0 {
+		return nil, err
+	}
+	var names map[string]store.Student
+	if j.Kind == string(uploads.Components) {
+		nis := make([]string, len(rows))
+		for i, r := range rows {
+			nis[i] = r.NIS
+		}
+		if names, err = h.db.StudentsByNIS(ctx, nis); err != nil {
+			return nil, err
+		}
+	}
+	p := i18n.From(ctx)
+	out := make([]pages.UploadSampleRow, len(rows))
+	for i, r := range rows {
+		out[i] = pages.UploadSampleRow{Row: r.Row, NIS: r.NIS, Student: names[r.NIS].Name, Name: r.Name, Account: r.Account,
+			Class: r.Class, Phone: r.Phone, Email: r.Email, Due: p.Day(r.Due), Expiry: p.Day(r.Expiry)}
+		if j.Kind == string(uploads.Components) {
+			out[i].Amount = i18n.Rupiah(r.Amount)
+		}
+	}
+	return out, nil
 }
 
 // sinceLabel says when something began: the time of day ("10.42", "10:42" in English)

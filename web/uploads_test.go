@@ -714,3 +714,74 @@ func TestUploadWaitingForTheService(t *testing.T) {
 		t.Error("the finished upload still says it waits")
 	}
 }
+
+// TestUploadNoStaleWords: without JavaScript, the page shown after an action (its flash
+// included) never says the upload is being checked or being sent once it no longer is:
+// the flashes say what was done, the status says where the upload is.
+func TestUploadNoStaleWords(t *testing.T) {
+	t.Parallel()
+	p := portaltest.Start(t, portaltest.Options{Now: uploadNow})
+	sh, err := sheettest.Components(filepath.Join(t.TempDir(), "a.xlsx"), sheettest.Options{Rows: 12, Students: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	enrol(t, p, sh, true)
+	data, _ := os.ReadFile(sh.Path)
+	c := p.SignedIn(t, "finance")
+	stale := func(step, path string, words ...string) {
+		t.Helper()
+		res := c.Get(path) // the page the redirect leads to, with its flash
+		body := res.Doc.Find("body").Text()
+		for _, w := range words {
+			if strings.Contains(strings.ToLower(body), strings.ToLower(w)) {
+				t.Errorf("after %s, with the upload %s, the page says %q", step, res.Doc.Find(`[data-testid="upload-state"]`).Text(), w)
+			}
+		}
+	}
+	id := uploadIDFrom(t, postUpload(t, p, c, "components", "a.xlsx", data))
+	waitUpload(t, p, id)
+	stale("the upload", "/uploads/"+id, "sedang diperiksa", "diperbarui sendiri")
+	if res := c.Post("/uploads/"+id+"/commit", nil); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("commit: %d", res.StatusCode)
+	}
+	if j := waitUpload(t, p, id); j.State != uploads.StateDone {
+		t.Fatalf("sent: %s", j.State)
+	}
+	stale("the commit", "/uploads/"+id, "berjalan terus", "sedang dikirim", "boleh meninggalkan halaman")
+}
+
+// TestUploadPreviewSample: the preview shows the first rows as they will be sent, in the
+// person's formats, with the student's name from the roster.
+func TestUploadPreviewSample(t *testing.T) {
+	t.Parallel()
+	p := portaltest.Start(t, portaltest.Options{Now: uploadNow})
+	sh, err := sheettest.Components(filepath.Join(t.TempDir(), "a.xlsx"), sheettest.Options{Rows: 30, Students: 5, Bad: []int{0}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	enrol(t, p, sh, true)
+	data, _ := os.ReadFile(sh.Path)
+	c := p.SignedIn(t, "finance")
+	id := uploadIDFrom(t, postUpload(t, p, c, "components", "a.xlsx", data))
+	waitUpload(t, p, id)
+	res := c.Get("/uploads/" + id)
+	rows := res.Doc.Find(`[data-testid="upload-sample"] tbody tr`)
+	if rows.Length() != uploads.SampleSize {
+		t.Fatalf("sample of %d rows, want %d", rows.Length(), uploads.SampleSize)
+	}
+	// The first row has a bad amount: the sample starts at the second (sheet row 3).
+	first := rows.First()
+	want := map[string]string{"sample-row": "3", "sample-nis": sh.NIS[1], "sample-student": sh.Names[1],
+		"sample-name": "SPP Juli 2026", "sample-account": "BCA", "sample-amount": "Rp 300.000",
+		"sample-due": "10 Jul 2026", "sample-expiry": "10 Agu 2026"}
+	for testid, w := range want {
+		if got := strings.TrimSpace(first.Find(`[data-testid="` + testid + `"]`).Text()); got != w {
+			t.Errorf("%s = %q, want %q", testid, got, w)
+		}
+	}
+	c.Post("/lang", url.Values{"lang": {"en"}, "next": {"/uploads/" + id}})
+	res = c.Get("/uploads/" + id)
+	if got := strings.TrimSpace(res.Doc.Find(`[data-testid="upload-sample"] tbody tr [data-testid="sample-expiry"]`).First().Text()); got != "10 Aug 2026" {
+		t.Errorf("English expiry %q", got)
+	}
+}

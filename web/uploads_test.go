@@ -747,7 +747,7 @@ func TestUploadNoStaleWords(t *testing.T) {
 	if j := waitUpload(t, p, id); j.State != uploads.StateDone {
 		t.Fatalf("sent: %s", j.State)
 	}
-	stale("the commit", "/uploads/"+id, "berjalan terus", "sedang dikirim", "boleh meninggalkan halaman")
+	stale("the commit", "/uploads/"+id, "berjalan terus", "sedang dikirim", "boleh meninggalkan halaman", "akan dikirim")
 }
 
 // TestUploadPreviewSample: the preview shows the first rows as they will be sent, in the

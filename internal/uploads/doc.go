@@ -2,13 +2,22 @@
 // checks every cell against the billing service's rules, and runs the background job that
 // sends the valid new rows in chunks without ever creating a bill twice or losing one.
 //
+// Guarding. Before excelize opens a file, guardWorkbook reads the zip's directory and
+// streams every XML part once through a scanner that keeps only counters, refusing what
+// would cost far more than it weighs: a cell over Excel's own 32,767 characters (named:
+// "cell B7"), a shared-string table of more than 500,000 strings, parts unzipping past
+// Limits (20 times the upload in all, 16 MB of those excelize holds in memory).
+// Four such uploads analysed while four error workbooks are made keep the heap under 300
+// MB (BenchmarkHostileUploads); the portal also sets a soft memory limit (cmd/portal).
+//
 // Reading. A sheet is streamed row by row (excelize's Rows iterator, raw cell values, so
 // a date cell arrives as its serial number and is read as a date only in a date column);
 // columns are found by their header, with Indonesian and English aliases. Only a few
 // numbers per row are kept (row, interned NIS and name, due day, amount), so a 100,000-row
 // sheet is checked in about the time excelize needs to read it, in tens of megabytes.
 // Problems are streamed to the database as they are found, as codes with arguments, and
-// become messages in the reader's language when shown.
+// become messages in the reader's language when shown: the first MaxIssuesKept of them,
+// all counted per kind; the bad rows are kept as a bitmap for the commit to skip.
 //
 // Keeping the file. The preview pages through the problems, the error workbook and the
 // commit need the original rows again, so the sheet is kept in the database with its job

@@ -135,11 +135,19 @@ func TestIdleInstanceTakesOverAStoppedOnesJob(t *testing.T) {
 	busy := uploads.NewRunner(cfg, e.db, client, writer, e.log)
 	e.startRunner(t, busy)
 	j := receive(t, busy, uploads.Components, sh.Path)
+	// The job is busy's (its lease taken for it first, so the idle one cannot win the race
+	// to it), and busy is stopped while sending it.
+	now := time.Now()
+	if ok, err := e.db.ClaimUploadJob(context.Background(), j.ID, busy.ID(), now.Add(cfg.LeaseTTL), now); err != nil || !ok {
+		t.Fatalf("lease for busy: %v %v", ok, err)
+	}
 	if err := busy.Commit(context.Background(), j.ID, financeActor); err != nil {
 		t.Fatal(err)
 	}
-	for f.calls.Load() < 2 {
-		time.Sleep(5 * time.Millisecond)
+	for deadline := time.Now().Add(10 * time.Second); f.calls.Load() < 2; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("busy did not send the job")
+		}
 	}
 	if err := busy.Stop(context.Background()); err != nil {
 		t.Fatal(err)

@@ -55,7 +55,15 @@ func (r *Runner) PrepareErrorWorkbook(ctx context.Context, j store.UploadJob, p 
 		// Another instance stored it at the same moment: serve theirs.
 		return r.db.UploadFileSize(ctx, j.ID, name)
 	}
-	return size, err
+	if err != nil {
+		return 0, err
+	}
+	if now, err := r.db.UploadJobByID(ctx, j.ID); err == nil && !now.FileKept {
+		// Discarded or cleaned up while it was made: nothing of it stays.
+		_ = r.db.DeleteUploadFiles(ctx, j.ID, name)
+		return 0, ErrFileGone
+	}
+	return size, nil
 }
 
 // CopyErrorWorkbook writes the stored error workbook in p's language (PrepareErrorWorkbook

@@ -104,6 +104,7 @@ func billRow(doc *goquery.Document, id string) *goquery.Selection {
 func billsText(s *goquery.Selection) string { return strings.Join(strings.Fields(s.Text()), " ") }
 
 func TestBillsBrowserPage(t *testing.T) {
+	t.Parallel()
 	p, s := startBills(t)
 	c := p.SignedIn(t, "finance")
 
@@ -198,6 +199,7 @@ func TestBillsBrowserPage(t *testing.T) {
 }
 
 func TestBillsFiltersInURL(t *testing.T) {
+	t.Parallel()
 	p, s := startBills(t)
 	c := p.SignedIn(t, "principal")
 	tests := []struct {
@@ -276,6 +278,7 @@ func TestBillsFiltersInURL(t *testing.T) {
 }
 
 func TestBillsInvalidFilters(t *testing.T) {
+	t.Parallel()
 	p, _ := startBills(t)
 	c := p.SignedIn(t, "finance")
 	// Every upstream call would fail now: a page without an upstream error proves none was made.
@@ -336,6 +339,7 @@ func TestBillsInvalidFilters(t *testing.T) {
 }
 
 func TestBillsPaging(t *testing.T) {
+	t.Parallel()
 	p := portaltest.Start(t, portaltest.Options{Now: billsNow})
 	ctx := t.Context()
 	if _, err := p.Billing.CreateStudents(ctx, []billing.Student{{NIS: "77", Name: "Rina"}}); err != nil {
@@ -384,6 +388,7 @@ func TestBillsPaging(t *testing.T) {
 }
 
 func TestBillsUpcoming(t *testing.T) {
+	t.Parallel()
 	p, s := startBills(t)
 	c := p.SignedIn(t, "finance")
 	res := c.Get("/bills/upcoming")
@@ -430,6 +435,7 @@ func TestBillsUpcoming(t *testing.T) {
 }
 
 func TestBillsRoles(t *testing.T) {
+	t.Parallel()
 	p, s := startBills(t)
 	c := p.SignedIn(t, "principal")
 	for _, path := range []string{"/bills", "/bills?state=all", "/bills/upcoming", "/payments/receipt?nis=2024003&ref=BANK-001"} {
@@ -499,6 +505,7 @@ func billsPayAudit(t *testing.T, p *portaltest.Portal) []store.AuditEntry {
 }
 
 func TestCounterPaymentOfLateComponent(t *testing.T) {
+	t.Parallel()
 	p, s := startBills(t)
 	c := p.SignedIn(t, "finance")
 
@@ -591,6 +598,7 @@ func TestCounterPaymentOfLateComponent(t *testing.T) {
 }
 
 func TestCounterPaymentTwiceFromStaleFormRefused(t *testing.T) {
+	t.Parallel()
 	p, s := startBills(t)
 	c := p.SignedIn(t, "finance")
 	id := s.id("SPP Desember")
@@ -631,6 +639,7 @@ func TestCounterPaymentTwiceFromStaleFormRefused(t *testing.T) {
 // may pass the re-read; the service then pays it once and refuses the other, which the
 // page words plainly. Exactly one payment, one receipt.
 func TestCounterPaymentRace(t *testing.T) {
+	t.Parallel()
 	p, s := startBills(t)
 	id := s.id("SPP Oktober")
 	clients := []*portaltest.Client{p.SignedIn(t, "finance"), p.SignedIn(t, "admin")}
@@ -676,6 +685,7 @@ func TestCounterPaymentRace(t *testing.T) {
 }
 
 func TestCounterPaymentExpiredCannotBeChosen(t *testing.T) {
+	t.Parallel()
 	p, s := startBills(t)
 	c := p.SignedIn(t, "finance")
 	res := c.Get("/payments/new?nis=2024002")
@@ -705,6 +715,7 @@ func TestCounterPaymentExpiredCannotBeChosen(t *testing.T) {
 }
 
 func TestCounterPaymentValidation(t *testing.T) {
+	t.Parallel()
 	p, s := startBills(t)
 	c := p.SignedIn(t, "finance")
 	late := s.id("SPP Oktober")
@@ -749,6 +760,7 @@ func TestCounterPaymentValidation(t *testing.T) {
 }
 
 func TestCounterPaymentUpstreamDown(t *testing.T) {
+	t.Parallel()
 	p, s := startBills(t)
 	c := p.SignedIn(t, "finance")
 	id := s.id("SPP Oktober")
@@ -780,6 +792,7 @@ func TestCounterPaymentUpstreamDown(t *testing.T) {
 // TestCounterPaymentTimeout: the service applies the payment but never answers. The page
 // must say it may be recorded and send the person to check, never retry by itself.
 func TestCounterPaymentTimeout(t *testing.T) {
+	t.Parallel()
 	p := portaltest.Start(t, portaltest.Options{Now: billsNow, UpstreamTimeout: time.Second})
 	s := seedBills(t, p)
 	c := p.SignedIn(t, "finance")
@@ -817,6 +830,7 @@ func TestCounterPaymentTimeout(t *testing.T) {
 }
 
 func TestReceiptNotFound(t *testing.T) {
+	t.Parallel()
 	p, _ := startBills(t)
 	c := p.SignedIn(t, "finance")
 	for _, q := range []string{"nis=2024003&ref=NOPE", "nis=2024001&ref=BANK-001", "nis=9999&ref=BANK-001", "nis=&ref=", "nis=2024003"} {
@@ -834,6 +848,7 @@ func TestReceiptNotFound(t *testing.T) {
 // TestBillsDemoSchool runs the pages over the sandbox's demo school (600 students, a school
 // year of components) on 5 Dec 2026, five days before the monthly due date.
 func TestBillsDemoSchool(t *testing.T) {
+	t.Parallel()
 	p := portaltest.Start(t, portaltest.Options{Now: time.Date(2026, 12, 5, 3, 0, 0, 0, time.UTC), Demo: true})
 	c := p.SignedIn(t, "principal")
 	res := c.Get("/bills")

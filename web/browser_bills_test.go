@@ -15,6 +15,7 @@ func billsWaitFor(b *portaltest.Browser, js string) {
 }
 
 func TestBrowserCounterPaymentOfLateComponent(t *testing.T) {
+	t.Parallel()
 	p, s := startBills(t)
 	b := p.NewBrowser(t)
 	b.Login("finance", portaltest.Password)
@@ -55,6 +56,7 @@ func TestBrowserCounterPaymentOfLateComponent(t *testing.T) {
 }
 
 func TestBrowserBillsFiltersAndBackButton(t *testing.T) {
+	t.Parallel()
 	p, _ := startBills(t)
 	b := p.NewBrowser(t)
 	b.Login("finance", portaltest.Password)

@@ -10,6 +10,7 @@ import (
 )
 
 func TestBrowserRegistrationWizard(t *testing.T) {
+	t.Parallel()
 	p := portaltest.Start(t, portaltest.Options{Now: regNow})
 	b := p.NewBrowser(t)
 

@@ -45,6 +45,7 @@ func reportsFetchLink(t *testing.T, b *portaltest.Browser, sel string) (reportsF
 }
 
 func TestBrowserPaymentsReportFilterAndDownload(t *testing.T) {
+	t.Parallel()
 	p, _ := reportsDemoPortal(t)
 	b := p.NewBrowser(t)
 	b.Login("principal", portaltest.Password)

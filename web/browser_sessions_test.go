@@ -12,6 +12,7 @@ import (
 // An admin ends a person's sessions from the staff page, then signs out everywhere from
 // their own account page.
 func TestBrowserEndSessions(t *testing.T) {
+	t.Parallel()
 	p := portaltest.Start(t, portaltest.Options{})
 	finance := mustUser(t, p, "finance")
 	other := p.SignedIn(t, "finance") // finance, on another device

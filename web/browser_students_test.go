@@ -11,6 +11,7 @@ import (
 )
 
 func TestBrowserStudentCreateAddComponents(t *testing.T) {
+	t.Parallel()
 	p := portaltest.Start(t, portaltest.Options{Now: studentsNow})
 	b := p.NewBrowser(t)
 	b.Login("finance", portaltest.Password)

@@ -10,6 +10,7 @@ import (
 )
 
 func TestBrowserSignInWrongPasswordAndSignOut(t *testing.T) {
+	t.Parallel()
 	p := portaltest.Start(t, portaltest.Options{})
 	b := p.NewBrowser(t)
 
@@ -37,6 +38,7 @@ func TestBrowserSignInWrongPasswordAndSignOut(t *testing.T) {
 }
 
 func TestBrowserLockOut(t *testing.T) {
+	t.Parallel()
 	p := portaltest.Start(t, portaltest.Options{})
 	b := p.NewBrowser(t)
 	for range 5 {
@@ -51,6 +53,7 @@ func TestBrowserLockOut(t *testing.T) {
 }
 
 func TestBrowserPrincipalIsReadOnly(t *testing.T) {
+	t.Parallel()
 	p := portaltest.Start(t, portaltest.Options{})
 	b := p.NewBrowser(t)
 	b.Login("principal", portaltest.Password)
@@ -75,6 +78,7 @@ func TestBrowserPrincipalIsReadOnly(t *testing.T) {
 }
 
 func TestBrowserAdminCreatesStaffAndReadsAudit(t *testing.T) {
+	t.Parallel()
 	p := portaltest.Start(t, portaltest.Options{})
 	b := p.NewBrowser(t)
 	b.Login("admin", portaltest.Password)
@@ -112,6 +116,7 @@ func TestBrowserAdminCreatesStaffAndReadsAudit(t *testing.T) {
 }
 
 func TestBrowserLanguageSwitch(t *testing.T) {
+	t.Parallel()
 	p := portaltest.Start(t, portaltest.Options{})
 	b := p.NewBrowser(t)
 	b.Visit("/login")

@@ -25,8 +25,10 @@ func download(t *testing.T, b *portaltest.Browser, sel string) []byte {
 	progress := chromedp.Events(ctx, browser.DownloadProgress)
 	b.Do(
 		chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
+			// Downloads are allowed in the test's own browser context (tests share one Chromium).
 			_, err := chromedp.Call(ctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
 				Behavior: browser.SetDownloadBehaviorBehaviorAllowAndName, DownloadPath: dir, EventsEnabled: ptrTo(true),
+				BrowserContextID: chromedp.FromContext(ctx).BrowserContextID,
 			})
 			return err
 		}),
@@ -58,6 +60,7 @@ func ptrTo[T any](v T) *T { return &v }
 // a sheet with three mistakes, their cells named on the preview, the error workbook, and
 // the rest sent with the progress bar running to 100%.
 func TestBrowserUploadComponents(t *testing.T) {
+	t.Parallel()
 	p := portaltest.Start(t, portaltest.Options{Now: uploadNow, Uploads: func(c *uploads.Config) { c.ChunkSize = 20 }})
 	b := p.NewBrowser(t)
 	sh, err := sheettest.Components(filepath.Join(t.TempDir(), "tagihan-semester-1.xlsx"),

@@ -20,6 +20,7 @@ func prefixes(s ...string) []netip.Prefix {
 }
 
 func TestClientAddress(t *testing.T) {
+	t.Parallel()
 	proxies := prefixes("10.0.0.0/8", "127.0.0.1/32", "2001:db8::/32")
 	tests := []struct {
 		name    string
@@ -92,6 +93,7 @@ func TestClientAddress(t *testing.T) {
 }
 
 func TestStrictTransportSecurity(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		trusted []netip.Prefix

@@ -12,6 +12,7 @@ import (
 )
 
 func TestSignInAndOut(t *testing.T) {
+	t.Parallel()
 	p := portaltest.Start(t, portaltest.Options{})
 	c := p.NewClient(t)
 
@@ -58,6 +59,7 @@ func TestSignInAndOut(t *testing.T) {
 }
 
 func TestOpenRedirectRefused(t *testing.T) {
+	t.Parallel()
 	p := portaltest.Start(t, portaltest.Options{})
 	for _, next := range []string{"https://evil.example/", "//evil.example", "/\\evil.example", "javascript:alert(1)",
 		"/\t/evil.example", "/%09/evil.example", "/%0b/evil.example", "/%0c/evil.example", "/%00/evil.example"} {
@@ -71,6 +73,7 @@ func TestOpenRedirectRefused(t *testing.T) {
 }
 
 func TestLockOutAfterFailures(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
 	p := portaltest.Start(t, portaltest.Options{Now: now})
 	c := p.NewClient(t)
@@ -101,6 +104,7 @@ func TestLockOutAfterFailures(t *testing.T) {
 }
 
 func TestIdleSessionExpires(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
 	p := portaltest.Start(t, portaltest.Options{Now: now})
 	c := p.SignedIn(t, "principal")
@@ -115,6 +119,7 @@ func TestIdleSessionExpires(t *testing.T) {
 }
 
 func TestSessionCookieFlags(t *testing.T) {
+	t.Parallel()
 	p := portaltest.Start(t, portaltest.Options{})
 	c := p.NewClient(t)
 	c.Get("/login")
@@ -134,6 +139,7 @@ func TestSessionCookieFlags(t *testing.T) {
 }
 
 func TestCSRFRequired(t *testing.T) {
+	t.Parallel()
 	p := portaltest.Start(t, portaltest.Options{})
 	c := p.SignedIn(t, "admin")
 	form := url.Values{"username": {"budi"}, "display_name": {"Budi"}, "role": {"finance"}, "password": {"a-long-password"}}
@@ -160,6 +166,7 @@ func TestCSRFRequired(t *testing.T) {
 }
 
 func TestRolesEnforcedOnServer(t *testing.T) {
+	t.Parallel()
 	p := portaltest.Start(t, portaltest.Options{})
 	admin := p.SignedIn(t, "admin")
 	principalID := mustUser(t, p, "principal").ID
@@ -218,6 +225,7 @@ func mustUser(t *testing.T, p *portaltest.Portal, username string) store.User {
 }
 
 func TestStaffManagement(t *testing.T) {
+	t.Parallel()
 	p := portaltest.Start(t, portaltest.Options{})
 	c := p.SignedIn(t, "admin")
 
@@ -306,6 +314,7 @@ func TestStaffManagement(t *testing.T) {
 }
 
 func TestLanguageSwitch(t *testing.T) {
+	t.Parallel()
 	p := portaltest.Start(t, portaltest.Options{})
 	c := p.SignedIn(t, "finance")
 	if res := c.Get("/"); !strings.Contains(res.Body, "Keluar") {
@@ -326,6 +335,7 @@ func TestLanguageSwitch(t *testing.T) {
 }
 
 func TestSecurityHeadersAndErrors(t *testing.T) {
+	t.Parallel()
 	p := portaltest.Start(t, portaltest.Options{})
 	c := p.SignedIn(t, "admin")
 	res := c.Get("/")
@@ -364,6 +374,7 @@ func TestSecurityHeadersAndErrors(t *testing.T) {
 }
 
 func TestCrossSiteRequestRefused(t *testing.T) {
+	t.Parallel()
 	p := portaltest.Start(t, portaltest.Options{})
 	c := p.SignedIn(t, "admin")
 	res := c.Post("/staff", url.Values{"username": {"eve"}, "display_name": {"Eve"}, "role": {"admin"}, "password": {"a-long-password"}},

@@ -29,6 +29,7 @@ func lastSignIn(t *testing.T, p *portaltest.Portal, actor string) store.AuditEnt
 // Without a trusted proxy, what a client writes in forwarding headers changes nothing:
 // the audit log and the sign-in throttle see the connection's address.
 func TestSpoofedForwardingHeadersIgnored(t *testing.T) {
+	t.Parallel()
 	p := portaltest.Start(t, portaltest.Options{Config: func(c *config.Config) {
 		// A proxy is configured, but the test client (127.0.0.1) is not it.
 		c.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}
@@ -55,6 +56,7 @@ func TestSpoofedForwardingHeadersIgnored(t *testing.T) {
 // Behind a trusted proxy the client is the rightmost X-Forwarded-For entry that is not a
 // proxy; the throttle and the audit log use it.
 func TestClientAddressBehindTrustedProxy(t *testing.T) {
+	t.Parallel()
 	p := portaltest.Start(t, portaltest.Options{Config: func(c *config.Config) {
 		c.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32"), netip.MustParsePrefix("10.0.0.0/8")}
 	}})
@@ -88,6 +90,7 @@ func TestClientAddressBehindTrustedProxy(t *testing.T) {
 // Twenty wrong passwords for the admin from one address (an attacker) lock that address
 // out of the account; the admin signs in from theirs at once, only slowed down.
 func TestFailuresElsewhereDoNotLockOut(t *testing.T) {
+	t.Parallel()
 	p := portaltest.Start(t, portaltest.Options{Config: func(c *config.Config) {
 		c.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
 	}})

@@ -97,6 +97,7 @@ func with(f url.Values, kv ...string) url.Values {
 }
 
 func TestFeeTemplatesManage(t *testing.T) {
+	t.Parallel()
 	p := portaltest.Start(t, portaltest.Options{Now: regNow})
 	admin := p.SignedIn(t, "admin")
 
@@ -201,6 +202,7 @@ func TestFeeTemplatesManage(t *testing.T) {
 // form then refused, so a student registered that way could not be edited. Now the
 // wizard refuses it too, and a phone it takes (in any spelling) the edit form takes back.
 func TestRegisteredStudentCanBeEdited(t *testing.T) {
+	t.Parallel()
 	p := portaltest.Start(t, portaltest.Options{Now: regNow})
 	tpl := createTemplate(t, p, p.SignedIn(t, "admin"), "Pendaftaran SMP 2027")
 	c := p.SignedIn(t, "finance")
@@ -243,6 +245,7 @@ func TestRegisteredStudentCanBeEdited(t *testing.T) {
 }
 
 func TestRegistrationWizard(t *testing.T) {
+	t.Parallel()
 	p := portaltest.Start(t, portaltest.Options{Now: regNow})
 	tpl := createTemplate(t, p, p.SignedIn(t, "admin"), "Pendaftaran SMP 2027")
 	c := p.SignedIn(t, "finance")
@@ -360,6 +363,7 @@ func TestRegistrationWizard(t *testing.T) {
 }
 
 func TestRegistrationWizardHTMX(t *testing.T) {
+	t.Parallel()
 	p := portaltest.Start(t, portaltest.Options{Now: regNow})
 	tpl := createTemplate(t, p, p.SignedIn(t, "admin"), "Pendaftaran SMP 2027")
 	c := p.SignedIn(t, "finance")
@@ -389,6 +393,7 @@ func TestRegistrationWizardHTMX(t *testing.T) {
 }
 
 func TestRegistrationExistingNIS(t *testing.T) {
+	t.Parallel()
 	p := portaltest.Start(t, portaltest.Options{Now: regNow})
 	tpl := createTemplate(t, p, p.SignedIn(t, "admin"), "Pendaftaran SMP 2027")
 	c := p.SignedIn(t, "finance")
@@ -430,6 +435,7 @@ func TestRegistrationExistingNIS(t *testing.T) {
 }
 
 func TestRegistrationUpstreamDown(t *testing.T) {
+	t.Parallel()
 	p := portaltest.Start(t, portaltest.Options{Now: regNow, UpstreamTimeout: 300 * time.Millisecond})
 	tpl := createTemplate(t, p, p.SignedIn(t, "admin"), "Pendaftaran SMP 2027")
 	c := p.SignedIn(t, "finance")
@@ -476,6 +482,7 @@ func TestRegistrationUpstreamDown(t *testing.T) {
 }
 
 func TestRegistrationFiguresChanged(t *testing.T) {
+	t.Parallel()
 	p := portaltest.Start(t, portaltest.Options{Now: regNow})
 	admin := p.SignedIn(t, "admin")
 	tpl := createTemplate(t, p, admin, "Pendaftaran SMP 2027")
@@ -499,6 +506,7 @@ func TestRegistrationFiguresChanged(t *testing.T) {
 }
 
 func TestRegistrationRoles(t *testing.T) {
+	t.Parallel()
 	p := portaltest.Start(t, portaltest.Options{Now: regNow})
 	tests := []struct {
 		user, method, path string
@@ -555,6 +563,7 @@ func publicForm(nis string) url.Values {
 }
 
 func TestPublicRegistration(t *testing.T) {
+	t.Parallel()
 	p := portaltest.Start(t, portaltest.Options{Now: regNow})
 	admin := p.SignedIn(t, "admin")
 	tpl := createTemplate(t, p, admin, "Pendaftaran SMP 2027")
@@ -635,6 +644,7 @@ func TestPublicRegistration(t *testing.T) {
 }
 
 func TestPublicRegistrationHoneypotAndRateLimit(t *testing.T) {
+	t.Parallel()
 	p := portaltest.Start(t, portaltest.Options{Now: regNow})
 	admin := p.SignedIn(t, "admin")
 	tpl := createTemplate(t, p, admin, "Pendaftaran SMP 2027")
@@ -687,6 +697,7 @@ func TestPublicRegistrationHoneypotAndRateLimit(t *testing.T) {
 }
 
 func TestRegistrationTemplateDatesPast(t *testing.T) {
+	t.Parallel()
 	p := portaltest.Start(t, portaltest.Options{Now: regNow})
 	admin := p.SignedIn(t, "admin")
 	// Valid when written, but its fixed expiry is already behind a registration today.

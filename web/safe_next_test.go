@@ -9,6 +9,7 @@ import (
 )
 
 func TestSafeNext(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		next, want string
 	}{

@@ -13,6 +13,7 @@ import (
 )
 
 func TestSessionCookieSecureOverHTTPS(t *testing.T) {
+	t.Parallel()
 	keys := [2][]byte{[]byte(strings.Repeat("h", 32)), []byte(strings.Repeat("b", 32))}
 	tests := []struct {
 		name   string

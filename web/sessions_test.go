@@ -39,6 +39,7 @@ func signedOut(t *testing.T, c *portaltest.Client) bool {
 
 // A copied session cookie is refused once the session has ended, on every instance.
 func TestSessionCookieReplayRefused(t *testing.T) {
+	t.Parallel()
 	p := portaltest.Start(t, portaltest.Options{})
 	other := p.Instance(t) // a second portal process on the same database
 	admin := p.SignedIn(t, "admin")
@@ -104,6 +105,7 @@ func TestSessionCookieReplayRefused(t *testing.T) {
 // Every signed-in person sees where they are signed in, can end another device's
 // session, change their password (ending the others) and sign out everywhere.
 func TestAccountSessions(t *testing.T) {
+	t.Parallel()
 	p := portaltest.Start(t, portaltest.Options{})
 	phone := p.NewClient(t)
 	phone.Get("/login")
@@ -204,6 +206,7 @@ func TestAccountSessions(t *testing.T) {
 // An admin sees a person's sessions on their staff page and ends one or all; changing
 // the person's access ends them too.
 func TestStaffSessions(t *testing.T) {
+	t.Parallel()
 	p := portaltest.Start(t, portaltest.Options{})
 	admin := p.SignedIn(t, "admin")
 	finance := mustUser(t, p, "finance")

@@ -62,6 +62,7 @@ func svalue(res *portaltest.Response, sel string) string {
 }
 
 func TestStudentsPagesWithAndWithoutHTMX(t *testing.T) {
+	t.Parallel()
 	p := portaltest.Start(t, portaltest.Options{Now: studentsNow})
 	seedStudent(t, p, billing.Student{NIS: "2601", Name: "Budi Santoso", Description: "Kelas 7A"},
 		spp("SPP November", 450_000, 25_000, utcDay(2026, 11, 10), utcDay(2026, 12, 31)))
@@ -116,6 +117,7 @@ func TestStudentsPagesWithAndWithoutHTMX(t *testing.T) {
 }
 
 func TestStudentsRoles(t *testing.T) {
+	t.Parallel()
 	p := portaltest.Start(t, portaltest.Options{Now: studentsNow})
 	seedStudent(t, p, billing.Student{NIS: "2601", Name: "Budi Santoso", Description: "Kelas 7A"})
 	buttons := `[data-testid="student-new"], [data-testid="sync-start"], [data-testid="student-edit"], [data-testid="student-delete"], [data-testid="student-add-components"], [data-testid="student-pay"]`
@@ -183,6 +185,7 @@ func TestStudentsRoles(t *testing.T) {
 }
 
 func TestStudentCreate(t *testing.T) {
+	t.Parallel()
 	p := portaltest.Start(t, portaltest.Options{Now: studentsNow})
 	c := p.SignedIn(t, "finance")
 	ctx := context.Background()
@@ -257,6 +260,7 @@ func TestStudentCreate(t *testing.T) {
 }
 
 func TestStudentCreateDuplicateNIS(t *testing.T) {
+	t.Parallel()
 	p := portaltest.Start(t, portaltest.Options{Now: studentsNow})
 	c := p.SignedIn(t, "finance")
 	// Registered at the service by someone else; the portal's roster does not know it yet.
@@ -282,6 +286,7 @@ func TestStudentCreateDuplicateNIS(t *testing.T) {
 }
 
 func TestStudentEdit(t *testing.T) {
+	t.Parallel()
 	p := portaltest.Start(t, portaltest.Options{Now: studentsNow})
 	seedStudent(t, p, billing.Student{NIS: "2601", Name: "Budi Santoso", Description: "Kelas 7A", Phone: "081234567890"})
 	c := p.SignedIn(t, "finance")
@@ -317,6 +322,7 @@ func TestStudentEdit(t *testing.T) {
 }
 
 func TestStudentDelete(t *testing.T) {
+	t.Parallel()
 	p := portaltest.Start(t, portaltest.Options{Now: studentsNow})
 	ctx := context.Background()
 	bills := seedStudent(t, p, billing.Student{NIS: "2601", Name: "Budi Santoso"},
@@ -376,6 +382,7 @@ func TestStudentDelete(t *testing.T) {
 }
 
 func TestStudentAddComponents(t *testing.T) {
+	t.Parallel()
 	p := portaltest.Start(t, portaltest.Options{Now: studentsNow})
 	seedStudent(t, p, billing.Student{NIS: "2601", Name: "Budi Santoso", Description: "Kelas 7A"})
 	c := p.SignedIn(t, "finance")
@@ -476,6 +483,7 @@ func TestStudentAddComponents(t *testing.T) {
 }
 
 func TestStudentPageStatesAndStatement(t *testing.T) {
+	t.Parallel()
 	p := portaltest.Start(t, portaltest.Options{Now: studentsNow})
 	ctx := context.Background()
 	bills := seedStudent(t, p, billing.Student{NIS: "2601", Name: "Budi Santoso", Description: "Kelas 7A"},
@@ -530,6 +538,7 @@ func TestStudentPageStatesAndStatement(t *testing.T) {
 }
 
 func TestStudentLoadedFromServiceOr404(t *testing.T) {
+	t.Parallel()
 	p := portaltest.Start(t, portaltest.Options{Now: studentsNow})
 	ctx := context.Background()
 	if _, err := p.Billing.CreateStudents(ctx, []billing.Student{{NIS: "2601", Name: "Budi Santoso", Description: "Kelas 7A"}}); err != nil {
@@ -551,6 +560,7 @@ func TestStudentLoadedFromServiceOr404(t *testing.T) {
 }
 
 func TestStudentsSearchFilterAndPages(t *testing.T) {
+	t.Parallel()
 	p := portaltest.Start(t, portaltest.Options{Now: studentsNow})
 	ctx := context.Background()
 	var roster []store.Student
@@ -618,6 +628,7 @@ func TestStudentsSearchFilterAndPages(t *testing.T) {
 }
 
 func TestStudentsUpstreamDown(t *testing.T) {
+	t.Parallel()
 	p := portaltest.Start(t, portaltest.Options{Now: studentsNow})
 	seedStudent(t, p, billing.Student{NIS: "2601", Name: "Budi Santoso"},
 		spp("SPP November", 450_000, 25_000, utcDay(2026, 11, 30), utcDay(2026, 12, 31)))
@@ -678,6 +689,7 @@ func TestStudentsUpstreamDown(t *testing.T) {
 }
 
 func TestStudentsUpstreamSlow(t *testing.T) {
+	t.Parallel()
 	p := portaltest.Start(t, portaltest.Options{Now: studentsNow, UpstreamTimeout: 300 * time.Millisecond})
 	seedStudent(t, p, billing.Student{NIS: "2601", Name: "Budi Santoso"})
 	c := p.SignedIn(t, "finance")
@@ -710,6 +722,7 @@ func TestStudentsUpstreamSlow(t *testing.T) {
 }
 
 func TestStudentsSyncDemoSchool(t *testing.T) {
+	t.Parallel()
 	p := portaltest.Start(t, portaltest.Options{Now: studentsNow, Demo: true})
 	c := p.SignedIn(t, "finance")
 	ctx := context.Background()
@@ -779,6 +792,7 @@ func TestStudentsSyncDemoSchool(t *testing.T) {
 }
 
 func TestStudentsSyncUpstreamDown(t *testing.T) {
+	t.Parallel()
 	p := portaltest.Start(t, portaltest.Options{Now: studentsNow})
 	c := p.SignedIn(t, "finance")
 	p.Sandbox.SetFaults(sandbox.Faults{ErrorRate: 1, Status: 503})

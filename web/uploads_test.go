@@ -114,6 +114,7 @@ func countComponents(t *testing.T, p *portaltest.Portal) int {
 }
 
 func TestUploadComponentsPreviewCommitAndHistory(t *testing.T) {
+	t.Parallel()
 	p := portaltest.Start(t, portaltest.Options{Now: uploadNow})
 	sh, err := sheettest.Components(filepath.Join(t.TempDir(), "tagihan-juli.xlsx"), sheettest.Options{Rows: 30, Students: 10, Bad: []int{2, 11, 20}})
 	if err != nil {
@@ -290,6 +291,7 @@ func TestUploadComponentsPreviewCommitAndHistory(t *testing.T) {
 }
 
 func TestUploadStudentsFillTheRoster(t *testing.T) {
+	t.Parallel()
 	p := portaltest.Start(t, portaltest.Options{Now: uploadNow})
 	sh, err := sheettest.Students(filepath.Join(t.TempDir(), "siswa.xlsx"), sheettest.Options{Rows: 12, NISPrefix: "S", Bad: []int{4}})
 	if err != nil {
@@ -338,6 +340,7 @@ func TestUploadStudentsFillTheRoster(t *testing.T) {
 }
 
 func TestUploadRefusesBadFiles(t *testing.T) {
+	t.Parallel()
 	p := portaltest.Start(t, portaltest.Options{Now: uploadNow, Uploads: func(c *uploads.Config) {
 		c.MaxBytes = 64 << 10
 		c.Limits = uploads.Limits{UnzipSize: 256 << 10, UnzipXMLSize: 64 << 10, MaxRows: 1000}
@@ -433,6 +436,7 @@ func TestUploadRefusesBadFiles(t *testing.T) {
 }
 
 func TestUploadCSRFAndRoles(t *testing.T) {
+	t.Parallel()
 	p := portaltest.Start(t, portaltest.Options{Now: uploadNow})
 	sh, err := sheettest.Components(filepath.Join(t.TempDir(), "a.xlsx"), sheettest.Options{Rows: 3})
 	if err != nil {
@@ -482,6 +486,7 @@ func TestUploadCSRFAndRoles(t *testing.T) {
 }
 
 func TestUploadTemplates(t *testing.T) {
+	t.Parallel()
 	p := portaltest.Start(t, portaltest.Options{})
 	c := p.SignedIn(t, "finance")
 	for kind, want := range map[string][]string{
@@ -541,6 +546,7 @@ func TestUploadTemplates(t *testing.T) {
 }
 
 func TestUploadIssuesPagingAndEnglish(t *testing.T) {
+	t.Parallel()
 	p := portaltest.Start(t, portaltest.Options{Now: uploadNow})
 	var bad []int
 	for i := range 60 {

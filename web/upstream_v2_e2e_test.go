@@ -173,6 +173,7 @@ func computeFigures(t *testing.T, recs []rawRecord, now time.Time, jakarta *time
 }
 
 func TestLooseServiceGivesCompleteFigures(t *testing.T) {
+	t.Parallel()
 	jakarta, err := time.LoadLocation("Asia/Jakarta")
 	if err != nil {
 		t.Fatal(err)

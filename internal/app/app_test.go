@@ -30,6 +30,7 @@ func (r recorder) Stop(context.Context) error {
 }
 
 func TestStartAndStopEveryWorker(t *testing.T) {
+	t.Parallel()
 	var log []string
 	a := &App{workers: []Worker{recorder{"uploads", &log, false}, recorder{"roster", &log, false}, recorder{"signins", &log, false}}}
 	if err := a.Start(t.Context()); err != nil {
@@ -56,6 +57,7 @@ func TestStartAndStopEveryWorker(t *testing.T) {
 
 // Stop returns only after a run under way has returned.
 func TestPeriodicStopWaitsForTheRun(t *testing.T) {
+	t.Parallel()
 	started := make(chan struct{})
 	var runs atomic.Int32
 	var finished atomic.Bool

@@ -44,7 +44,7 @@ type Bill struct {
 	UpdatedAt time.Time
 }
 
-// The day rule (docs/briefing.md): "today" is a date in the service zone,
+// The day rule (docs/upstream.md): "today" is a date in the service zone,
 // component days are the UTC dates of their timestamps. Callers pass
 // today = now.In(loc); its own Y-M-D is compared with the UTC Y-M-D of
 // Due and Expiry, so the helpers agree with the service whatever zone the

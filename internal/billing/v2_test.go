@@ -361,9 +361,12 @@ func TestDeadlineBoundsTheCall(t *testing.T) {
 	if !errors.Is(err, ErrTimeout) || !strings.Contains(err.Error(), "no answer within the 400ms allowed for the call") {
 		t.Fatalf("err = %v, want the call's deadline", err)
 	}
-	// 50 attempts were allowed; the deadline stopped the call after a few.
-	if n := strings.Count(e.logs.String(), "billing call"); n < 2 || n > 4 {
-		t.Errorf("%d attempts within a 400ms deadline of 150ms attempts, want 2 to 4", n)
+	// 50 attempts were allowed; the deadline stopped the call after a few. Every attempt
+	// hangs for its whole 150ms, so no more than three start in 400ms (four with one cut off
+	// at the deadline) however slow the machine is; a loaded machine only fits fewer, so
+	// the bound is not a timing assertion.
+	if n := strings.Count(e.logs.String(), "billing call"); n < 1 || n > 4 {
+		t.Errorf("%d attempts within a 400ms deadline of 150ms attempts, want 1 to 4", n)
 	}
 	// The caller's own cancellation stays the caller's.
 	cctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)

@@ -21,6 +21,7 @@ func day(s string) time.Time {
 }
 
 func TestParseFilter(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		query   string
@@ -116,6 +117,7 @@ func TestParseFilter(t *testing.T) {
 // TestFilterRewritesTypedDays: a day typed by hand travels on as a date input sends it, so
 // the date inputs and the page links show what was understood.
 func TestFilterRewritesTypedDays(t *testing.T) {
+	t.Parallel()
 	v := url.Values{"due_from": {"1/11/2026"}, "due_to": {"30 Nov 2026"}, "paid_from": {"2026-10-01"}}
 	req, probs := ParseFilter(v, accounts)
 	if len(probs) != 0 {
@@ -128,6 +130,7 @@ func TestFilterRewritesTypedDays(t *testing.T) {
 
 // TestFilterKeepsTypedValues: a form with a mistake shows exactly what was sent.
 func TestFilterKeepsTypedValues(t *testing.T) {
+	t.Parallel()
 	v := url.Values{"due_from": {"2026-12-01"}, "due_to": {"2026-11-01"}, "nis": {"123"}, "notes": {"x"}}
 	req, probs := ParseFilter(v, accounts)
 	if len(probs) != 1 {
@@ -140,6 +143,7 @@ func TestFilterKeepsTypedValues(t *testing.T) {
 }
 
 func TestFilterURLRoundTrip(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		query string
@@ -176,6 +180,7 @@ func TestFilterURLRoundTrip(t *testing.T) {
 }
 
 func TestPage(t *testing.T) {
+	t.Parallel()
 	mk := func(n int) []billing.Bill { return make([]billing.Bill, n) }
 	tests := []struct {
 		got, limit, rows int

@@ -27,6 +27,7 @@ func paid(b billing.Bill, at time.Time, amount int64, ref string) billing.Bill {
 }
 
 func TestTotal(t *testing.T) {
+	t.Parallel()
 	bs := []billing.Bill{
 		bill("future", "1", "2026-11-30", "2026-12-31"),
 		bill("late", "2", "2026-11-10", "2026-12-31"),
@@ -51,6 +52,7 @@ func TestTotal(t *testing.T) {
 }
 
 func TestSortBills(t *testing.T) {
+	t.Parallel()
 	at := func(d int) time.Time { return time.Date(2026, 11, d, 3, 0, 0, 0, time.UTC) }
 	withAmount := func(b billing.Bill, a int64) billing.Bill { b.Amount = a; return b }
 	// Service order: newest first; ids say where each ends up.
@@ -92,6 +94,7 @@ func TestSortBills(t *testing.T) {
 }
 
 func TestToggleAndParseSort(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ current, key, want string }{
 		{"", "due", "due"},
 		{"due", "due", "-due"},

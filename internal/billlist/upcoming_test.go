@@ -9,6 +9,7 @@ import (
 )
 
 func TestUpcomingRangeAndQuery(t *testing.T) {
+	t.Parallel()
 	// 23:30 WIB on 21 Nov is 16:30 UTC: the range starts on the Jakarta date.
 	now := time.Date(2026, 11, 21, 16, 30, 0, 0, time.UTC).In(jakarta)
 	first, last := UpcomingRange(now)
@@ -23,6 +24,7 @@ func TestUpcomingRangeAndQuery(t *testing.T) {
 }
 
 func TestGroupUpcoming(t *testing.T) {
+	t.Parallel()
 	bs := []billing.Bill{
 		bill("d29", "1", "2026-11-29", "2026-12-31"), // one day past the range
 		bill("d24-b", "20", "2026-11-24", "2026-12-31"),

@@ -46,6 +46,7 @@ func lastAudit(t *testing.T, db *store.DB) store.AuditEntry {
 }
 
 func TestWritesAreAuditedAndMirrored(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	w, _, db := setup(t, 5*time.Second)
 
@@ -110,6 +111,7 @@ func TestWritesAreAuditedAndMirrored(t *testing.T) {
 }
 
 func TestTimeoutIsUnknownAndNotMirrored(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	w, sb, db := setup(t, 300*time.Millisecond)
 	sb.SetFaults(sandbox.Faults{TimeoutRate: 1})

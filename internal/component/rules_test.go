@@ -11,6 +11,7 @@ import (
 )
 
 func TestValidate(t *testing.T) {
+	t.Parallel()
 	accounts := []string{"SPP", "BCA"}
 	ok := Input{Name: "SPP Januari", AccountCode: "SPP", Amount: "Rp 450.000", Penalty: "25.000", Due: "2026-01-10", Expiry: "2026-03-10", Active: "2026-01-01", Notes: "semester 2"}
 	with := func(f func(*Input)) Input {
@@ -69,6 +70,7 @@ func TestValidate(t *testing.T) {
 }
 
 func TestDayProblemsCarryTheDays(t *testing.T) {
+	t.Parallel()
 	_, l := Validate("1", Input{Name: "SPP", AccountCode: "SPP", Amount: "1", Due: "2026-03-11", Expiry: "2026-03-10"}, []string{"SPP"})
 	p, ok := l.Of(FieldDue)
 	if !ok || len(p.Args) != 2 || p.Args[0] != time.Date(2026, 3, 11, 0, 0, 0, 0, time.UTC) {
@@ -77,6 +79,7 @@ func TestDayProblemsCarryTheDays(t *testing.T) {
 }
 
 func TestPlanRows(t *testing.T) {
+	t.Parallel()
 	rows := []Input{
 		{AccountCode: "SPP"}, // left alone: ignored
 		{Name: "SPP Januari", AccountCode: "SPP", Amount: "Rp 1.250.000", Penalty: "", Due: "2026-01-10", Expiry: "10/03/2026", Notes: " x "},
@@ -111,6 +114,7 @@ func TestPlanRows(t *testing.T) {
 }
 
 func TestRuleKeysHaveMessages(t *testing.T) {
+	t.Parallel()
 	for _, k := range []string{KeyAmount, KeyTooLarge, KeyDate, KeyDueAfterExpiry, KeyActiveAfterDue, KeyAccount,
 		"form.required", "form.too_long", "form.positive", "form.not_negative"} {
 		if !i18n.Has(k) {

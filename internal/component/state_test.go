@@ -33,6 +33,7 @@ func paid(b billing.Bill, at time.Time, amount int64, ref string) billing.Bill {
 }
 
 func TestStatusAndPrices(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		b       billing.Bill
@@ -67,6 +68,7 @@ func TestStatusAndPrices(t *testing.T) {
 
 // On is what every page shows of a component today: one call, every fact.
 func TestOn(t *testing.T) {
+	t.Parallel()
 	active := func(b billing.Bill, d string) billing.Bill { b.Active = day(d); return b }
 	tests := []struct {
 		name string

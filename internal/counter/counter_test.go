@@ -63,6 +63,7 @@ func counterOn(t *testing.T) (*counter.Service, *store.DB, map[string]string) {
 }
 
 func TestCheckAndPay(t *testing.T) {
+	t.Parallel()
 	svc, db, ids := counterOn(t)
 	ctx := context.Background()
 

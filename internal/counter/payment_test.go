@@ -12,6 +12,7 @@ import (
 )
 
 func TestOutstanding(t *testing.T) {
+	t.Parallel()
 	notActive := bill("later", "1", "2026-12-20", "2027-01-31")
 	notActive.Active = day("2026-12-01")
 	activeToday := bill("today", "1", "2026-12-20", "2027-01-31")
@@ -53,6 +54,7 @@ func TestOutstanding(t *testing.T) {
 }
 
 func TestSelect(t *testing.T) {
+	t.Parallel()
 	fresh := []billing.Bill{
 		bill("dec", "1", "2026-12-10", "2026-12-31"),
 		bill("late", "1", "2026-11-10", "2026-12-31"),
@@ -109,6 +111,7 @@ func TestSelect(t *testing.T) {
 }
 
 func TestRefUsed(t *testing.T) {
+	t.Parallel()
 	fresh := []billing.Bill{
 		paid(bill("a", "1", "2026-10-10", "2026-12-31"), today22, 100_000, "KW-1"),
 		bill("b", "1", "2026-12-10", "2026-12-31"),
@@ -121,6 +124,7 @@ func TestRefUsed(t *testing.T) {
 }
 
 func TestPayProblems(t *testing.T) {
+	t.Parallel()
 	fresh := []billing.Bill{bill("a", "1", "2026-12-10", "2026-12-31"), bill("b", "1", "2026-12-10", "2026-12-31")}
 	ids := []string{"a", "b"}
 	refusal := func(items ...billing.ItemError) error {
@@ -156,6 +160,7 @@ func TestPayProblems(t *testing.T) {
 }
 
 func TestBuildReceipt(t *testing.T) {
+	t.Parallel()
 	at := time.Date(2026, 11, 22, 2, 30, 0, 0, time.UTC)
 	late := paid(bill("late", "1", "2026-11-10", "2026-12-31"), at, 110_000, "KW-7")
 	late.StudentName = "Siti Aminah"
@@ -180,6 +185,7 @@ func TestBuildReceipt(t *testing.T) {
 }
 
 func TestParseRef(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in, want, problem string
 	}{

@@ -2,17 +2,20 @@ package portaltest
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
 )
 
-// Browser drives Debian's Chromium, headless, against a running portal.
+// Browser drives a tab of the test binary's one headless Chromium against a running
+// portal.
 type Browser struct {
 	t    testing.TB
 	p    *Portal
@@ -33,17 +36,28 @@ func chromiumPath() string {
 	return ""
 }
 
-// NewBrowser starts a fresh headless Chromium (new profile) for the test. Without a
-// browser on the machine the test is skipped, unless PORTAL_REQUIRE_BROWSER=1 (CI), where
-// a missing browser is a failure.
-func (p *Portal) NewBrowser(t testing.TB) *Browser {
-	t.Helper()
-	path := chromiumPath()
-	if path == "" {
-		if os.Getenv("PORTAL_REQUIRE_BROWSER") == "1" {
-			t.Fatal("chromium not found but PORTAL_REQUIRE_BROWSER=1")
-		}
-		t.Skip("chromium not installed (apt-get install chromium); browser test skipped")
+// chromium is the one browser of this test binary: started by the first browser test,
+// shared by the others (each in a browser context of its own, so no cookie or storage
+// crosses between tests), closed by CloseBrowser.
+var chromium struct {
+	mu      sync.Mutex
+	ctx     context.Context // the browser's first tab; every test's tab is made from it
+	cancel  func()
+	profile string
+	err     error
+}
+
+// sharedChromium starts the browser once.
+func sharedChromium(path string) (context.Context, error) {
+	chromium.mu.Lock()
+	defer chromium.mu.Unlock()
+	if chromium.ctx != nil || chromium.err != nil {
+		return chromium.ctx, chromium.err
+	}
+	profile, err := os.MkdirTemp("", "portaltest-chromium-")
+	if err != nil {
+		chromium.err = err
+		return nil, err
 	}
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(path),
@@ -52,7 +66,7 @@ func (p *Portal) NewBrowser(t testing.TB) *Browser {
 		chromedp.DisableGPU,
 		chromedp.NoFirstRun,
 		chromedp.NoDefaultBrowserCheck,
-		chromedp.UserDataDir(t.TempDir()),
+		chromedp.UserDataDir(profile),
 		chromedp.WindowSize(1280, 900),
 		chromedp.Flag("disable-background-networking", true),
 		chromedp.Flag("disable-component-update", true),
@@ -69,9 +83,51 @@ func (p *Portal) NewBrowser(t testing.TB) *Browser {
 	if err := chromedp.Do(ctx); err != nil {
 		cancelB()
 		cancelA()
-		t.Fatalf("start chromium: %v", err)
+		os.RemoveAll(profile)
+		chromium.err = fmt.Errorf("start chromium: %w", err)
+		return nil, chromium.err
 	}
-	b := &Browser{t: t, p: p, Ctx: ctx, stop: func() { cancelB(); cancelA() }}
+	chromium.ctx, chromium.profile = ctx, profile
+	chromium.cancel = func() { cancelB(); cancelA() }
+	return ctx, nil
+}
+
+// CloseBrowser ends the test binary's Chromium, if a test started it, and removes its
+// profile. Call it from TestMain after m.Run.
+func CloseBrowser() {
+	chromium.mu.Lock()
+	defer chromium.mu.Unlock()
+	if chromium.cancel != nil {
+		chromium.cancel()
+		os.RemoveAll(chromium.profile)
+	}
+	chromium.ctx, chromium.cancel, chromium.err = nil, nil, nil
+}
+
+// NewBrowser opens a tab for the test in a browser context of its own (fresh cookies and
+// storage) on the test binary's one Chromium, started by the first test that asks. Without
+// a browser on the machine the test is skipped, unless PORTAL_REQUIRE_BROWSER=1 (CI),
+// where a missing browser is a failure.
+func (p *Portal) NewBrowser(t testing.TB) *Browser {
+	t.Helper()
+	path := chromiumPath()
+	if path == "" {
+		if os.Getenv("PORTAL_REQUIRE_BROWSER") == "1" {
+			t.Fatal("chromium not found but PORTAL_REQUIRE_BROWSER=1")
+		}
+		t.Skip("chromium not installed (apt-get install chromium); browser test skipped")
+	}
+	parent, err := sharedChromium(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := chromedp.NewContext(parent, chromedp.WithNewBrowserContext())
+	// The first run opens the tab; like the browser's, it carries no timeout.
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 900)); err != nil {
+		cancel()
+		t.Fatalf("open a tab: %v", err)
+	}
+	b := &Browser{t: t, p: p, Ctx: ctx, stop: cancel}
 	t.Cleanup(b.stop)
 	return b
 }

@@ -58,6 +58,9 @@ type Options struct {
 	// the test is skipped unless PORTAL_TEST_POSTGRES_URL is set (CI sets it). Each
 	// Instance then opens its own connection pool on that schema, as another process would.
 	Postgres bool
+	// Upstream wraps the sandbox's HTTP handler, to hold or watch the portal's calls
+	// (a test that proves an export streams holds the last day's search).
+	Upstream func(http.Handler) http.Handler
 }
 
 // Portal is a running portal and its parts.
@@ -148,7 +151,11 @@ func Start(t testing.TB, opts Options) *Portal {
 	if err != nil {
 		t.Fatalf("sandbox: %v", err)
 	}
-	sbServer := httptest.NewServer(sb)
+	var upstream http.Handler = sb
+	if opts.Upstream != nil {
+		upstream = opts.Upstream(sb)
+	}
+	sbServer := httptest.NewServer(upstream)
 	billingCfg := billing.Config{
 		BaseURL: sbServer.URL, Username: "portal", Password: "issued-secret", Location: cfg.Location,
 		Timeout: cfg.UpstreamTimeout, Deadline: cfg.UpstreamDeadline, Now: sbNow(sb),

@@ -11,6 +11,7 @@ import (
 )
 
 func TestList(t *testing.T) {
+	t.Parallel()
 	var l problem.List
 	if l.Err() != nil {
 		t.Fatal("an empty list is not an error")
@@ -38,6 +39,7 @@ func TestList(t *testing.T) {
 }
 
 func TestMessageShowsDaysInEachLanguage(t *testing.T) {
+	t.Parallel()
 	p := problem.New("phone", "students.err.phone")
 	id := i18n.NewPrinter(i18n.Indonesian, time.UTC)
 	if got := p.Message(id); got != i18n.T(i18n.WithPrinter(t.Context(), id), "students.err.phone") {

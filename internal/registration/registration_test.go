@@ -24,6 +24,7 @@ func goodLine() registration.LineInput {
 }
 
 func TestParseTemplateLines(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		edit func(l *registration.LineInput)
@@ -70,6 +71,7 @@ func TestParseTemplateLines(t *testing.T) {
 }
 
 func TestParseTemplate(t *testing.T) {
+	t.Parallel()
 	in := registration.TemplateInput{Name: "  Pendaftaran   SMP 2027 ", Lines: []registration.LineInput{
 		{AccountCode: "SPP"}, // a spare row: left out
 		goodLine(),
@@ -115,6 +117,7 @@ func TestParseTemplate(t *testing.T) {
 }
 
 func TestParseDay(t *testing.T) {
+	t.Parallel()
 	days := []struct {
 		in   string
 		want store.DayRule
@@ -148,6 +151,7 @@ func TestParseDay(t *testing.T) {
 }
 
 func TestCompute(t *testing.T) {
+	t.Parallel()
 	line := func(name string, due, exp store.DayRule, optional bool) store.FeeTemplateLine {
 		return store.FeeTemplateLine{ID: "id-" + name, Name: name, AccountCode: "SPP", Amount: 1_000_000, Penalty: 50_000,
 			Due: due, Expiry: exp, Optional: optional, Description: "d-" + name}
@@ -198,6 +202,7 @@ func TestCompute(t *testing.T) {
 }
 
 func TestSelectAndTotal(t *testing.T) {
+	t.Parallel()
 	tpl := store.FeeTemplate{ID: "t1", Lines: []store.FeeTemplateLine{
 		{ID: "l1", Name: "Uang Pangkal", Amount: 5_000_000, Due: store.DayRule{Offset: 14}, Expiry: store.DayRule{Offset: 60}},
 		{ID: "l2", Name: "Seragam", Amount: 750_000, Optional: true, Due: store.DayRule{Offset: 14}, Expiry: store.DayRule{Offset: 60}},
@@ -236,6 +241,7 @@ func TestSelectAndTotal(t *testing.T) {
 }
 
 func TestApplicantValidate(t *testing.T) {
+	t.Parallel()
 	good := registration.Applicant{NIS: "2027.001", Name: "Rina Wulandari", Phone: "+62 812-3456-7890", Email: "rina@example.id", Description: "Kelas 7A", ContactName: "Budi"}
 	tests := []struct {
 		name   string
@@ -272,6 +278,7 @@ func TestApplicantValidate(t *testing.T) {
 }
 
 func TestIsNISTaken(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		err  error
 		want bool

@@ -31,6 +31,7 @@ func actions(t *testing.T, db *store.DB) []string {
 }
 
 func TestServiceTemplatesAndPublicSettings(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db := storetest.OpenTest(t)
 	now := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
@@ -98,6 +99,7 @@ func TestServiceTemplatesAndPublicSettings(t *testing.T) {
 }
 
 func TestAllowPublic(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db := storetest.OpenTest(t)
 	now := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
@@ -124,6 +126,7 @@ func TestAllowPublic(t *testing.T) {
 }
 
 func TestEnsureDemoTemplateOnce(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db := storetest.OpenTest(t)
 	s := &registration.Service{DB: db, Accounts: []string{"SPP", "BCA", "MANDIRI"}, Location: time.UTC}

@@ -62,6 +62,7 @@ func lastRow(rows [][]string) []string { return rows[len(rows)-1] }
 
 // On the demo school, the dashboard, the reports on screen and both exports agree.
 func TestDemoSchoolFiguresAgree(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("demo school")
 	}

@@ -82,6 +82,7 @@ func numFmt(t *testing.T, f *excelize.File, sheet, ref string) string {
 }
 
 func TestExportPaymentsXLSX(t *testing.T) {
+	t.Parallel()
 	f := smallSchool(t)
 	ex, buf, started := export(reports.XLSX)
 	filter := reports.PaymentsFilter{From: day(2027, 2, 1), To: day(2027, 3, 15)}
@@ -159,6 +160,7 @@ func TestExportPaymentsXLSX(t *testing.T) {
 }
 
 func TestExportCSV(t *testing.T) {
+	t.Parallel()
 	f := smallSchool(t)
 	ctx := context.Background()
 	ex, buf, started := export(reports.CSV)
@@ -210,6 +212,7 @@ func TestExportCSV(t *testing.T) {
 }
 
 func TestExportOtherReportsXLSX(t *testing.T) {
+	t.Parallel()
 	f := smallSchool(t)
 	ctx := context.Background()
 
@@ -262,6 +265,7 @@ func TestExportOtherReportsXLSX(t *testing.T) {
 }
 
 func TestNeutralise(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ in, want string }{
 		{"=1+2", "'=1+2"},
 		{"+62812", "'+62812"},
@@ -283,6 +287,7 @@ func TestNeutralise(t *testing.T) {
 // Names, classes, component names and refs that a spreadsheet would run come out as
 // text in both formats.
 func TestExportFormulaInjection(t *testing.T) {
+	t.Parallel()
 	evil := []string{`=cmd|' /C calc'!A0`, "+1+1", "-2+3", "@SUM(A1:A9)", "\t=1", "\r=1"}
 	paid := wib(2027, 3, 10, 9, 0)
 	var bills []billing.Bill
@@ -348,6 +353,7 @@ func TestExportFormulaInjection(t *testing.T) {
 // An export that fails before any data was read has not started the response, so the
 // web layer can still show an error page; one that fails later has.
 func TestExportErrorBeforeStart(t *testing.T) {
+	t.Parallel()
 	f := smallSchool(t)
 	ex, buf, started := export(reports.XLSX)
 	f.sb.SetFaults(failAll())

@@ -82,6 +82,7 @@ func smallSchool(t *testing.T) *fixture {
 }
 
 func TestDashboardHandComputed(t *testing.T) {
+	t.Parallel()
 	f := smallSchool(t)
 	got, err := f.svc.Dashboard(context.Background(), false)
 	if err != nil {
@@ -151,6 +152,7 @@ func TestDashboardHandComputed(t *testing.T) {
 }
 
 func TestReportsHandComputed(t *testing.T) {
+	t.Parallel()
 	f := smallSchool(t)
 	ctx := context.Background()
 

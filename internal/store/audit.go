@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"strings"
 	"time"
@@ -39,13 +40,23 @@ const (
 // AppendAudit adds e to the log, filling ID and At when empty. There is
 // deliberately no function to change or remove an entry.
 func (db *DB) AppendAudit(ctx context.Context, e AuditEntry) error {
+	return appendAudit(ctx, db.sql, e)
+}
+
+// AppendAuditTx is AppendAudit inside tx, for a change and its audit entry that must be
+// recorded together or not at all.
+func AppendAuditTx(ctx context.Context, tx *sql.Tx, e AuditEntry) error {
+	return appendAudit(ctx, tx, e)
+}
+
+func appendAudit(ctx context.Context, x execer, e AuditEntry) error {
 	if e.ID == "" {
 		e.ID = NewID()
 	}
 	if e.At.IsZero() {
 		e.At = Now()
 	}
-	_, err := db.sql.ExecContext(ctx, `INSERT INTO audit_log
+	_, err := x.ExecContext(ctx, `INSERT INTO audit_log
 		(id, at, actor, actor_role, action, target, outcome, detail, ip, upstream_status, upstream_desc)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
 		e.ID, Time(e.At), e.Actor, e.ActorRole, e.Action, e.Target, e.Outcome, e.Detail, e.IP,

@@ -9,6 +9,7 @@ import (
 )
 
 func TestAudit(t *testing.T) {
+	t.Parallel()
 	eachDB(t, func(t *testing.T, db *store.DB) {
 		ctx := t.Context()
 		base := time.Date(2025, 3, 10, 9, 0, 0, 0, time.UTC)
@@ -95,6 +96,7 @@ func TestAudit(t *testing.T) {
 }
 
 func TestAuditLimitIsCapped(t *testing.T) {
+	t.Parallel()
 	db := openSQLite(t)
 	ctx := t.Context()
 	for range store.DefaultAuditLimit + 5 {

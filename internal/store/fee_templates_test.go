@@ -22,6 +22,7 @@ func smpTemplate() store.FeeTemplate {
 }
 
 func TestFeeTemplates(t *testing.T) {
+	t.Parallel()
 	eachDB(t, testFeeTemplates)
 }
 
@@ -104,6 +105,7 @@ func testFeeTemplates(t *testing.T, db *store.DB) {
 }
 
 func TestRegistrationsAndAttempts(t *testing.T) {
+	t.Parallel()
 	eachDB(t, testRegistrationsAndAttempts)
 }
 

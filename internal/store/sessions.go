@@ -139,6 +139,7 @@ func (db *DB) DeleteUserSessions(ctx context.Context, userID string) (int64, err
 	return deleteUserSessions(ctx, db.sql, userID)
 }
 
+// execer is what *sql.DB and *sql.Tx share for writes.
 type execer interface {
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
 }

@@ -34,6 +34,7 @@ func openPostgres(t *testing.T) *store.DB { return storetest.OpenPostgres(t) }
 func postgresSchemaURL(t *testing.T) string { return storetest.PostgresURL(t) }
 
 func TestOpenSQLiteURLForms(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	tests := []struct {
 		name, url, file string
@@ -70,6 +71,7 @@ func TestOpenSQLiteURLForms(t *testing.T) {
 }
 
 func TestOpenRejects(t *testing.T) {
+	t.Parallel()
 	for _, u := range []string{"", "file://otherhost/x.db"} {
 		if db, err := store.Open(t.Context(), u); err == nil {
 			db.Close()
@@ -79,6 +81,7 @@ func TestOpenRejects(t *testing.T) {
 }
 
 func TestSQLitePragmas(t *testing.T) {
+	t.Parallel()
 	db, err := store.Open(t.Context(), filepath.Join(t.TempDir(), "portal.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -104,6 +107,7 @@ func TestSQLitePragmas(t *testing.T) {
 }
 
 func TestPlaceholdersArePositional(t *testing.T) {
+	t.Parallel()
 	eachDB(t, func(t *testing.T, db *store.DB) {
 		var a, b, c string
 		err := db.SQL().QueryRowContext(t.Context(),
@@ -118,6 +122,7 @@ func TestPlaceholdersArePositional(t *testing.T) {
 }
 
 func TestTimesReadBackUTC(t *testing.T) {
+	t.Parallel()
 	jakarta := time.FixedZone("WIB", 7*3600)
 	eachDB(t, func(t *testing.T, db *store.DB) {
 		ctx := t.Context()
@@ -143,6 +148,7 @@ func TestTimesReadBackUTC(t *testing.T) {
 }
 
 func TestUsers(t *testing.T) {
+	t.Parallel()
 	eachDB(t, func(t *testing.T, db *store.DB) {
 		ctx := t.Context()
 		if n, err := db.CountUsers(ctx); err != nil || n != 0 {
@@ -231,6 +237,7 @@ func TestUsers(t *testing.T) {
 }
 
 func TestLastAdminGuard(t *testing.T) {
+	t.Parallel()
 	eachDB(t, func(t *testing.T, db *store.DB) {
 		ctx := t.Context()
 		a := store.User{Username: "a", Role: store.AdminRole, PasswordHash: "h"}
@@ -285,6 +292,7 @@ func TestLastAdminGuard(t *testing.T) {
 }
 
 func TestSettings(t *testing.T) {
+	t.Parallel()
 	eachDB(t, func(t *testing.T, db *store.DB) {
 		ctx := t.Context()
 		if v, ok, err := db.Setting(ctx, "session.key"); err != nil || ok || v != "" {
@@ -332,6 +340,7 @@ func TestSettings(t *testing.T) {
 }
 
 func TestInTx(t *testing.T) {
+	t.Parallel()
 	eachDB(t, func(t *testing.T, db *store.DB) {
 		ctx := t.Context()
 		insert := func(tx *sql.Tx, name string) error {
@@ -374,6 +383,7 @@ func TestInTx(t *testing.T) {
 }
 
 func TestConcurrentWriters(t *testing.T) {
+	t.Parallel()
 	eachDB(t, func(t *testing.T, db *store.DB) {
 		ctx := t.Context()
 		const writers, each = 8, 25
@@ -410,6 +420,7 @@ func TestConcurrentWriters(t *testing.T) {
 }
 
 func TestIsUniqueViolation(t *testing.T) {
+	t.Parallel()
 	eachDB(t, func(t *testing.T, db *store.DB) {
 		ctx := t.Context()
 		q := `INSERT INTO settings (name, value, updated_at) VALUES ($1, 'v', $2)`
@@ -427,6 +438,7 @@ func TestIsUniqueViolation(t *testing.T) {
 }
 
 func TestNewIDTimeOrdered(t *testing.T) {
+	t.Parallel()
 	prev := store.NewID()
 	for range 1000 {
 		id := store.NewID()
@@ -439,6 +451,7 @@ func TestNewIDTimeOrdered(t *testing.T) {
 
 // Several instances starting at once all migrate one database without error.
 func TestOpenConcurrently(t *testing.T) {
+	t.Parallel()
 	urls := map[string]func(t *testing.T) string{
 		"sqlite":   func(t *testing.T) string { return "sqlite:" + filepath.Join(t.TempDir(), "portal.db") },
 		"postgres": postgresSchemaURL,

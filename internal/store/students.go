@@ -77,34 +77,41 @@ func (db *DB) UpsertStudents(ctx context.Context, students []Student) error {
 	if len(students) == 0 {
 		return nil
 	}
-	now := Now()
-	return db.InTx(ctx, func(tx *sql.Tx) error {
-		stmt, err := tx.PrepareContext(ctx, `INSERT INTO students (nis, name, name_search, key_name, phone, email,
-			description, source, synced_at, created_at, updated_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)
-			ON CONFLICT (nis) DO UPDATE SET name = excluded.name, name_search = excluded.name_search,
-				key_name = excluded.key_name, phone = excluded.phone, email = excluded.email,
-				description = excluded.description, updated_at = excluded.updated_at,
-				synced_at = COALESCE(excluded.synced_at, students.synced_at)`)
-		if err != nil {
-			return fmt.Errorf("store: upsert students: %w", err)
-		}
-		defer stmt.Close()
-		for _, s := range students {
-			if s.NIS == "" {
-				return errors.New("store: upsert students: empty NIS")
-			}
-			keyName := s.KeyName
-			if keyName == "" {
-				keyName = "NIS"
-			}
-			if _, err := stmt.ExecContext(ctx, s.NIS, s.Name, searchable(s.Name), keyName, s.Phone, s.Email,
-				s.Description, s.Source, nullable(s.SyncedAt), now); err != nil {
-				return fmt.Errorf("store: upsert student %s: %w", s.NIS, err)
-			}
-		}
+	return db.InTx(ctx, func(tx *sql.Tx) error { return UpsertStudentsTx(ctx, tx, students) })
+}
+
+// UpsertStudentsTx is UpsertStudents inside tx, for writers that change the roster
+// together with other tables (the ledger's sync).
+func UpsertStudentsTx(ctx context.Context, tx *sql.Tx, students []Student) error {
+	if len(students) == 0 {
 		return nil
-	})
+	}
+	now := Now()
+	stmt, err := tx.PrepareContext(ctx, `INSERT INTO students (nis, name, name_search, key_name, phone, email,
+		description, source, synced_at, created_at, updated_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)
+		ON CONFLICT (nis) DO UPDATE SET name = excluded.name, name_search = excluded.name_search,
+			key_name = excluded.key_name, phone = excluded.phone, email = excluded.email,
+			description = excluded.description, updated_at = excluded.updated_at,
+			synced_at = COALESCE(excluded.synced_at, students.synced_at)`)
+	if err != nil {
+		return fmt.Errorf("store: upsert students: %w", err)
+	}
+	defer stmt.Close()
+	for _, s := range students {
+		if s.NIS == "" {
+			return errors.New("store: upsert students: empty NIS")
+		}
+		keyName := s.KeyName
+		if keyName == "" {
+			keyName = "NIS"
+		}
+		if _, err := stmt.ExecContext(ctx, s.NIS, s.Name, searchable(s.Name), keyName, s.Phone, s.Email,
+			s.Description, s.Source, nullable(s.SyncedAt), now); err != nil {
+			return fmt.Errorf("store: upsert student %s: %w", s.NIS, err)
+		}
+	}
+	return nil
 }
 
 func searchable(name string) string { return strings.ToLower(strings.Join(strings.Fields(name), " ")) }
@@ -123,7 +130,16 @@ func (db *DB) StudentByNIS(ctx context.Context, nis string) (Student, error) {
 
 // DeleteStudent removes a roster entry (after the billing service deleted the student).
 func (db *DB) DeleteStudent(ctx context.Context, nis string) error {
-	if _, err := db.sql.ExecContext(ctx, `DELETE FROM students WHERE nis = $1`, nis); err != nil {
+	return deleteStudent(ctx, db.sql, nis)
+}
+
+// DeleteStudentTx is DeleteStudent inside tx.
+func DeleteStudentTx(ctx context.Context, tx *sql.Tx, nis string) error {
+	return deleteStudent(ctx, tx, nis)
+}
+
+func deleteStudent(ctx context.Context, x execer, nis string) error {
+	if _, err := x.ExecContext(ctx, `DELETE FROM students WHERE nis = $1`, nis); err != nil {
 		return fmt.Errorf("store: delete student %s: %w", nis, err)
 	}
 	return nil

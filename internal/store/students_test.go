@@ -12,6 +12,7 @@ import (
 )
 
 func TestRoster(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db := storetest.OpenTest(t)
 	var batch []store.Student

@@ -730,36 +730,21 @@ func (db *DB) SetUploadProblem(ctx context.Context, id, problem string, args []s
 	return nil
 }
 
+func uploadJobLease(id string) leaseRow {
+	return leaseRow{table: "upload_jobs", keyColumn: "id", key: id, what: "upload job " + id}
+}
+
 // ClaimUploadJob takes the job's lease for owner until `until`, when the lease is free,
 // already owner's, or lapsed by `now`; it reports whether owner holds the lease. The
 // check and the write are one statement, so two instances cannot both win.
 func (db *DB) ClaimUploadJob(ctx context.Context, id, owner string, until, now time.Time) (bool, error) {
-	res, err := db.sql.ExecContext(ctx, `UPDATE upload_jobs SET lease_owner = $1, lease_until = $2
-		WHERE id = $3 AND (lease_owner = '' OR lease_owner = $1 OR lease_until IS NULL OR lease_until < $4)`,
-		owner, Time(until), id, Time(now))
-	if err != nil {
-		return false, fmt.Errorf("store: claim upload job %s: %w", id, err)
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return false, fmt.Errorf("store: claim upload job %s: %w", id, err)
-	}
-	return n == 1, nil
+	return db.claimLease(ctx, uploadJobLease(id), owner, until, now)
 }
 
 // RenewUploadJob extends owner's lease on the job to `until`; it reports false when owner
 // no longer holds it (another instance took it after it lapsed).
 func (db *DB) RenewUploadJob(ctx context.Context, id, owner string, until time.Time) (bool, error) {
-	res, err := db.sql.ExecContext(ctx, `UPDATE upload_jobs SET lease_until = $1 WHERE id = $2 AND lease_owner = $3`,
-		Time(until), id, owner)
-	if err != nil {
-		return false, fmt.Errorf("store: renew upload job lease %s: %w", id, err)
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return false, fmt.Errorf("store: renew upload job lease %s: %w", id, err)
-	}
-	return n == 1, nil
+	return db.renewLease(ctx, uploadJobLease(id), owner, until)
 }
 
 // UploadJobsFreeToTake returns the jobs in state whose lease is free or lapsed by now:
@@ -791,9 +776,5 @@ func (db *DB) DiscardUploadJob(ctx context.Context, id, to string, from ...strin
 
 // ReleaseUploadJob frees owner's lease on the job; a lease held by another is left alone.
 func (db *DB) ReleaseUploadJob(ctx context.Context, id, owner string) error {
-	if _, err := db.sql.ExecContext(ctx, `UPDATE upload_jobs SET lease_owner = '', lease_until = NULL
-		WHERE id = $1 AND lease_owner = $2`, id, owner); err != nil {
-		return fmt.Errorf("store: release upload job lease %s: %w", id, err)
-	}
-	return nil
+	return db.releaseLease(ctx, uploadJobLease(id), owner)
 }

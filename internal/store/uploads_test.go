@@ -10,6 +10,7 @@ import (
 )
 
 func TestUploadJobs(t *testing.T) {
+	t.Parallel()
 	eachDB(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		a, err := db.CreateUploadJob(ctx, store.UploadJob{Kind: "components", FileName: "a.xlsx", FileSHA256: "abc", FileSize: 10,
@@ -153,6 +154,7 @@ func TestUploadJobs(t *testing.T) {
 // TestUploadJobLease: one owner at a time holds a job; a renewed lease keeps others out,
 // a lapsed or released one lets the next owner in, and a lost lease cannot be renewed.
 func TestUploadJobLease(t *testing.T) {
+	t.Parallel()
 	eachDB(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		j, err := db.CreateUploadJob(ctx, store.UploadJob{Kind: "components", FileName: "a.xlsx", FileSHA256: "abc", FileSize: 10,

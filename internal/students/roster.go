@@ -46,3 +46,32 @@ func Fetch(ctx context.Context, c *billing.Client, db *store.DB, nis string, at 
 	}
 	return db.StudentByNIS(ctx, s.NIS)
 }
+
+// MirrorList writes every student on the service's student list into the roster (source
+// sync), a page of billing.MaxStudentLimit at a time: the whole roster in a few calls,
+// where a sync that fetches the students one by one makes one call each. It returns how
+// many were written.
+func MirrorList(ctx context.Context, c *billing.Client, db *store.DB, at time.Time) (int, error) {
+	var page []billing.Student
+	n := 0
+	flush := func() error {
+		if err := Mirror(ctx, db, page, store.SourceSync, at); err != nil {
+			return fmt.Errorf("students: mirror the student list: %w", err)
+		}
+		n += len(page)
+		page = page[:0]
+		return nil
+	}
+	for s, err := range c.AllStudents(ctx, billing.StudentQuery{}) {
+		if err != nil {
+			return n, fmt.Errorf("students: read the student list: %w", err)
+		}
+		page = append(page, s)
+		if len(page) == billing.MaxStudentLimit {
+			if err := flush(); err != nil {
+				return n, err
+			}
+		}
+	}
+	return n, flush()
+}

@@ -12,6 +12,7 @@ import (
 )
 
 func TestValidateStudent(t *testing.T) {
+	t.Parallel()
 	ok := Input{NIS: "2026.07-001", Name: "Budi Santoso", KeyName: "NIS", Phone: "0812-3456-7890", Email: "budi@example.sch.id", Class: "Kelas 7A"}
 	with := func(f func(*Input)) Input {
 		in := ok
@@ -62,6 +63,7 @@ func TestValidateStudent(t *testing.T) {
 }
 
 func TestValidateStudentNormalizes(t *testing.T) {
+	t.Parallel()
 	s, errs := Validate(Input{NIS: " 2601 ", Name: "  Budi   Santoso ", Phone: "0812-3456 7890", Email: " b@x.id ", Class: " Kelas  7A "})
 	if len(errs) > 0 {
 		t.Fatal(errs)
@@ -75,6 +77,7 @@ func TestValidateStudentNormalizes(t *testing.T) {
 // A phone number is kept one way whatever way it was typed, so what one form accepted
 // and kept, every other form accepts again.
 func TestNormalizePhone(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"0812-3456-7890":    "081234567890",
 		"+62 812 3456 7890": "+6281234567890",
@@ -95,6 +98,7 @@ func TestNormalizePhone(t *testing.T) {
 }
 
 func TestSummarize(t *testing.T) {
+	t.Parallel()
 	day := func(m time.Month, d int) time.Time { return time.Date(2026, m, d, 0, 0, 0, 0, time.UTC) }
 	jakarta, _ := time.LoadLocation("Asia/Jakarta")
 	today := time.Date(2026, 11, 22, 10, 0, 0, 0, jakarta)
@@ -121,6 +125,7 @@ func TestSummarize(t *testing.T) {
 
 // The one NIS rule, which the bills filter, the counter and the uploads call too.
 func TestCheckNIS(t *testing.T) {
+	t.Parallel()
 	for nis, want := range map[string]string{"2024001": "", "A-12.3": "", "": "form.required", "12 3": KeyNIS, "ü1": KeyNIS} {
 		var l problem.List
 		valid := CheckNIS(&l, "ref_nis", nis)
@@ -135,6 +140,7 @@ func TestCheckNIS(t *testing.T) {
 }
 
 func TestRuleKeysHaveMessages(t *testing.T) {
+	t.Parallel()
 	for _, k := range []string{KeyNIS, KeyPhone, KeyEmail, "form.required", "form.too_long"} {
 		if !i18n.Has(k) {
 			t.Errorf("no message %s", k)

@@ -44,6 +44,7 @@ func syncSetup(t *testing.T, now time.Time) (*students.Syncer, *sandbox.Server, 
 func day(y int, m time.Month, d int) time.Time { return time.Date(y, m, d, 0, 0, 0, 0, time.UTC) }
 
 func TestSyncerFillsRosterAndTotals(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	now := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC) // 10:00 in Jakarta
 	sy, _, c, db := syncSetup(t, now)
@@ -132,6 +133,7 @@ func TestSyncerFillsRosterAndTotals(t *testing.T) {
 }
 
 func TestSyncerOneAtATime(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
 	sy, sb, c, _ := syncSetup(t, now)
 	if _, err := c.CreateStudents(context.Background(), []billing.Student{{NIS: "1", Name: "A"}}); err != nil {
@@ -179,6 +181,7 @@ func TestSyncerOneAtATime(t *testing.T) {
 // Stop cancels a run under way and returns only once it has ended: nothing of the run
 // touches the database after.
 func TestSyncerStopEndsTheRun(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
 	sy, sb, c, _ := syncSetup(t, now)
 	if _, err := c.CreateStudents(context.Background(), []billing.Student{{NIS: "1", Name: "A"}}); err != nil {
@@ -205,6 +208,7 @@ func TestSyncerStopEndsTheRun(t *testing.T) {
 }
 
 func TestSyncerUpstreamDown(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	now := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
 	sy, sb, c, db := syncSetup(t, now)

@@ -111,6 +111,7 @@ func issueList(issues []uploads.Issue) []string {
 }
 
 func TestAnalyseComponentsEveryProblem(t *testing.T) {
+	t.Parallel()
 	d := func(y int, m time.Month, day int) time.Time { return time.Date(y, m, day, 0, 0, 0, 0, time.UTC) }
 	// Columns in another order than the template, with aliases and an extra column.
 	header := []any{"Keterangan", "Nama Siswa", "No. Induk", "Komponen", "Kode Akun", "Jumlah (Rp)", "denda", "Tgl Jatuh Tempo", "KADALUARSA", "Tanggal Aktif"}
@@ -215,6 +216,7 @@ func TestAnalyseComponentsEveryProblem(t *testing.T) {
 }
 
 func TestAnalyseHeaders(t *testing.T) {
+	t.Parallel()
 	d := time.Date(2026, 7, 10, 0, 0, 0, 0, time.UTC)
 	ok := []any{"A1", "SPP", "SPP", 1000, d, d}
 	tests := []struct {
@@ -273,6 +275,7 @@ func TestAnalyseHeaders(t *testing.T) {
 }
 
 func TestAnalyseStudents(t *testing.T) {
+	t.Parallel()
 	rows := [][]any{
 		{"NIS", "Nama", "Kelas", "No HP", "E-mail"},
 		{"S1", "Ahmad Pratama", "Kelas 7A", "0812-3456-7890", "ortu@example.com"},
@@ -305,6 +308,7 @@ func TestAnalyseStudents(t *testing.T) {
 // TestOpenRefusesZipBombs: a workbook whose parts unzip past the limit is refused before
 // it is inflated, whether it says so in its directory or lies about it.
 func TestOpenRefusesZipBombs(t *testing.T) {
+	t.Parallel()
 	lim := uploads.Limits{UnzipSize: 1 << 20, UnzipXMLSize: 256 << 10, MaxRows: 100}
 	dir := t.TempDir()
 	write := func(name string, build func(zw *zip.Writer)) string {
@@ -368,6 +372,7 @@ func TestOpenRefusesZipBombs(t *testing.T) {
 }
 
 func TestErrorWorkbookRoundTrip(t *testing.T) {
+	t.Parallel()
 	d := time.Date(2026, 7, 10, 0, 0, 0, 0, time.UTC)
 	path := writeSheet(t, "Tagihan", [][]any{
 		{"NIS", "Nama Tagihan", "Kode Rekening", "Nominal", "Jatuh Tempo", "Kedaluwarsa", "Catatan"},
@@ -483,6 +488,7 @@ func TestErrorWorkbookRoundTrip(t *testing.T) {
 }
 
 func TestTemplatesReadBack(t *testing.T) {
+	t.Parallel()
 	for _, kind := range uploads.Kinds() {
 		var buf bytes.Buffer
 		if err := uploads.WriteTemplate(&buf, kind, accounts); err != nil {
@@ -500,6 +506,7 @@ func TestTemplatesReadBack(t *testing.T) {
 }
 
 func TestMessagesExist(t *testing.T) {
+	t.Parallel()
 	for _, lang := range []i18n.Lang{i18n.Indonesian, i18n.English} {
 		p := i18n.NewPrinter(lang, nil)
 		check := func(key string) {

@@ -11,6 +11,7 @@ import (
 )
 
 func TestParseDate(t *testing.T) {
+	t.Parallel()
 	day := func(y int, m time.Month, d int) time.Time { return time.Date(y, m, d, 0, 0, 0, 0, time.UTC) }
 	serial := formatSerial
 	tests := []struct {
@@ -60,6 +61,7 @@ func formatSerial(t time.Time) string {
 }
 
 func TestParseDateMatchesExcel(t *testing.T) {
+	t.Parallel()
 	for d := time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC); d.Year() < 2031; d = d.AddDate(0, 0, 37) {
 		s := formatSerial(d)
 		got, err := uploads.ParseDate(s, false)

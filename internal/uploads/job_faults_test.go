@@ -17,6 +17,7 @@ import (
 // stopped in the middle of the job and started again, end as exactly 5,000 components at
 // the service: none missing, none twice.
 func TestFaultsAndRestart(t *testing.T) {
+	t.Parallel()
 	// The sandbox's faults are random; two answers lost after the batch was applied are
 	// certain, so the case that matters most happens in every run.
 	rows, timeout, stopAt := 5000, 300*time.Millisecond, 8

@@ -16,6 +16,7 @@ import (
 // sends it (renewing the lease for longer than a lease lasts), the other stays out, and
 // every component reaches the service exactly once.
 func TestTwoInstancesOneJob(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, 2*time.Second)
 	const rows, chunk = 400, 50
 	sh, err := sheettest.Components(filepath.Join(e.dir, "a.xlsx"), sheettest.Options{Rows: rows, Students: 80})
@@ -83,6 +84,7 @@ func TestTwoInstancesOneJob(t *testing.T) {
 // TestLapsedLeaseIsTakenUp: a job whose lease is held by an instance that died (it never
 // renews nor releases it) is run by another once the lease lapses.
 func TestLapsedLeaseIsTakenUp(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, 2*time.Second)
 	sh, err := sheettest.Components(filepath.Join(e.dir, "a.xlsx"), sheettest.Options{Rows: 30, Students: 10})
 	if err != nil {

@@ -95,6 +95,7 @@ func faultyEnv(t *testing.T, path string) (*env, *faulty) {
 // chunk is not sent again blindly: its rows are found at the service and the chunk is
 // confirmed, with nothing created twice.
 func TestLostAnswerIsReconciled(t *testing.T) {
+	t.Parallel()
 	e, f := faultyEnv(t, "/bill_component/batch")
 	sh, err := sheettest.Components(filepath.Join(e.dir, "a.xlsx"), sheettest.Options{Rows: 90, Students: 30})
 	if err != nil {
@@ -136,6 +137,7 @@ func TestLostAnswerIsReconciled(t *testing.T) {
 // rest of their batch is sent; a service that keeps failing leaves rows unsent, and Retry
 // sends them later.
 func TestRefusedRowsAndRetry(t *testing.T) {
+	t.Parallel()
 	e, f := faultyEnv(t, "/bill_component/batch")
 	// The portal knows an account code the service does not: those rows are refused there.
 	sh, err := sheettest.Components(filepath.Join(e.dir, "a.xlsx"), sheettest.Options{Rows: 60, Students: 20,
@@ -195,6 +197,7 @@ func TestRefusedRowsAndRetry(t *testing.T) {
 // TestStudentsJobReconciles: a students batch whose answer is lost is found at the service
 // and the roster gets the students anyway.
 func TestStudentsJobReconciles(t *testing.T) {
+	t.Parallel()
 	e, f := faultyEnv(t, "/bill/batch")
 	sh, err := sheettest.Students(filepath.Join(e.dir, "s.xlsx"), sheettest.Options{Rows: 25})
 	if err != nil {
@@ -234,6 +237,7 @@ func TestStudentsJobReconciles(t *testing.T) {
 // TestCommitChecksAgain: rows that reached the service between the preview and the
 // commit (another upload of the same rows) are skipped, not created twice.
 func TestCommitChecksAgain(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, 2*time.Second)
 	sh, err := sheettest.Components(filepath.Join(e.dir, "a.xlsx"), sheettest.Options{Rows: 40, Students: 10})
 	if err != nil {
@@ -274,6 +278,7 @@ func TestCommitChecksAgain(t *testing.T) {
 }
 
 func TestFinderBothWays(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, 2*time.Second)
 	ctx := context.Background()
 	var students []billing.Student
@@ -344,6 +349,7 @@ func mustOpen(t *testing.T, path string) io.Reader {
 // it). The chunk is left marked sent; the next start treats it as unknown, finds its rows
 // at the service and sends the rest of the job only.
 func TestCrashWhileSending(t *testing.T) {
+	t.Parallel()
 	e, f := faultyEnv(t, "/bill_component/batch")
 	sh, err := sheettest.Components(filepath.Join(e.dir, "a.xlsx"), sheettest.Options{Rows: 100, Students: 25})
 	if err != nil {
@@ -404,6 +410,7 @@ func TestCrashWhileSending(t *testing.T) {
 // TestCleanUp: the sheets and problems of old uploads are forgotten (their counts stay);
 // uploads never committed are discarded.
 func TestCleanUp(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, 2*time.Second)
 	sh, err := sheettest.Components(filepath.Join(e.dir, "a.xlsx"), sheettest.Options{Rows: 10, Students: 5, Bad: []int{3}})
 	if err != nil {
@@ -462,6 +469,7 @@ func TestCleanUp(t *testing.T) {
 // TestRetryAfterTheCheckFailed: a job whose check before sending could not reach the
 // service fails with that reason and nothing sent; Retry runs it from the check again.
 func TestRetryAfterTheCheckFailed(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, time.Second)
 	sh, err := sheettest.Components(filepath.Join(e.dir, "a.xlsx"), sheettest.Options{Rows: 20, Students: 5})
 	if err != nil {
@@ -494,6 +502,7 @@ func TestRetryAfterTheCheckFailed(t *testing.T) {
 // before the batch is not an error: the service's "already exists" counts as there, and
 // the rest of the batch is sent.
 func TestStudentCreatedMeanwhile(t *testing.T) {
+	t.Parallel()
 	e, f := faultyEnv(t, "/bill/batch")
 	sh, err := sheettest.Students(filepath.Join(e.dir, "s.xlsx"), sheettest.Options{Rows: 8})
 	if err != nil {
@@ -524,6 +533,7 @@ func TestStudentCreatedMeanwhile(t *testing.T) {
 // TestAnalysisUnderLease: two instances starting together both find an unfinished analysis;
 // only the one holding the upload's lease reads it, and a lapsed lease lets another go on.
 func TestAnalysisUnderLease(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, 2*time.Second)
 	sh, err := sheettest.Components(filepath.Join(e.dir, "a.xlsx"), sheettest.Options{Rows: 40, Students: 10})
 	if err != nil {

@@ -45,6 +45,7 @@ func text(doc *goquery.Document, sel string) string {
 
 // The navigation shows the sections web/ says the person may open, the current one marked.
 func TestNavigationMarksTheCurrentSection(t *testing.T) {
+	t.Parallel()
 	doc := render(t, "/students/2601/edit", layout.Page("x"))
 	if n := doc.Find("nav.sidenav a").Length(); n != 2 {
 		t.Fatalf("%d sections shown, want the 2 given", n)
@@ -66,6 +67,7 @@ func TestNavigationMarksTheCurrentSection(t *testing.T) {
 // The counter form: payable lines can be chosen (the chosen ones ticked), the others are
 // disabled with the reason beside them.
 func TestPaymentPanelLines(t *testing.T) {
+	t.Parallel()
 	day := time.Date(2026, 11, 10, 0, 0, 0, 0, time.UTC)
 	v := pages.PaymentView{NIS: "2601", Student: "Budi", Found: true, Today: day, BillsURL: "/bills?nis=2601&state=all",
 		PayableTotal: 475_000, Problems: []string{"Pembayaran tidak dicatat.", "SPP Oktober sudah kedaluwarsa."},
@@ -98,6 +100,7 @@ func TestPaymentPanelLines(t *testing.T) {
 
 // The statement marks overdue and paid rows and words each status; without rows it says so.
 func TestStatementRows(t *testing.T) {
+	t.Parallel()
 	due := time.Date(2026, 10, 10, 0, 0, 0, 0, time.UTC)
 	v := pages.StatementView{NIS: "2601", ReportShell: pages.ReportShell{URL: "/reports/statement?nis=2601", XLSXURL: "/x.xlsx", CSVURL: "/x.csv"},
 		Report: &pages.StatementReport{NIS: "2601", Name: "Budi", Class: "Kelas 7A", StudentURL: "/students/2601", Owed: 475_000},
@@ -132,6 +135,7 @@ func TestStatementRows(t *testing.T) {
 
 // A student page offers changes only when the view model says the person may make them.
 func TestStudentPageOffersChangesOnlyWhenAllowed(t *testing.T) {
+	t.Parallel()
 	v := pages.StudentView{Student: pages.StudentInfo{NIS: "26.01", Name: "Budi"}, PayURL: "/payments/new?nis=26.01"}
 	doc := render(t, "/students/26.01", pages.StudentShow(v))
 	if doc.Find(`[data-testid="student-edit"], [data-testid="student-pay"]`).Length() != 0 {

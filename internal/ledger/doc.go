@@ -1,0 +1,35 @@
+// Package ledger is the portal's own read model of the billing service: every student
+// and every bill component the service holds, with all the fields of the contract's
+// records (updated_at included), in the portal's database (SQLite or PostgreSQL,
+// migration 00007). The service stays the source of truth; the ledger is what the
+// portal reads, so a page never waits for a walk of the service and the figures stay
+// when the service is down (saying how old they are).
+//
+// What feeds it:
+//   - Syncer, a background worker under a database lease (one instance syncs): the
+//     first fill of an empty ledger (a full walk, resumable, its progress stored), an
+//     incremental sync every minute (new components newest first until a known one,
+//     the payments of the days since the last sync, the newest students: three calls
+//     when nothing changed) and a full reconcile at night or on demand that corrects
+//     and audits every difference made outside the portal.
+//   - ReceiveCallback, the domain side of the service's payment callback: verified,
+//     stored once per ref_number, applied and audited in one transaction.
+//   - Upsert and MarkDeleted, for the portal's own writes to record the service's
+//     answer at once.
+//
+// Students are the roster (store's students table): the sync fills it from the
+// service's student list, so there is one list of students, not two.
+//
+// Nothing that depends on the day is stored: late and expired are worked out from the
+// due and expiry days and today at query time. Two summary tables (open components by
+// due day, expiry day, account and name; paid ones by payment day, account and due day)
+// are kept in the same transaction as every write, so the dashboard and the bills
+// list's totals add up a few thousand groups instead of a million rows.
+//
+// What reads it: Dashboard (every figure of the principal's dashboard), Bills (the
+// bills list: any tab, sort, search and page, with the count and totals of the whole
+// result), Outstanding, Payments/PaymentDays and Accounts (the reports), All and
+// AllForStudent (the billing client's iterator shape, answered from SQL, for the
+// statement, the student page, upcoming dues and exports), Freshness and ChangeSeq (how
+// fresh the figures are, and a cheap "what changed since" for live pages).
+package ledger

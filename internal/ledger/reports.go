@@ -1,0 +1,411 @@
+package ledger
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"iter"
+	"slices"
+	"time"
+)
+
+// The four reports' figures, as internal/reports defines them, read from the ledger.
+
+// NoClass is the class filter value that selects students the roster has no class for.
+const NoClass = "-"
+
+// ErrBadRange means a date range whose start is after its end (or a missing end).
+var ErrBadRange = errors.New("ledger: the range starts after it ends")
+
+// OutstandingFilter selects open, payable components: of one class (NoClass: students
+// without one), one account code, and due between DueFrom and DueTo (each optional).
+type OutstandingFilter struct {
+	Class          string
+	Account        string
+	DueFrom, DueTo time.Time
+}
+
+// OutstandingRow is one student's open components by age: what paying them would cost
+// today, per bucket and in total (Penalty is the part of Total that is penalties).
+type OutstandingRow struct {
+	NIS       string
+	Name      string
+	Class     string
+	Count     int
+	Buckets   [NumBuckets]int64
+	Penalty   int64
+	Total     int64
+	OldestDue time.Time
+}
+
+func (r *OutstandingRow) addRow(o OutstandingRow) {
+	r.Count += o.Count
+	for i := range r.Buckets {
+		r.Buckets[i] += o.Buckets[i]
+	}
+	r.Penalty += o.Penalty
+	r.Total += o.Total
+}
+
+// OutstandingReport is the students who owe, by class (those without one last) then
+// name, and the totals.
+type OutstandingReport struct {
+	Filter OutstandingFilter
+	Today  time.Time
+	Rows   []OutstandingRow
+	Total  OutstandingRow
+}
+
+// Outstanding groups the open, payable components by student on today, in SQL.
+func (l *Ledger) Outstanding(ctx context.Context, f OutstandingFilter) (OutstandingReport, error) {
+	if !f.DueFrom.IsZero() && !f.DueTo.IsZero() && f.DueTo.Before(f.DueFrom) {
+		return OutstandingReport{}, ErrBadRange
+	}
+	today := l.today()
+	rep := OutstandingReport{Filter: f, Today: dayTime(today)}
+	var w where
+	t := w.arg(today)
+	w.terms = append(w.terms, "c.kind = 0", "c.expiry_day >= "+t)
+	if f.Account != "" {
+		w.add("c.account_code = ?", f.Account)
+	}
+	if !f.DueFrom.IsZero() {
+		w.add("c.due_us >= ?", micros(f.DueFrom))
+	}
+	if !f.DueTo.IsZero() {
+		w.add("c.due_us <= ?", micros(f.DueTo))
+	}
+	late := "(" + t + " - c.due_day)"
+	inner := `SELECT c.nis AS nis, COUNT(*) AS n,
+		SUM(CASE WHEN ` + late + ` <= 0 THEN c.amount ELSE 0 END) AS b0,
+		SUM(CASE WHEN ` + late + ` BETWEEN 1 AND 30 THEN c.amount + c.penalty ELSE 0 END) AS b1,
+		SUM(CASE WHEN ` + late + ` BETWEEN 31 AND 60 THEN c.amount + c.penalty ELSE 0 END) AS b2,
+		SUM(CASE WHEN ` + late + ` BETWEEN 61 AND 90 THEN c.amount + c.penalty ELSE 0 END) AS b3,
+		SUM(CASE WHEN ` + late + ` > 90 THEN c.amount + c.penalty ELSE 0 END) AS b4,
+		SUM(CASE WHEN ` + late + ` > 0 THEN c.penalty ELSE 0 END) AS penalty,
+		MIN(c.due_us) AS oldest
+		FROM ledger_components c` + l.indexedBy("ledger_components_open") + w.sql() + ` GROUP BY c.nis`
+	named := where{terms: slices.Clone(w.terms), args: slices.Clone(w.args)}
+	outer := `SELECT o.nis, o.n, o.b0, o.b1, o.b2, o.b3, o.b4, o.penalty, o.oldest, COALESCE(s.name, ''), COALESCE(s.description, '')
+		FROM (` + inner + `) o LEFT JOIN students s ON s.nis = o.nis`
+	switch f.Class {
+	case "":
+	case NoClass:
+		outer += ` WHERE COALESCE(s.description, '') = ''`
+	default:
+		outer += ` WHERE s.description = ` + w.arg(f.Class)
+	}
+	err := l.read(ctx, func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, outer, w.args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var r OutstandingRow
+			var n, oldest int64
+			if err := rows.Scan(&r.NIS, &n, &r.Buckets[0], &r.Buckets[1], &r.Buckets[2], &r.Buckets[3], &r.Buckets[4],
+				&r.Penalty, &oldest, &r.Name, &r.Class); err != nil {
+				return err
+			}
+			r.Count, r.OldestDue = int(n), instant(oldest)
+			for _, b := range r.Buckets {
+				r.Total += b
+			}
+			rep.Rows = append(rep.Rows, r)
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		rows.Close()
+		for i := range rep.Rows {
+			if rep.Rows[i].Name != "" {
+				continue
+			}
+			// Not on the roster: the name the service gives their newest such component.
+			nw := where{terms: slices.Clone(named.terms), args: slices.Clone(named.args)}
+			nw.add("c.nis = ?", rep.Rows[i].NIS)
+			if err := tx.QueryRowContext(ctx, `SELECT c.student_name FROM ledger_components c`+nw.sql()+
+				` ORDER BY c.created_us DESC, c.id DESC LIMIT 1`, nw.args...).Scan(&rep.Rows[i].Name); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return OutstandingReport{}, fmt.Errorf("ledger: outstanding: %w", err)
+	}
+	for _, r := range rep.Rows {
+		rep.Total.addRow(r)
+	}
+	slices.SortFunc(rep.Rows, func(a, b OutstandingRow) int {
+		return cmp.Or(cmp.Compare(noClassLast(a.Class), noClassLast(b.Class)), cmp.Compare(a.Class, b.Class),
+			cmp.Compare(a.Name, b.Name), cmp.Compare(a.NIS, b.NIS))
+	})
+	if rep.Rows == nil {
+		rep.Rows = []OutstandingRow{}
+	}
+	return rep, nil
+}
+
+func noClassLast(class string) int {
+	if class == "" {
+		return 1
+	}
+	return 0
+}
+
+// PaymentRow is one payment: the component paid, its amount part and penalty part (they
+// add up to Paid, the amount_paid), and the reference the bank gave.
+type PaymentRow struct {
+	Day       time.Time // the day it was paid, in the ledger's zone
+	PaidAt    time.Time
+	NIS       string
+	Name      string
+	Class     string
+	Component string
+	Account   string
+	Amount    int64
+	Penalty   int64
+	Paid      int64
+	Ref       string
+}
+
+// DayTotal is what came in on one day (or, as a report's Total, over the range).
+type DayTotal struct {
+	Day     time.Time
+	Count   int
+	Amount  int64
+	Penalty int64
+	Paid    int64
+}
+
+func checkRange(from, to time.Time) error {
+	if from.IsZero() || to.IsZero() || to.Before(from) {
+		return ErrBadRange
+	}
+	return nil
+}
+
+// PaymentDays is what came in on each day from from to to (days in the ledger's zone,
+// inclusive; days without payments left out), optionally of one account, and the total:
+// the payments report's summary, from the paid totals.
+func (l *Ledger) PaymentDays(ctx context.Context, from, to time.Time, account string) ([]DayTotal, DayTotal, error) {
+	if err := checkRange(from, to); err != nil {
+		return nil, DayTotal{}, err
+	}
+	var w where
+	w.add("components <> 0")
+	w.add("paid_day >= ?", dayNum(from))
+	w.add("paid_day <= ?", dayNum(to))
+	if account != "" {
+		w.add("account_code = ?", account)
+	}
+	rows, err := l.sql.QueryContext(ctx, `SELECT paid_day, SUM(components), SUM(amount_paid), SUM(penalty_paid)
+		FROM ledger_paid_totals`+w.sql()+` GROUP BY paid_day HAVING SUM(components) <> 0 ORDER BY paid_day`, w.args...)
+	if err != nil {
+		return nil, DayTotal{}, fmt.Errorf("ledger: payment days: %w", err)
+	}
+	defer rows.Close()
+	var days []DayTotal
+	var total DayTotal
+	for rows.Next() {
+		var day, n int64
+		var d DayTotal
+		if err := rows.Scan(&day, &n, &d.Paid, &d.Penalty); err != nil {
+			return nil, DayTotal{}, fmt.Errorf("ledger: payment days: %w", err)
+		}
+		d.Day, d.Count, d.Amount = dayTime(day), int(n), d.Paid-d.Penalty
+		days = append(days, d)
+		total.Count += d.Count
+		total.Amount += d.Amount
+		total.Penalty += d.Penalty
+		total.Paid += d.Paid
+	}
+	if err := rows.Err(); err != nil {
+		return nil, DayTotal{}, fmt.Errorf("ledger: payment days: %w", err)
+	}
+	return days, total, nil
+}
+
+// Payments yields every payment from from to to (days in the ledger's zone, inclusive),
+// optionally of one account, in the order they were paid (then by NIS and component),
+// with the roster's name and class. It reads a thousand at a time by key, so an export
+// of a year streams.
+func (l *Ledger) Payments(ctx context.Context, from, to time.Time, account string) iter.Seq2[PaymentRow, error] {
+	return func(yield func(PaymentRow, error) bool) {
+		if err := checkRange(from, to); err != nil {
+			yield(PaymentRow{}, err)
+			return
+		}
+		var after *payKey
+		for {
+			var w where
+			w.add("c.kind = 1")
+			w.add("c.paid_day >= ?", dayNum(from))
+			w.add("c.paid_day <= ?", dayNum(to))
+			if account != "" {
+				w.add("c.account_code = ?", account)
+			}
+			if after != nil {
+				// paid_day follows paid_us; saying so starts the index range where the
+				// last page ended instead of at the range's first day.
+				w.add("c.paid_day >= ?", after.day)
+				w.add("(c.paid_us > ? OR c.paid_us = ? AND (c.nis > ? OR c.nis = ? AND c.id > ?))",
+					after.paid, after.paid, after.nis, after.nis, after.id)
+			}
+			rows, err := l.sql.QueryContext(ctx, `SELECT c.paid_day, c.paid_us, c.nis, c.id, COALESCE(s.name, ''), c.student_name,
+				COALESCE(s.description, ''), c.name, c.account_code, c.amount, c.amount_paid, c.ref_number
+				FROM ledger_components c LEFT JOIN students s ON s.nis = c.nis`+w.sql()+`
+				ORDER BY c.paid_day, c.paid_us, c.nis, c.id LIMIT `+w.arg(iterPage), w.args...)
+			if err != nil {
+				yield(PaymentRow{}, fmt.Errorf("ledger: payments: %w", err))
+				return
+			}
+			var page []PaymentRow
+			var last payKey
+			for rows.Next() {
+				var p PaymentRow
+				var day, paid, amount int64
+				var id, student string
+				if err := rows.Scan(&day, &paid, &p.NIS, &id, &p.Name, &student, &p.Class, &p.Component, &p.Account,
+					&amount, &p.Paid, &p.Ref); err != nil {
+					rows.Close()
+					yield(PaymentRow{}, fmt.Errorf("ledger: payments: %w", err))
+					return
+				}
+				if p.Name == "" {
+					p.Name = student
+				}
+				p.Day, p.PaidAt = dayTime(day), instant(paid)
+				p.Penalty = penaltyPaid(amount, p.Paid)
+				p.Amount = p.Paid - p.Penalty
+				page = append(page, p)
+				last.day, last.paid, last.nis, last.id = day, paid, p.NIS, id
+			}
+			err = rows.Err()
+			rows.Close()
+			if err != nil {
+				yield(PaymentRow{}, fmt.Errorf("ledger: payments: %w", err))
+				return
+			}
+			for _, p := range page {
+				if !yield(p, nil) {
+					return
+				}
+			}
+			if len(page) < iterPage {
+				return
+			}
+			after = &last
+		}
+	}
+}
+
+// payKey is where a page of payments ended: the order's columns of its last row.
+type payKey struct {
+	day, paid int64
+	nis, id   string
+}
+
+// AccountRow is what one school account received in the range (Payments, Amount,
+// Penalty, Paid) and what it is still to receive as of today (NotYetDue, Overdue).
+type AccountRow struct {
+	Account     string
+	Payments    int
+	Amount      int64
+	Penalty     int64
+	Paid        int64
+	NotYetDue   int64
+	Overdue     int64
+	Outstanding int64
+}
+
+func (r *AccountRow) addRow(o AccountRow) {
+	r.Payments += o.Payments
+	r.Amount += o.Amount
+	r.Penalty += o.Penalty
+	r.Paid += o.Paid
+	r.NotYetDue += o.NotYetDue
+	r.Overdue += o.Overdue
+	r.Outstanding += o.Outstanding
+}
+
+// AccountsReport is the per account code summary, by account code.
+type AccountsReport struct {
+	From, To time.Time
+	Today    time.Time
+	Rows     []AccountRow
+	Total    AccountRow
+}
+
+// Accounts sums, per account code, the payments from from to to and what is still open
+// and payable today, from the totals tables alone.
+func (l *Ledger) Accounts(ctx context.Context, from, to time.Time) (AccountsReport, error) {
+	if err := checkRange(from, to); err != nil {
+		return AccountsReport{}, err
+	}
+	today := l.today()
+	rep := AccountsReport{From: from, To: to, Today: dayTime(today)}
+	rows := map[string]*AccountRow{}
+	row := func(code string) *AccountRow {
+		r := rows[code]
+		if r == nil {
+			r = &AccountRow{Account: code}
+			rows[code] = r
+		}
+		return r
+	}
+	err := l.read(ctx, func(tx *sql.Tx) error {
+		rs, err := tx.QueryContext(ctx, `SELECT account_code, SUM(components), SUM(amount_paid), SUM(penalty_paid)
+			FROM ledger_paid_totals WHERE components <> 0 AND paid_day >= $1 AND paid_day <= $2
+			GROUP BY account_code HAVING SUM(components) <> 0`, dayNum(from), dayNum(to))
+		if err != nil {
+			return err
+		}
+		for rs.Next() {
+			var code string
+			var n, paid, penalty int64
+			if err := rs.Scan(&code, &n, &paid, &penalty); err != nil {
+				rs.Close()
+				return err
+			}
+			r := row(code)
+			r.Payments, r.Paid, r.Penalty, r.Amount = int(n), paid, penalty, paid-penalty
+		}
+		rs.Close()
+		if err := rs.Err(); err != nil {
+			return err
+		}
+		rs, err = tx.QueryContext(ctx, `SELECT account_code,
+				SUM(CASE WHEN due_day < $1 THEN amount + penalty ELSE 0 END),
+				SUM(CASE WHEN due_day >= $1 THEN amount ELSE 0 END)
+			FROM ledger_open_totals WHERE components <> 0 AND expiry_day >= $1
+			GROUP BY account_code HAVING SUM(components) <> 0`, today)
+		if err != nil {
+			return err
+		}
+		defer rs.Close()
+		for rs.Next() {
+			var code string
+			var overdue, notDue int64
+			if err := rs.Scan(&code, &overdue, &notDue); err != nil {
+				return err
+			}
+			r := row(code)
+			r.Overdue, r.NotYetDue, r.Outstanding = overdue, notDue, overdue+notDue
+		}
+		return rs.Err()
+	})
+	if err != nil {
+		return AccountsReport{}, fmt.Errorf("ledger: accounts: %w", err)
+	}
+	for _, r := range rows {
+		rep.Rows = append(rep.Rows, *r)
+		rep.Total.addRow(*r)
+	}
+	slices.SortFunc(rep.Rows, func(a, b AccountRow) int { return cmp.Compare(a.Account, b.Account) })
+	return rep, nil
+}

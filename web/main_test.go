@@ -1,0 +1,22 @@
+package web_test
+
+import (
+	"flag"
+	"os"
+	"testing"
+
+	"github.com/sekolah/portal/internal/portaltest"
+)
+
+// TestMain runs the tests of this package six at a time unless -parallel says otherwise:
+// each starts a portal of its own and spends most of its time waiting on loopback calls,
+// the sandbox and the shared browser, so more tests than cores keep the cores busy. It
+// closes the one Chromium the browser tests share once they have all run.
+func TestMain(m *testing.M) {
+	if f := flag.Lookup("test.parallel"); f != nil && f.Value.String() == f.DefValue {
+		_ = flag.Set("test.parallel", "6")
+	}
+	code := m.Run()
+	portaltest.CloseBrowser()
+	os.Exit(code)
+}

@@ -24,6 +24,7 @@ import (
 // stopped instance, and one left by a dead one (its lease never released), are taken over.
 // It runs when PORTAL_TEST_POSTGRES_URL is set, as in CI (.ci/run checks it did not skip).
 func TestTwoInstancesOnPostgres(t *testing.T) {
+	t.Parallel()
 	p := portaltest.Start(t, portaltest.Options{Now: uploadNow, Postgres: true, Uploads: func(c *uploads.Config) {
 		c.ChunkSize, c.Concurrency = 10, 1
 		c.LeaseTTL, c.LeaseRenew = 2*time.Second, 100*time.Millisecond

@@ -6,6 +6,7 @@ import (
 )
 
 func TestMemoryLimit(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		files fstest.MapFS

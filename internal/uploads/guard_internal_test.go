@@ -10,6 +10,7 @@ import (
 // comments, CDATA, processing instructions and quoted '>' without losing its place,
 // names the cell of a text too long, and counts rows and shared strings.
 func TestXMLGuard(t *testing.T) {
+	t.Parallel()
 	const max = MaxCellChars
 	cell := func(text string) string {
 		return `<worksheet><sheetData><row r="7"><c r="B7" t="inlineStr"><is><t>` + text + `</t></is></c></row></sheetData></worksheet>`
@@ -43,6 +44,7 @@ func TestXMLGuard(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			g := &xmlGuard{sheet: tt.sheet, sst: !tt.sheet, maxRows: 10, maxItems: 5}
 			// Fed in small pieces: the state must carry across reads.
 			var err error
@@ -71,6 +73,7 @@ func TestXMLGuard(t *testing.T) {
 // TestXMLGuardSharedStrings: a shared string over the limit is noted by its index (for the
 // cell that uses it to be named), not refused on the spot; the count goes on.
 func TestXMLGuardSharedStrings(t *testing.T) {
+	t.Parallel()
 	g := &xmlGuard{sst: true, maxItems: 10}
 	xml := `<sst><si><t>a</t></si><si><r><t>` + strings.Repeat("b", MaxCellChars) + `</t></r><r><t>c</t></r></si><si/><si><t>d</t></si></sst>`
 	if err := g.feed([]byte(xml)); err != nil {

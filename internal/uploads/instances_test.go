@@ -20,6 +20,7 @@ import (
 // committed and sent by the other, which also makes its error workbook, and a Retry of a
 // job that failed before sending works on the instance that did not receive it.
 func TestInstancesShareOnlyTheDatabase(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, 2*time.Second)
 	sh, err := sheettest.Components(filepath.Join(e.dir, "a.xlsx"), sheettest.Options{Rows: 60, Students: 10, Bad: []int{4}})
 	if err != nil {
@@ -77,6 +78,7 @@ func TestInstancesShareOnlyTheDatabase(t *testing.T) {
 // directory are moved into the database at start (and the files removed), so their
 // uploads go on as before; one whose file is gone is said to be gone.
 func TestSheetsOnDiskMoveIntoTheDatabase(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, 2*time.Second)
 	sh, err := sheettest.Components(filepath.Join(e.dir, "a.xlsx"), sheettest.Options{Rows: 20, Students: 5})
 	if err != nil {

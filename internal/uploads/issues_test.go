@@ -31,6 +31,7 @@ func countIssues(t *testing.T, db *store.DB, id string) int {
 // problem; the commit still skips every bad row, those whose problems were not kept
 // included; discarding the upload forgets its problems.
 func TestIssuesKeptAreCapped(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, 2*time.Second)
 	bad := make([]int, 300)
 	for i := range bad {

@@ -122,6 +122,7 @@ func TestLapsedLeaseIsTakenUp(t *testing.T) {
 // while sending it, is taken over by another instance that had nothing to do: idle
 // instances look for work every LeaseRenew, not only when their own Commit wakes them.
 func TestIdleInstanceTakesOverAStoppedOnesJob(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, 2*time.Second)
 	sh, err := sheettest.Components(filepath.Join(e.dir, "a.xlsx"), sheettest.Options{Rows: 60, Students: 6})
 	if err != nil {

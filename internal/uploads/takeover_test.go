@@ -34,6 +34,7 @@ func receiveIdle(t *testing.T, e *env, cfg uploads.Config, path string) string {
 // lease is taken over by a running instance once the lease lapses, as commit jobs are;
 // it does not stay "being checked" until the next restart.
 func TestAnalysisTakenOverWhenTheLeaseLapses(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, 2*time.Second)
 	sh, err := sheettest.Components(filepath.Join(e.dir, "a.xlsx"), sheettest.Options{Rows: 30, Students: 10})
 	if err != nil {
@@ -58,6 +59,7 @@ func TestAnalysisTakenOverWhenTheLeaseLapses(t *testing.T) {
 // here or in an instance that holds it: its sheet, problems and lease go, and the instance
 // holding it stops.
 func TestStuckAnalysisCanBeDiscarded(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, 2*time.Second)
 	sh, err := sheettest.Components(filepath.Join(e.dir, "a.xlsx"), sheettest.Options{Rows: 30, Students: 10, Bad: []int{1, 2}})
 	if err != nil {

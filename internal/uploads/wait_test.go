@@ -206,6 +206,7 @@ func (w *waitEnv) job(t *testing.T, id string) store.UploadJob {
 // not end the upload "partial": it waits, trying again at least every five minutes, says
 // since when, and goes on by itself as soon as the service answers, every row sent once.
 func TestUploadWaitsForTheService(t *testing.T) {
+	t.Parallel()
 	sb, url, sh := sandboxOutside(t)
 	synctest.Test(t, func(t *testing.T) {
 		w := newWaitEnv(t, sb, url, sh, 6*time.Hour)
@@ -253,7 +254,9 @@ func (c *callLog) down() {
 // its unsent rows left for Retry, which sends them once the service is back. A Retry while
 // it waits makes it try at once instead of at the end of its pause.
 func TestUploadWaitHasAnEnd(t *testing.T) {
+	t.Parallel()
 	t.Run("down from the check", func(t *testing.T) {
+		t.Parallel()
 		sb, url, sh := sandboxOutside(t)
 		synctest.Test(t, func(t *testing.T) {
 			w := newWaitEnv(t, sb, url, sh, 2*time.Hour)
@@ -282,6 +285,7 @@ func TestUploadWaitHasAnEnd(t *testing.T) {
 		})
 	})
 	t.Run("down mid-way", func(t *testing.T) {
+		t.Parallel()
 		sb, url, sh := sandboxOutside(t)
 		synctest.Test(t, func(t *testing.T) {
 			w := newWaitEnv(t, sb, url, sh, 2*time.Hour)

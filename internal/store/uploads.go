@@ -20,7 +20,8 @@ type UploadJob struct {
 	FileName   string
 	FileSHA256 string
 	FileSize   int64
-	// FileKept says the file is still on disk (for the error workbook and the commit).
+	// FileKept says the sheet is still kept (in upload_files: for the error workbook and
+	// the commit).
 	FileKept bool
 	State    string
 	// Problem is a problem with the whole file (message code), ProblemArgs its arguments.
@@ -408,7 +409,7 @@ func (db *DB) SetUploadHurry(ctx context.Context, id string, at time.Time) error
 	return nil
 }
 
-// SetUploadFileKept records whether the job's file is still on disk.
+// SetUploadFileKept records whether the job's sheet is still kept.
 func (db *DB) SetUploadFileKept(ctx context.Context, id string, kept bool) error {
 	if _, err := db.sql.ExecContext(ctx, `UPDATE upload_jobs SET file_kept = $1 WHERE id = $2`, kept, id); err != nil {
 		return fmt.Errorf("store: upload job %s file: %w", id, err)

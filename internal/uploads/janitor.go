@@ -8,8 +8,9 @@ import (
 	"time"
 )
 
-// janitor removes the files of old uploads: finished jobs after Retention, and uploads
-// never committed (which it discards).
+// janitor forgets the sheets, error workbooks and problems of old uploads (finished jobs
+// after Retention, and uploads never committed, which it discards; their history lines
+// and counts stay), and the temporary copies a crash left behind.
 func (r *Runner) janitor() {
 	defer r.wg.Done()
 	for {

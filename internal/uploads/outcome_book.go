@@ -26,6 +26,35 @@ func (r *Runner) PrepareErrorWorkbook(ctx context.Context, j store.UploadJob, p 
 	if size, err := r.db.UploadFileSize(ctx, j.ID, name); err == nil || !isNotFound(err) {
 		return size, err
 	}
+	// Several downloads of one workbook at once wait for the same making, a background
+	// work of the runner (bounded by it, waited for by Stop): it goes on when one of the
+	// downloads gives up.
+	ch := r.books.DoChan(j.ID+"/"+name, func() (any, error) {
+		r.mu.Lock()
+		if r.stopped || r.ctx == nil {
+			r.mu.Unlock()
+			return int64(0), ErrStopped
+		}
+		mctx := r.ctx
+		r.wg.Add(1)
+		r.mu.Unlock()
+		defer r.wg.Done()
+		return r.makeErrorWorkbook(mctx, j, name, p)
+	})
+	select {
+	case res := <-ch:
+		if res.Err != nil {
+			return 0, res.Err
+		}
+		return res.Val.(int64), nil
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	}
+}
+
+// makeErrorWorkbook makes and stores the job's error workbook called name, in p's
+// language, under the analyses' semaphore.
+func (r *Runner) makeErrorWorkbook(ctx context.Context, j store.UploadJob, name string, p i18n.Printer) (int64, error) {
 	select {
 	case r.slots <- struct{}{}:
 		defer func() { <-r.slots }()

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/sync/singleflight"
+
 	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/changes"
 	"github.com/sekolah/portal/internal/store"
@@ -62,6 +64,8 @@ var (
 	ErrState = errors.New("uploads: not possible in the job's state")
 	// ErrFileGone: the file was cleaned up; only the history remains.
 	ErrFileGone = errors.New("uploads: file no longer kept")
+	// ErrStopped: the runner is not running (not started yet, or stopping).
+	ErrStopped = errors.New("uploads: the runner is not running")
 )
 
 // Runner receives files, analyses them and runs the jobs that send their rows, in the
@@ -90,7 +94,10 @@ type Runner struct {
 	// that stops it.
 	analyses map[string]context.CancelFunc
 	// slots bounds the analyses running at once: each reads a whole file at full speed.
+	// Error workbooks are made under it too.
 	slots chan struct{}
+	// books makes each error workbook once however many ask for it at the same moment.
+	books singleflight.Group
 }
 
 // NewRunner makes a runner; Start sets it going.

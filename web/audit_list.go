@@ -3,6 +3,7 @@ package web
 import (
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"time"
 
@@ -45,12 +46,13 @@ func (h *Handler) listAudit(w http.ResponseWriter, r *http.Request) {
 	offset := offsetParam(r)
 
 	v := pages.AuditView{Filter: f, Outcomes: auditOutcomes}
-	var err error
-	if v.Actors, err = h.db.AuditActors(ctx); err != nil {
+	actors, err := h.db.AuditActors(ctx)
+	if err != nil {
 		h.serverError(w, r, err)
 		return
 	}
-	if v.Actions, err = h.db.AuditActions(ctx); err != nil {
+	actions, err := h.db.AuditActions(ctx)
+	if err != nil {
 		h.serverError(w, r, err)
 		return
 	}
@@ -66,11 +68,17 @@ func (h *Handler) listAudit(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	people := h.loadAuditPeople(ctx, entries)
+	for _, a := range actors {
+		v.Actors = append(v.Actors, pages.AuditChoice{Value: a, Label: people.actorName(ctx, a)})
+	}
+	slices.SortStableFunc(v.Actors, func(x, y pages.AuditChoice) int { return i18n.CompareNatural(x.Label, y.Label) })
+	for _, a := range actions {
+		v.Actions = append(v.Actions, pages.AuditChoice{Value: a, Label: actionWords(ctx, a, "ok")})
+	}
+	slices.SortStableFunc(v.Actions, func(x, y pages.AuditChoice) int { return i18n.CompareNatural(x.Label, y.Label) })
 	for _, e := range entries {
-		v.Rows = append(v.Rows, pages.AuditRow{
-			At: e.At, Actor: e.Actor, ActorRole: e.ActorRole, Action: e.Action, Target: e.Target,
-			Outcome: e.Outcome, Detail: e.Detail, IP: e.IP, UpstreamStatus: e.UpstreamStatus, UpstreamDesc: e.UpstreamDesc,
-		})
+		v.Rows = append(v.Rows, auditRow(ctx, e, people))
 	}
 	v.Pager = components.Pager{
 		Offset: offset, Limit: auditPageSize, Shown: len(v.Rows), Total: total, Target: "#audit-results",

@@ -29,7 +29,7 @@ func TestBrowserCounterPaymentOfLateComponent(t *testing.T) {
 	b.Screenshot("payment-form")
 	b.Click(`[data-testid="payment-continue"]`)
 
-	if total := b.Text(`[data-testid="confirm-total"]`); total != "Rp 275.000" {
+	if total := b.Text(`[data-testid="confirm-total"]`); total != "Rp\u00a0275.000" {
 		t.Fatalf("confirmation total %q, want the amount plus the penalty", total)
 	}
 	b.Screenshot("payment-confirm")
@@ -40,8 +40,8 @@ func TestBrowserCounterPaymentOfLateComponent(t *testing.T) {
 		t.Fatalf("after paying: %s", loc)
 	}
 	for sel, want := range map[string]string{
-		`[data-testid="receipt-penalty"]`: "Rp 25.000",
-		`[data-testid="receipt-total"]`:   "Rp 275.000",
+		`[data-testid="receipt-penalty"]`: "Rp\u00a025.000",
+		`[data-testid="receipt-total"]`:   "Rp\u00a0275.000",
 		`[data-testid="receipt-ref"]`:     "KW-2026/0042",
 		`[data-testid="receipt-cashier"]`: "Finance Staf",
 	} {

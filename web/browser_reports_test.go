@@ -88,7 +88,7 @@ func TestBrowserPaymentsReportFilterAndDownload(t *testing.T) {
 	defer f.Close()
 	rows, _ := f.GetRows("Pembayaran", excelize.Options{RawCellValue: true})
 	last := rows[len(rows)-1]
-	paid, _ := strconv.ParseInt(last[8], 10, 64)
+	paid, _ := strconv.ParseInt(last[9], 10, 64)
 	if last[0] != "Total" || i18n.Rupiah(paid) != total || rows[2][1] != "SPP" {
 		t.Errorf("xlsx totals %q (account filter %q), page says %s", last, rows[2][1], total)
 	}
@@ -103,9 +103,9 @@ func TestBrowserPaymentsReportFilterAndDownload(t *testing.T) {
 	}
 	var sum int64
 	for _, r := range recs[1:] {
-		v, _ := strconv.ParseInt(r[8], 10, 64)
+		v, _ := strconv.ParseInt(r[9], 10, 64)
 		sum += v
-		if r[5] != "SPP" || r[0] < "2027-03-01" || r[0] > "2027-03-10" {
+		if r[6] != "SPP" || r[0] < "2027-03-01" || r[0] > "2027-03-10" {
 			t.Fatalf("csv row outside the filters: %q", r)
 		}
 	}

@@ -58,12 +58,12 @@ func TestBrowserStudentCreateAddComponents(t *testing.T) {
 		t.Fatalf("student page shows %d components", n)
 	}
 	table := b.Text(`[data-testid="bills-table"]`)
-	for _, want := range []string{"Seragam", "Rp 1.250.000", "terlambat 12 hari", "SPP Desember", "Rp 450.000", "dalam 18 hari"} {
+	for _, want := range []string{"Seragam", "Rp\u00a01.250.000", "terlambat 12 hari", "SPP Desember", "Rp\u00a0450.000", "dalam 18 hari"} {
 		if !strings.Contains(table, want) {
 			t.Errorf("components table lacks %q:\n%s", want, table)
 		}
 	}
-	if got := b.Text(`[data-testid="sum-outstanding"]`); !strings.Contains(got, "Rp 1.700.000") {
+	if got := b.Text(`[data-testid="sum-outstanding"]`); !strings.Contains(got, "Rp\u00a01.700.000") {
 		t.Errorf("outstanding = %q", got)
 	}
 	b.Screenshot("student-page")
@@ -78,7 +78,7 @@ func TestBrowserStudentCreateAddComponents(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	if got := b.Text(`[data-testid="student-2601"] [data-testid="student-outstanding"]`); got != "Rp 1.700.000" {
+	if got := b.Text(`[data-testid="student-2601"] [data-testid="student-outstanding"]`); got != "Rp\u00a01.700.000" {
 		t.Errorf("roster outstanding = %q", got)
 	}
 	b.Screenshot("students")

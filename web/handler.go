@@ -17,6 +17,7 @@ import (
 	"github.com/sekolah/portal/internal/counter"
 	"github.com/sekolah/portal/internal/registration"
 	"github.com/sekolah/portal/internal/reports"
+	"github.com/sekolah/portal/internal/school"
 	"github.com/sekolah/portal/internal/store"
 	"github.com/sekolah/portal/internal/students"
 	"github.com/sekolah/portal/internal/uploads"
@@ -40,6 +41,7 @@ type Handler struct {
 	reports      *reports.Service
 	registration *registration.Service
 	counter      *counter.Service
+	school       *school.Service
 	uploads      *uploads.Runner
 	syncer       *students.Syncer // the roster sync job: one per portal process
 	log          *slog.Logger
@@ -56,7 +58,7 @@ func newHandler(d Deps) *Handler {
 	cs.MaxAge(0)
 	h := &Handler{
 		cfg: a.Config, db: a.DB, auth: a.Auth, billing: a.Billing, writer: a.Writer, reports: a.Reports,
-		registration: a.Registration, counter: a.Counter, uploads: a.Uploads, syncer: a.Roster,
+		registration: a.Registration, counter: a.Counter, school: a.School, uploads: a.Uploads, syncer: a.Roster,
 		log: a.Log, sessions: cs, now: a.Now,
 	}
 	if h.log == nil {

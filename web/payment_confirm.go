@@ -14,5 +14,5 @@ func (h *Handler) confirmPayment(w http.ResponseWriter, r *http.Request) {
 		h.paymentChecksFailed(w, r, req, p, err)
 		return
 	}
-	h.render(w, r, http.StatusOK, pages.PaymentConfirm(paymentConfirmView(r.Context(), p)))
+	h.render(w, r, http.StatusOK, pages.PaymentConfirm(h.paymentConfirmView(r.Context(), p)))
 }

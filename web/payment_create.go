@@ -26,14 +26,21 @@ func (h *Handler) createPayment(w http.ResponseWriter, r *http.Request) {
 	p, err := h.counter.Pay(ctx, h.actor(r), req, confirmed)
 	var changed *counter.TotalChanged
 	var refused *counter.PayError
+	var taken *counter.RefTakenError
 	switch {
 	case err == nil:
 		h.addFlash(w, r, "success", i18n.T(ctx, "payments.ok", i18n.Rupiah(p.Paid), p.NIS, p.Ref))
 		h.redirect(w, r, paymentReceiptURL(p.NIS, p.Ref))
 	case errors.As(err, &changed):
 		// Midnight passed (a penalty now applies) or the form was not the confirmation.
-		v := paymentConfirmView(ctx, p)
+		v := h.paymentConfirmView(ctx, p)
 		v.Warning = i18n.T(ctx, "payments.err.total_changed", i18n.Rupiah(changed.Total))
+		h.render(w, r, http.StatusConflict, pages.PaymentConfirm(v))
+	case errors.As(err, &taken):
+		// Another student's payment carries the number (perhaps recorded since the
+		// confirmation was shown): ask, with the same page, before sending anything.
+		v := h.paymentConfirmView(ctx, p)
+		v.RefTakenError = i18n.T(ctx, "payments.ref_taken_confirm")
 		h.render(w, r, http.StatusConflict, pages.PaymentConfirm(v))
 	case errors.As(err, &refused):
 		h.paymentNotRecorded(w, r, req, p, refused)
@@ -72,7 +79,7 @@ func (h *Handler) paymentNotRecorded(w http.ResponseWriter, r *http.Request, req
 	// Show the list as it is now; when the service cannot be read either, the message says so.
 	v := pages.PaymentView{NIS: p.NIS, Ref: p.Ref, Today: p.Today}
 	if st, err := h.counter.Student(ctx, p.NIS); err == nil {
-		v = paymentView(ctx, st, p.Ref, req.IDs)
+		v = h.paymentView(ctx, st, p.Ref, req.IDs)
 	} else if general == "" {
 		h.paymentStudentFailed(ctx, &v, err)
 	}

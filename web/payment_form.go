@@ -19,9 +19,10 @@ import (
 func readPaymentRequest(r *http.Request) (counter.Request, string) {
 	_ = r.ParseForm()
 	return counter.Request{
-		NIS: strings.TrimSpace(r.PostForm.Get("nis")),
-		Ref: r.PostForm.Get("ref"),
-		IDs: r.PostForm["component"],
+		NIS:      strings.TrimSpace(r.PostForm.Get("nis")),
+		Ref:      r.PostForm.Get("ref"),
+		IDs:      r.PostForm["component"],
+		ReuseRef: r.PostForm.Get("reuse_ref") == "yes",
 	}, strings.TrimSpace(r.PostForm.Get("total"))
 }
 
@@ -39,23 +40,48 @@ func paymentLine(ctx context.Context, l counter.Line, selected bool) pages.Payme
 }
 
 // paymentView is the counter form for a student as read from the service, keeping chosen
-// those of ids that can still be paid.
-func paymentView(ctx context.Context, st counter.Student, ref string, ids []string) pages.PaymentView {
+// those of ids that can still be paid. Without a reference typed yet, the next number of
+// the school's receipt pattern is suggested.
+func (h *Handler) paymentView(ctx context.Context, st counter.Student, ref string, ids []string) pages.PaymentView {
 	v := pages.PaymentView{NIS: st.NIS, Ref: strings.TrimSpace(ref), Today: st.Today, Found: true, Student: st.Name,
-		PayableTotal: st.PayableTotal, BillsURL: billsOfStudentURL(st.NIS)}
+		Class: h.studentClass(ctx, st.NIS), PayableTotal: st.PayableTotal, BillsURL: billsOfStudentURL(st.NIS), LetterURL: letterURL(st.NIS)}
+	if v.Ref == "" {
+		if next := h.counter.SuggestRef(ctx); next != "" {
+			v.Ref, v.RefSuggested = next, true
+			if p, err := h.school.Profile(ctx); err == nil {
+				v.RefPattern = p.ReceiptPattern
+			}
+		}
+	}
 	chosen := map[string]bool{}
 	for _, id := range ids {
 		chosen[strings.TrimSpace(id)] = true
 	}
 	for _, l := range st.Lines {
-		v.Lines = append(v.Lines, paymentLine(ctx, l, chosen[l.Bill.ComponentID]))
+		pl := paymentLine(ctx, l, chosen[l.Bill.ComponentID])
+		if pl.Selected {
+			v.Selected++
+			v.SelectedTotal += pl.DueNow
+		}
+		v.Lines = append(v.Lines, pl)
 	}
 	return v
+}
+
+// studentClass is the roster's class of nis ("" when unknown).
+func (h *Handler) studentClass(ctx context.Context, nis string) string {
+	if s, err := h.db.StudentByNIS(ctx, nis); err == nil {
+		return s.Description
+	}
+	return ""
 }
 
 // paymentStudentFailed says on the form why the student's components could not be read,
 // and returns the status to answer with.
 func (h *Handler) paymentStudentFailed(ctx context.Context, v *pages.PaymentView, err error) int {
+	if v.Query == "" {
+		v.Query = v.NIS // kept in the search box, to correct or try again
+	}
 	if probs, ok := problem.As(err); ok {
 		v.NISError = problemMessages(ctx, probs)[counter.FieldNIS]
 		return http.StatusUnprocessableEntity
@@ -78,7 +104,7 @@ func (h *Handler) paymentChecksFailed(w http.ResponseWriter, r *http.Request, re
 	v := pages.PaymentView{NIS: req.NIS, Ref: strings.TrimSpace(req.Ref), Today: p.Today}
 	probs, isProblems := problem.As(err)
 	if p.Found() {
-		v = paymentView(ctx, p.Student, req.Ref, req.IDs)
+		v = h.paymentView(ctx, p.Student, req.Ref, req.IDs)
 	}
 	status := http.StatusUnprocessableEntity
 	switch {
@@ -104,14 +130,21 @@ func (h *Handler) paymentChecksFailed(w http.ResponseWriter, r *http.Request, re
 	h.render(w, r, status, pages.PaymentNew(v))
 }
 
-func paymentConfirmView(ctx context.Context, p counter.Payment) pages.PaymentConfirmView {
+func (h *Handler) paymentConfirmView(ctx context.Context, p counter.Payment) pages.PaymentConfirmView {
 	v := pages.PaymentConfirmView{
-		NIS: p.NIS, Student: p.Name, Ref: p.Ref, Amount: p.Chosen.Amount, Penalty: p.Chosen.Penalty, Total: p.Chosen.Total, Today: p.Today,
+		NIS: p.NIS, Student: p.Name, Class: h.studentClass(ctx, p.NIS), Ref: p.Ref, Amount: p.Chosen.Amount,
+		Penalty: p.Chosen.Penalty, Total: p.Chosen.Total, Today: p.Today,
+	}
+	if u := p.RefTaken; u != nil {
+		v.RefTaken = i18n.T(ctx, "payments.ref_taken", p.Ref, u.Name, u.NIS, i18n.From(ctx).DateTime(u.PaidAt), i18n.Rupiah(u.Total))
 	}
 	change := url.Values{"nis": {p.NIS}, "ref": {p.Ref}}
 	for _, l := range p.Chosen.Lines {
 		v.Lines = append(v.Lines, paymentLine(ctx, l, true))
 		change.Add("component", l.Bill.ComponentID)
+	}
+	if p.RefTaken != nil {
+		change.Del("ref") // back to the form with the next free number suggested
 	}
 	v.ChangeURL = "/payments/new?" + change.Encode()
 	return v

@@ -9,7 +9,6 @@ import (
 	"github.com/sekolah/portal/internal/counter"
 	"github.com/sekolah/portal/internal/i18n"
 	"github.com/sekolah/portal/views/pages"
-	"github.com/sekolah/portal/views/viewctx"
 )
 
 // showPaymentReceipt prints the receipt of one payment, read back from the service by its
@@ -28,11 +27,15 @@ func (h *Handler) showPaymentReceipt(w http.ResponseWriter, r *http.Request) {
 		h.renderError(w, r, http.StatusBadGateway, h.upstreamMessage(ctx, err, false))
 		return
 	}
-	p, _ := viewctx.CurrentPerson(ctx)
+	prof, err := h.school.Profile(ctx)
+	if err != nil {
+		h.log.Error("read the school profile", "err", err)
+	}
 	v := pages.PaymentReceiptView{
-		NIS: rec.NIS, Student: rec.StudentName, Ref: rec.Ref, PaidAt: rec.PaidAt,
+		School: schoolHeaderOf(ctx, prof), Footer: prof.ReceiptFooter,
+		NIS: rec.NIS, Student: rec.StudentName, Class: rec.Class, Ref: rec.Ref, PaidAt: rec.PaidAt,
 		Amount: rec.Amount, Penalty: rec.Penalty, Total: rec.Total,
-		Cashier: p.DisplayName, PrintedAt: h.now(), CanPay: can(ctx, auth.WriteBilling), BillsURL: billsOfStudentURL(rec.NIS),
+		Cashier: rec.Cashier, PrintedAt: h.now(), CanPay: can(ctx, auth.WriteBilling), BillsURL: billsOfStudentURL(rec.NIS),
 	}
 	for _, l := range rec.Lines {
 		b := l.Bill

@@ -3,6 +3,8 @@ package web
 import (
 	"errors"
 	"net/http"
+	"strconv"
+	"strings"
 
 	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/billing"
@@ -21,6 +23,9 @@ type wizardInput struct {
 	include     map[string]bool
 	fingerprint string
 	action      string // next, review, confirm or back
+	// shownTotal is the total the review showed when the person confirmed (kept up to
+	// date by the page's script as boxes are ticked); 0 when not sent.
+	shownTotal int64
 }
 
 func readWizard(r *http.Request) wizardInput {
@@ -36,12 +41,14 @@ func readWizard(r *http.Request) wizardInput {
 	for _, id := range r.PostForm["include"] {
 		in.include[id] = true
 	}
+	in.shownTotal, _ = strconv.ParseInt(strings.TrimSpace(r.PostFormValue("shown_total")), 10, 64)
 	return in
 }
 
 func (h *Handler) showWizard(w http.ResponseWriter, r *http.Request, status int, v pages.RegistrationWizardView) {
 	if v.Step == 1 {
 		v.CanManageTemplates = can(r.Context(), auth.ManageSettings)
+		v.Classes = h.knownClasses(r.Context())
 		opts, err := h.templateOptions(r.Context())
 		if err != nil {
 			h.serverError(w, r, err)
@@ -136,7 +143,7 @@ func (h *Handler) wizardError(w http.ResponseWriter, r *http.Request, v pages.Re
 func (h *Handler) confirmRegistration(w http.ResponseWriter, r *http.Request, v pages.RegistrationWizardView, in wizardInput, rev registration.Review) {
 	ctx := r.Context()
 	rec, err := h.registration.Register(ctx, h.actor(r), registration.Application{
-		Applicant: in.applicant, TemplateID: in.form.TemplateID, Fingerprint: in.fingerprint,
+		Applicant: in.applicant, TemplateID: in.form.TemplateID, Fingerprint: in.fingerprint, ShownTotal: in.shownTotal,
 		Include: func(id string) bool { return in.include[id] },
 	}, store.SourceCheckout)
 	if rec.BillID != "" {
@@ -144,7 +151,11 @@ func (h *Handler) confirmRegistration(w http.ResponseWriter, r *http.Request, v 
 		return
 	}
 	review := reviewStep(v, rev, in.include)
+	var shown *registration.TotalShownError
 	switch {
+	case errors.As(err, &shown):
+		review.Alert, review.AlertKind = i18n.T(ctx, "registration.total_shown", i18n.Rupiah(shown.Shown), i18n.Rupiah(shown.Total)), "warning"
+		h.showWizard(w, r, http.StatusConflict, review)
 	case errors.Is(err, registration.ErrChanged):
 		review.Alert, review.AlertKind = i18n.T(ctx, "registration.changed"), "warning"
 		h.showWizard(w, r, http.StatusConflict, review)

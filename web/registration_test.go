@@ -149,7 +149,7 @@ func TestFeeTemplatesManage(t *testing.T) {
 	}
 	res = admin.Get("/settings/fee-templates")
 	if !strings.Contains(text(res, `[data-testid="flash"]`), "Pendaftaran SMP 2027") ||
-		!strings.Contains(text(res, `[data-testid="fee-template-`+tpl.ID+`"]`), "Rp 6.150.000") {
+		!strings.Contains(text(res, `[data-testid="fee-template-`+tpl.ID+`"]`), "Rp\u00a06.150.000") {
 		t.Fatalf("list after create:\n%s", res.Body)
 	}
 	if res := admin.Post("/settings/fee-templates", templateForm("pendaftaran smp 2027", regLines)); !strings.Contains(text(res, `[data-testid="error-name"]`), "sudah dipakai") {
@@ -280,11 +280,11 @@ func TestRegistrationWizard(t *testing.T) {
 	if res.StatusCode != http.StatusOK || res.Doc.Find(`[data-testid="registration-wizard"][data-step="2"]`).Length() != 1 {
 		t.Fatalf("step 2: %d\n%s", res.StatusCode, res.Body)
 	}
-	if got := text(res, `[data-testid="review-total"]`); got != "Rp 6.150.000" {
+	if got := text(res, `[data-testid="review-total"]`); got != "Rp\u00a06.150.000" {
 		t.Fatalf("total = %q", got)
 	}
 	uang := text(res, `[data-testid="review-line-`+tpl.Lines[0].ID+`"]`)
-	if !strings.Contains(uang, "6 Des 2026") || !strings.Contains(uang, "21 Jan 2027") || !strings.Contains(uang, "Rp 100.000") {
+	if !strings.Contains(uang, "6 Des 2026") || !strings.Contains(uang, "21 Jan 2027") || !strings.Contains(uang, "Rp\u00a0100.000") {
 		t.Fatalf("Uang Pangkal row = %q", uang)
 	}
 	if n := res.Doc.Find(`input[name="include"][checked]`).Length(); n != 2 {
@@ -298,7 +298,7 @@ func TestRegistrationWizard(t *testing.T) {
 	// Unticking Seragam and recalculating; back keeps the answers.
 	base := with(student("2027001"), "template", tpl.ID, "step", "2", "fingerprint", fp, "include", tpl.Lines[2].ID)
 	res = c.Post("/registrations/new", with(base, "action", "review"))
-	if got := text(res, `[data-testid="review-total"]`); got != "Rp 5.400.000" {
+	if got := text(res, `[data-testid="review-total"]`); got != "Rp\u00a05.400.000" {
 		t.Fatalf("total without Seragam = %q", got)
 	}
 	res = c.Post("/registrations/new", with(base, "action", "back"))
@@ -318,7 +318,7 @@ func TestRegistrationWizard(t *testing.T) {
 	}
 	var ids []string
 	res.Doc.Find(`[data-testid="component-id"]`).Each(func(_ int, s *goquery.Selection) { ids = append(ids, strings.TrimSpace(s.Text())) })
-	if len(ids) != 2 || ids[0] == "" || text(res, `[data-testid="registered-total"]`) != "Rp 5.400.000" {
+	if len(ids) != 2 || ids[0] == "" || text(res, `[data-testid="registered-total"]`) != "Rp\u00a05.400.000" {
 		t.Fatalf("component ids %v, total %q", ids, text(res, `[data-testid="registered-total"]`))
 	}
 	if href, _ := res.Doc.Find(`[data-testid="student-link"]`).Attr("href"); href != "/students/2027001" {
@@ -452,7 +452,7 @@ func TestRegistrationUpstreamDown(t *testing.T) {
 	}
 	// The review stays, with its answers and ticks, ready to try again.
 	if res.Doc.Find(`[data-step="2"]`).Length() != 1 || value(res, "nis") != "2027020" ||
-		res.Doc.Find(`input[name="include"][checked]`).Length() != 1 || text(res, `[data-testid="review-total"]`) != "Rp 5.750.000" {
+		res.Doc.Find(`input[name="include"][checked]`).Length() != 1 || text(res, `[data-testid="review-total"]`) != "Rp\u00a05.750.000" {
 		t.Fatalf("review not kept:\n%s", res.Body)
 	}
 	if _, err := p.DB.StudentByNIS(ctx, "2027020"); !errors.Is(err, store.ErrNotFound) {
@@ -497,7 +497,7 @@ func TestRegistrationFiguresChanged(t *testing.T) {
 	if res.StatusCode != http.StatusConflict || !strings.Contains(text(res, `[data-testid="wizard-alert"]`), "berubah") {
 		t.Fatalf("changed template: %d\n%s", res.StatusCode, res.Body)
 	}
-	if got := text(res, `[data-testid="review-total"]`); got != "Rp 6.000.000" || value(res, "fingerprint") == fp {
+	if got := text(res, `[data-testid="review-total"]`); got != "Rp\u00a06.000.000" || value(res, "fingerprint") == fp {
 		t.Fatalf("new review total %q", got)
 	}
 	if _, err := p.Billing.Student(t.Context(), "2027030"); !errors.Is(err, billing.ErrNotFound) {
@@ -592,7 +592,7 @@ func TestPublicRegistration(t *testing.T) {
 	}
 
 	res = visitor.Get("/register")
-	if res.StatusCode != http.StatusOK || text(res, `[data-testid="public-total"]`) != "Rp 6.150.000" ||
+	if res.StatusCode != http.StatusOK || text(res, `[data-testid="public-total"]`) != "Rp\u00a06.150.000" ||
 		!strings.Contains(text(res, `[data-testid="public-fees"]`), "6 Des 2026") || res.Doc.Find(".sidenav").Length() != 0 {
 		t.Fatalf("public page: %d\n%s", res.StatusCode, res.Body)
 	}
@@ -614,8 +614,8 @@ func TestPublicRegistration(t *testing.T) {
 	res = visitor.Get("/register/thanks")
 	billID := text(res, `[data-testid="public-bill-id"]`)
 	pay := text(res, `[data-testid="public-pay-lines"]`)
-	if billID == "" || text(res, `[data-testid="public-nis"]`) != "2027100" || !strings.Contains(pay, "Rp 5.000.000") ||
-		!strings.Contains(pay, "6 Des 2026") || !strings.Contains(pay, "Rp 5.100.000") {
+	if billID == "" || text(res, `[data-testid="public-nis"]`) != "2027100" || !strings.Contains(pay, "Rp\u00a05.000.000") ||
+		!strings.Contains(pay, "6 Des 2026") || !strings.Contains(pay, "Rp\u00a05.100.000") {
 		t.Fatalf("thanks page:\n%s", res.Body)
 	}
 	st, err := p.DB.StudentByNIS(t.Context(), "2027100")

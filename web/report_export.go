@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"errors"
 	"mime"
 	"net/http"
@@ -9,6 +10,7 @@ import (
 	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/i18n"
 	"github.com/sekolah/portal/internal/reports"
+	"github.com/sekolah/portal/internal/store"
 	"github.com/sekolah/portal/views/viewctx"
 )
 
@@ -27,6 +29,20 @@ func (h *Handler) exportFormat(w http.ResponseWriter, r *http.Request) (format r
 		return "", false, true
 	}
 	return f, true, false
+}
+
+// exportFormatLabel names a file format the way the report pages offer it ("" when the
+// format is unknown), for the audit log.
+func exportFormatLabel(ctx context.Context, format string) string {
+	switch reports.Format(format) {
+	case reports.XLSX:
+		return i18n.T(ctx, "reports.export_xlsx_short")
+	case reports.CSVExcelID:
+		return i18n.T(ctx, "reports.export_csv_id")
+	case reports.CSV:
+		return i18n.T(ctx, "reports.export_csv_comma")
+	}
+	return ""
 }
 
 // flushWriter lets the export push what it has written to the client.
@@ -59,13 +75,14 @@ func (h *Handler) export(w http.ResponseWriter, r *http.Request, format reports.
 	}
 	err := run(ex)
 	target := r.URL.Path + "?" + r.URL.RawQuery
+	args := store.AuditArgs{"file": filename, "format": string(format)}
 	switch {
 	case err == nil:
-		h.audit(r, actionReportExport, target, "ok", filename)
+		h.audit(r, actionReportExport, target, "ok", filename, args)
 	case started:
 		h.log.Error("report export failed mid-stream", "path", r.URL.Path, "err", err,
 			"request_id", middleware.GetReqID(ctx))
-		h.audit(r, actionReportExport, target, "failed", filename)
+		h.audit(r, actionReportExport, target, "failed", filename, args)
 		panic(http.ErrAbortHandler)
 	case errors.Is(err, billing.ErrNotFound) && notFound != nil:
 		notFound()

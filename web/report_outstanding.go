@@ -26,12 +26,7 @@ func (h *Handler) reportOutstanding(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	form := pages.OutstandingForm{Class: q.Get("class"), Account: strings.TrimSpace(q.Get("account")), DueFrom: q.Get("due_from"), DueTo: q.Get("due_to")}
 	v := pages.OutstandingView{Form: form, Accounts: h.cfg.AccountCodes, NoClass: reports.NoClass}
-	classes, err := h.db.Classes(ctx)
-	if err != nil {
-		h.serverError(w, r, err)
-		return
-	}
-	v.Classes = classes
+	v.Classes = h.knownClasses(ctx)
 	dueFrom, okFrom := parseDay(&v.Form.DueFrom)
 	dueTo, okTo := parseDay(&v.Form.DueTo)
 	filter := reports.OutstandingFilter{Class: form.Class, Account: form.Account, DueFrom: dueFrom, DueTo: dueTo}

@@ -63,7 +63,8 @@ func (h *Handler) parsePaymentsForm(r *http.Request) (pages.PaymentsForm, report
 
 // reportShell is the frame of a report at url: its address and its files.
 func reportShell(url string) pages.ReportShell {
-	return pages.ReportShell{URL: url, XLSXURL: exportURL(url, string(reports.XLSX)), CSVURL: exportURL(url, string(reports.CSV))}
+	return pages.ReportShell{URL: url, XLSXURL: exportURL(url, string(reports.XLSX)),
+		CSVExcelIDURL: exportURL(url, string(reports.CSVExcelID)), CSVURL: exportURL(url, string(reports.CSV))}
 }
 
 // pageOf returns the rows of the page at the request's offset and its pager.

@@ -276,7 +276,7 @@ func TestReportExportsDownload(t *testing.T) {
 	defer x.Close()
 	rows, _ := x.GetRows("Pembayaran", excelize.Options{RawCellValue: true})
 	last := rows[len(rows)-1]
-	if len(rows)-7 != pay.Value.Total.Count || last[0] != "Total" || last[8] != strconv.FormatInt(pay.Value.Total.Paid, 10) {
+	if len(rows)-7 != pay.Value.Total.Count || last[0] != "Total" || last[9] != strconv.FormatInt(pay.Value.Total.Paid, 10) {
 		t.Errorf("xlsx: %d rows, totals %q; report %+v", len(rows)-7, last, pay.Value.Total)
 	}
 	if !strings.Contains(rows[3][1], "Kepala Sekolah Staf") && !strings.Contains(rows[3][1], "Principal Staf") {
@@ -453,7 +453,7 @@ func TestDashboardCacheRefreshAndStale(t *testing.T) {
 		return rText(res, `[data-testid="`+id+`"] [data-testid="value"]`)
 	}
 	res := c.Get("/")
-	if value(res, "card-not-due") != "Rp 450.000" || value(res, "card-collected-today") != "Rp 0" {
+	if value(res, "card-not-due") != i18n.Rupiah(450_000) || value(res, "card-collected-today") != i18n.Rupiah(0) {
 		t.Fatalf("before: not due %q, today %q", value(res, "card-not-due"), value(res, "card-collected-today"))
 	}
 	// Due in five days: listed, with the reminder the service sends two days before.
@@ -470,7 +470,7 @@ func TestDashboardCacheRefreshAndStale(t *testing.T) {
 	// Cached: the payment does not show yet, and the page says how old the figures are.
 	p.SetNow(reportsNow.Add(2 * time.Minute))
 	res = c.Get("/")
-	if value(res, "card-collected-today") != "Rp 0" || rText(res, `[data-testid="refreshed-at"]`) != "Diperbarui 2 menit lalu" {
+	if value(res, "card-collected-today") != i18n.Rupiah(0) || rText(res, `[data-testid="refreshed-at"]`) != "Diperbarui 2 menit lalu" {
 		t.Fatalf("cached: today %q, %q", value(res, "card-collected-today"), rText(res, `[data-testid="refreshed-at"]`))
 	}
 	// Refresh: the payment shows.
@@ -478,14 +478,14 @@ func TestDashboardCacheRefreshAndStale(t *testing.T) {
 		t.Fatalf("refresh = %d", res.StatusCode)
 	}
 	res = c.Get("/")
-	if value(res, "card-collected-today") != "Rp 450.000" || rText(res, `[data-testid="refreshed-at"]`) != "Diperbarui baru saja" {
+	if value(res, "card-collected-today") != i18n.Rupiah(450_000) || rText(res, `[data-testid="refreshed-at"]`) != "Diperbarui baru saja" {
 		t.Fatalf("refreshed: today %q, %q", value(res, "card-collected-today"), rText(res, `[data-testid="refreshed-at"]`))
 	}
 	// The service goes down and the figures expire: the last good ones stay, with a warning.
 	p.Sandbox.SetFaults(sandbox.Faults{ErrorRate: 1, Status: http.StatusServiceUnavailable})
 	p.SetNow(reportsNow.Add(10 * time.Minute))
 	res = c.Get("/")
-	if res.StatusCode != http.StatusOK || value(res, "card-collected-today") != "Rp 450.000" {
+	if res.StatusCode != http.StatusOK || value(res, "card-collected-today") != i18n.Rupiah(450_000) {
 		t.Fatalf("stale: %d today %q", res.StatusCode, value(res, "card-collected-today"))
 	}
 	if w := rText(res, `[data-testid="stale-warning"]`); !strings.Contains(w, "angka terakhir yang berhasil") || !strings.Contains(w, "tidak tersedia") {

@@ -13,6 +13,10 @@ import (
 // maxFormBytes bounds ordinary form posts; uploads get their own limit on their route.
 const maxFormBytes = 1 << 20
 
+// schoolFormBytes bounds the school profile's form: a photo of a logo taken with a phone
+// still arrives whole, to be refused with a message rather than a broken form.
+const schoolFormBytes = 12 << 20
+
 // New builds the portal's HTTP handler: every route is registered here, grouped by section.
 // It only builds routes: the services come started in d.App.
 func New(d Deps) http.Handler {
@@ -40,6 +44,13 @@ func New(d Deps) http.Handler {
 		r.Use(limitBody(h.cfg.UploadMaxBytes+uploadFormOverhead), h.loadSession, h.crossOrigin, h.requireSignIn,
 			h.require(auth.WriteBilling), h.parseUpload, h.csrf)
 		r.Post("/uploads", h.receiveUpload)
+	})
+
+	// The school profile's form carries the logo: a body limit of its own, and only an
+	// admin's body is read before the CSRF check looks for the token in it.
+	r.Group(func(r chi.Router) {
+		r.Use(limitBody(schoolFormBytes), h.loadSession, h.crossOrigin, h.requireSignIn, h.require(auth.ManageSettings), h.csrf)
+		r.Post("/settings/school", h.saveSchoolSettings)
 	})
 
 	r.Group(func(r chi.Router) {
@@ -96,6 +107,7 @@ func New(d Deps) http.Handler {
 					r.Use(h.studentCtx)
 					r.Get("/", h.showStudent)
 					r.Get("/statement", h.studentStatement)
+					r.Get("/letter", h.showLetter)
 					r.Group(func(r chi.Router) {
 						r.Use(h.require(auth.WriteBilling))
 						r.Get("/edit", h.editStudent)
@@ -125,6 +137,9 @@ func New(d Deps) http.Handler {
 					r.Post("/", h.createPayment)
 				})
 			})
+
+			// The school's logo, for the documents every signed-in person may print.
+			r.Get("/school/logo", h.showSchoolLogo)
 
 			// Audit log.
 			r.With(h.require(auth.ReadAudit)).Get("/audit", h.listAudit)
@@ -165,6 +180,8 @@ func New(d Deps) http.Handler {
 				r.With(h.feeTemplateCtx).Post("/settings/fee-templates/{id}/delete", h.deleteFeeTemplate)
 				r.Get("/settings/registration", h.showRegistrationSettings)
 				r.Post("/settings/registration", h.saveRegistrationSettings)
+				r.Get("/settings/school", h.showSchoolSettings)
+				r.Post("/settings/school/logo/delete", h.deleteSchoolLogo)
 			})
 
 			// Staff accounts (admins only).

@@ -61,3 +61,8 @@ func studentInfo(s store.Student) pages.StudentInfo {
 	return pages.StudentInfo{NIS: s.NIS, Name: s.Name, KeyName: keyName, Phone: s.Phone, Email: s.Email,
 		Class: s.Description, Source: s.Source, SyncedAt: s.SyncedAt}
 }
+
+// studentHasPayments asks the one place that decides whether a student can be deleted.
+func (h *Handler) studentHasPayments(ctx context.Context, nis string) (bool, error) {
+	return students.HasPayments(ctx, h.billing, nis)
+}

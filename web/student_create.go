@@ -19,6 +19,7 @@ func (h *Handler) createStudent(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	f := studentFormFrom(r)
 	f.KeyNames = keyNameOptions(f.KeyName)
+	f.Classes = h.knownClasses(r.Context())
 	s := validateStudentForm(ctx, &f)
 	status := http.StatusUnprocessableEntity
 	if len(f.Errors) == 0 {

@@ -10,14 +10,17 @@ import (
 )
 
 // deleteStudent removes the student at the service and from the roster. Without the
-// confirm field it only asks; the service refuses once a payment exists, and the page
-// says so plainly.
+// confirm field it only asks. A student with payments is not sent to the service at all:
+// the page says why, without a button (the service would refuse anyway).
 func (h *Handler) deleteStudent(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	s := studentFrom(r)
 	v := pages.StudentDeleteView{Student: studentInfo(s)}
-	if r.PostFormValue("confirm") != "yes" {
-		h.page(w, r, http.StatusOK, pages.StudentDelete(v), pages.StudentDeleteCard(v))
+	if status := h.deletable(r, &v); status != http.StatusOK || v.HasPayments || r.PostFormValue("confirm") != "yes" {
+		if v.HasPayments && r.PostFormValue("confirm") == "yes" {
+			status = http.StatusConflict
+		}
+		h.page(w, r, status, pages.StudentDelete(v), pages.StudentDeleteCard(v))
 		return
 	}
 	uctx, cancel := h.upstreamCtx(ctx)
@@ -39,8 +42,8 @@ func (h *Handler) deleteStudent(w http.ResponseWriter, r *http.Request) {
 		h.redirect(w, r, "/students")
 		return
 	case errors.Is(err, billing.ErrValidation):
-		// The contract's only refusal of a delete: a paid component exists.
-		v.Error, status = i18n.T(ctx, "students.delete.has_payments"), http.StatusConflict
+		// The contract's only refusal of a delete: a payment recorded since the check.
+		v.HasPayments, status = true, http.StatusConflict
 	default:
 		var apiErr *billing.APIError
 		if !errors.As(err, &apiErr) && !errors.Is(err, billing.ErrTimeout) && !errors.Is(err, billing.ErrUnavailable) {

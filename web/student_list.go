@@ -17,16 +17,14 @@ func (h *Handler) listStudents(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	f := pages.StudentsFilter{Query: q.Get("q"), Class: q.Get("class")}
 	offset := offsetParam(r)
-	list, total, err := h.db.ListStudents(ctx, store.StudentFilter{Query: f.Query, Class: f.Class, Offset: offset, Limit: studentsPageSize})
+	classes := h.knownClasses(ctx)
+	list, total, err := h.db.ListStudents(ctx, store.StudentFilter{Query: f.Query, Class: f.Class, Offset: offset, Limit: studentsPageSize,
+		ClassOrder: classes})
 	if err != nil {
 		h.serverError(w, r, err)
 		return
 	}
-	v := pages.StudentsView{Filter: f, Sync: h.syncView(ctx), Now: h.now(), CanWrite: can(ctx, auth.WriteBilling)}
-	if v.Classes, err = h.db.Classes(ctx); err != nil {
-		h.serverError(w, r, err)
-		return
-	}
+	v := pages.StudentsView{Filter: f, Sync: h.syncView(ctx), Now: h.now(), CanWrite: can(ctx, auth.WriteBilling), Classes: classes}
 	for _, s := range list {
 		v.Rows = append(v.Rows, pages.StudentRow{
 			NIS: s.NIS, Name: s.Name, Class: s.Description, Phone: s.Phone, Source: s.Source,

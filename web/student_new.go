@@ -9,6 +9,7 @@ import (
 
 // newStudent shows the empty form.
 func (h *Handler) newStudent(w http.ResponseWriter, r *http.Request) {
-	f := pages.StudentForm{KeyName: billing.DefaultKeyName, KeyNames: keyNameOptions(""), Errors: map[string]string{}}
+	f := pages.StudentForm{KeyName: billing.DefaultKeyName, KeyNames: keyNameOptions(""), Errors: map[string]string{},
+		Classes: h.knownClasses(r.Context())}
 	h.page(w, r, http.StatusOK, pages.StudentNew(f), pages.StudentFormCard(f))
 }

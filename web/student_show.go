@@ -17,7 +17,8 @@ func (h *Handler) studentView(r *http.Request) (pages.StudentView, int) {
 	ctx := r.Context()
 	s := studentFrom(r)
 	today := h.today()
-	v := pages.StudentView{Student: studentInfo(s), Today: today, CanWrite: can(ctx, auth.WriteBilling), PayURL: paymentNewURL(s.NIS)}
+	v := pages.StudentView{Student: studentInfo(s), Today: today, CanWrite: can(ctx, auth.WriteBilling), PayURL: paymentNewURL(s.NIS),
+		LetterURL: letterURL(s.NIS)}
 	uctx, cancel := h.upstreamCtx(ctx)
 	acc, err := students.LoadAccount(uctx, h.billing, s.NIS, today)
 	cancel()
@@ -25,6 +26,15 @@ func (h *Handler) studentView(r *http.Request) (pages.StudentView, int) {
 		h.log.Warn("student bills", "nis", s.NIS, "err", err)
 		v.Error = h.upstreamMessage(ctx, err, false)
 		return v, upstreamStatus(err)
+	}
+	if v.CanWrite {
+		// Asked where the rule lives, so the page and the delete agree; a failure to ask
+		// leaves the button, and the confirmation page asks again.
+		hctx, hcancel := h.upstreamCtx(ctx)
+		if v.HasPayments, err = h.studentHasPayments(hctx, s.NIS); err != nil {
+			h.log.Warn("student payments", "nis", s.NIS, "err", err)
+		}
+		hcancel()
 	}
 	sum := acc.Summary
 	v.Unpaid = pages.StateSum(sum.Unpaid)

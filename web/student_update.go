@@ -16,6 +16,7 @@ func (h *Handler) updateStudent(w http.ResponseWriter, r *http.Request) {
 	f := studentFormFrom(r)
 	f.Edit, f.NIS = true, studentFrom(r).NIS
 	f.KeyNames = keyNameOptions(f.KeyName)
+	f.Classes = h.knownClasses(r.Context())
 	s := validateStudentForm(ctx, &f)
 	status := http.StatusUnprocessableEntity
 	if len(f.Errors) == 0 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"time"
 
@@ -47,7 +48,8 @@ func (h *Handler) upstreamMessage(ctx context.Context, err error, write bool) st
 		if write {
 			key = "upstream.timeout_uncertain"
 		}
-		return i18n.T(ctx, key, int(h.cfg.UpstreamTimeout.Seconds()))
+		// Whole seconds, rounded up: a timeout under a second still reads "1 detik", never "0 detik".
+		return i18n.T(ctx, key, max(1, int(math.Ceil(h.cfg.UpstreamTimeout.Seconds()))))
 	case errors.Is(err, billing.ErrUnauthorized):
 		return i18n.T(ctx, "upstream.unauthorized")
 	case errors.Is(err, billing.ErrUnavailable):

@@ -119,3 +119,6 @@ func studentsURL(f pages.StudentsFilter, offset int) string {
 	}
 	return "/students?" + u.Encode()
 }
+
+// letterURL is a student's bill letter for parents.
+func letterURL(nis string) string { return studentURL(nis) + "/letter" }

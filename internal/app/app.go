@@ -21,6 +21,7 @@ import (
 	"github.com/sekolah/portal/internal/counter"
 	"github.com/sekolah/portal/internal/registration"
 	"github.com/sekolah/portal/internal/reports"
+	"github.com/sekolah/portal/internal/school"
 	"github.com/sekolah/portal/internal/store"
 	"github.com/sekolah/portal/internal/students"
 	"github.com/sekolah/portal/internal/uploads"
@@ -63,6 +64,8 @@ type App struct {
 	Reports      *reports.Service
 	Registration *registration.Service
 	Counter      *counter.Service
+	// School is the school's profile, logo and receipt numbers.
+	School *school.Service
 
 	// Roster is the roster sync (a worker).
 	Roster *students.Syncer
@@ -101,7 +104,8 @@ func New(o Options) *App {
 	a.Registration = &registration.Service{
 		DB: o.DB, Writer: a.Writer, Billing: o.Billing, Accounts: cfg.AccountCodes, Location: cfg.Location, Now: now, Log: log,
 	}
-	a.Counter = &counter.Service{Billing: o.Billing, Writer: a.Writer, Location: cfg.Location, Now: now}
+	a.School = &school.Service{DB: o.DB, Location: cfg.Location, Now: now, Log: log}
+	a.Counter = &counter.Service{Billing: o.Billing, Writer: a.Writer, DB: o.DB, School: a.School, Location: cfg.Location, Now: now, Log: log}
 
 	a.Roster = &students.Syncer{Billing: o.Billing, DB: o.DB, Log: log.With("component", "roster"), Now: now, Location: cfg.Location}
 	ucfg := uploads.ConfigFrom(cfg)
@@ -150,8 +154,9 @@ func (a *App) Stop(ctx context.Context) error {
 }
 
 // PrepareDemo makes the embedded sandbox's demo school usable at once: the roster sync
-// runs when the roster is empty, and a sample fee template is there for the registration
-// wizard. cmd/portal runs it after Start when it serves the embedded sandbox.
+// runs when the roster is empty, a sample fee template is there for the registration
+// wizard, and the school has a sample profile for its receipts and letters. cmd/portal
+// runs it after Start when it serves the embedded sandbox.
 func (a *App) PrepareDemo(ctx context.Context) error {
 	var errs []error
 	if _, known, err := a.DB.ListStudents(ctx, store.StudentFilter{Limit: 1}); err != nil {
@@ -162,6 +167,9 @@ func (a *App) PrepareDemo(ctx context.Context) error {
 		}
 	}
 	if _, err := a.Registration.EnsureDemoTemplate(ctx); err != nil {
+		errs = append(errs, err)
+	}
+	if _, err := a.School.EnsureDemoProfile(ctx); err != nil {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)

@@ -63,6 +63,7 @@ func ValidateUsername(username string) (string, error) {
 func (s *Service) CreateUser(ctx context.Context, actor Actor, username, displayName string, role Role, password string) (store.User, error) {
 	entry := s.staffEntry(actor, ActionStaffCreate, store.NormalizeUsername(username))
 	u, err := s.createUser(ctx, actor, username, displayName, role, password)
+	entry.Args["role"], entry.Args["name"] = string(role), strings.TrimSpace(displayName)
 	if err == nil {
 		entry.Detail = "role " + string(role)
 	}
@@ -179,6 +180,7 @@ func (s *Service) SetRole(ctx context.Context, actor Actor, userID string, role 
 	u, err := s.userForChange(ctx, actor, userID, false)
 	entry := s.staffEntry(actor, ActionStaffRole, u.Username)
 	entry.Detail = u.Role + " -> " + string(role)
+	entry.Args["from"], entry.Args["role"] = u.Role, string(role)
 	if err == nil && !role.Valid() {
 		err = fmt.Errorf("auth: role %q: %w", role, ErrUnknownRole)
 	}
@@ -280,7 +282,7 @@ func (s *Service) update(ctx context.Context, userID string, change store.UserCh
 func (s *Service) staffEntry(actor Actor, action, target string) store.AuditEntry {
 	return store.AuditEntry{
 		At: s.now(), Actor: actor.Username, ActorRole: string(actor.Role),
-		Action: action, Target: target, IP: actor.IP,
+		Action: action, Target: target, IP: actor.IP, Args: store.AuditArgs{"user": target},
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"strings"
 	"time"
 
@@ -84,10 +85,12 @@ func (w *Writer) now() time.Time {
 
 // audit writes the entry for one upstream write; the write has already happened (or not),
 // so a failure here is logged, not returned.
-func (w *Writer) audit(ctx context.Context, actor auth.Actor, action, target, detail string, err error) {
+// args are the entry's structured arguments, which the log page words (see
+// store.AuditEntry.Args): nis, name, count, total, ref, upload, ….
+func (w *Writer) audit(ctx context.Context, actor auth.Actor, action, target, detail string, args store.AuditArgs, err error) {
 	e := store.AuditEntry{
 		Actor: actor.Username, ActorRole: string(actor.Role), IP: actor.IP,
-		Action: action, Target: truncate(target, 500), Outcome: Outcome(err), Detail: truncate(detail, 1000),
+		Action: action, Target: truncate(target, 500), Outcome: Outcome(err), Detail: truncate(detail, 1000), Args: args,
 	}
 	var apiErr *billing.APIError
 	switch {
@@ -123,6 +126,27 @@ func truncate(s string, n int) string {
 	return s[:cut] + "…"
 }
 
+// studentName is the roster's name of nis, for the audit log's words ("" when unknown).
+func (w *Writer) studentName(ctx context.Context, nis string) string {
+	if s, err := w.DB.StudentByNIS(ctx, nis); err == nil {
+		return s.Name
+	}
+	return ""
+}
+
+// studentArgs are the arguments of an entry about one student, or about several (the
+// first one named and how many).
+func studentArgs(nis []string, names []string) store.AuditArgs {
+	a := store.AuditArgs{"students": strconv.Itoa(len(nis))}
+	if len(nis) > 0 {
+		a["nis"] = nis[0]
+	}
+	if len(names) > 0 && names[0] != "" {
+		a["name"] = names[0]
+	}
+	return a
+}
+
 func nisList(nis []string) string {
 	if len(nis) > 20 {
 		return strings.Join(nis[:20], ",") + fmt.Sprintf(",… (+%d)", len(nis)-20)
@@ -134,11 +158,14 @@ func nisList(nis []string) string {
 // roster with source.
 func (w *Writer) CreateStudents(ctx context.Context, actor auth.Actor, ss []billing.Student, source string) ([]billing.Student, error) {
 	nis := make([]string, len(ss))
+	names := make([]string, len(ss))
 	for i, s := range ss {
-		nis[i] = s.NIS
+		nis[i], names[i] = s.NIS, s.Name
 	}
 	created, err := w.Client.CreateStudents(ctx, ss)
-	w.audit(ctx, actor, ActionStudentsCreate, nisList(nis), fmt.Sprintf("%d students", len(ss)), err)
+	args := studentArgs(nis, names)
+	args["source"] = source
+	w.audit(ctx, actor, ActionStudentsCreate, nisList(nis), fmt.Sprintf("%d students", len(ss)), args, err)
 	if err != nil {
 		return nil, err
 	}
@@ -154,7 +181,7 @@ func (w *Writer) CreateStudents(ctx context.Context, actor auth.Actor, ss []bill
 // UpdateStudent changes a student's details at the service and in the roster.
 func (w *Writer) UpdateStudent(ctx context.Context, actor auth.Actor, s billing.Student) (billing.Student, error) {
 	updated, err := w.Client.UpdateStudent(ctx, s)
-	w.audit(ctx, actor, ActionStudentUpdate, s.NIS, s.Name, err)
+	w.audit(ctx, actor, ActionStudentUpdate, s.NIS, s.Name, store.AuditArgs{"nis": s.NIS, "name": s.Name, "class": s.Description}, err)
 	if err != nil {
 		return billing.Student{}, err
 	}
@@ -170,8 +197,9 @@ func (w *Writer) UpdateStudent(ctx context.Context, actor auth.Actor, s billing.
 // DeleteStudent removes a student at the service (refused when payments exist) and then
 // from the roster.
 func (w *Writer) DeleteStudent(ctx context.Context, actor auth.Actor, nis string) error {
+	name := w.studentName(ctx, nis)
 	err := w.Client.DeleteStudent(ctx, nis)
-	w.audit(ctx, actor, ActionStudentDelete, nis, "", err)
+	w.audit(ctx, actor, ActionStudentDelete, nis, "", store.AuditArgs{"nis": nis, "name": name}, err)
 	if err != nil {
 		return err
 	}
@@ -196,8 +224,29 @@ func (w *Writer) CreateComponents(ctx context.Context, actor auth.Actor, comps [
 	}
 	bills, err := w.Client.CreateComponents(ctx, comps)
 	d := strings.TrimSpace(fmt.Sprintf("%d components, Rp %d %s", len(comps), total, detail))
-	w.audit(ctx, actor, ActionComponentsCreate, nisList(nis), d, err)
+	var names []string
+	if len(nis) == 1 {
+		names = []string{w.studentName(ctx, nis[0])}
+	}
+	args := studentArgs(nis, names)
+	args["count"], args["total"] = strconv.Itoa(len(comps)), strconv.FormatInt(total, 10)
+	if upload := uploadOf(detail); upload != "" {
+		args["upload"] = upload
+	}
+	w.audit(ctx, actor, ActionComponentsCreate, nisList(nis), d, args, err)
 	return bills, err
+}
+
+// uploadOf reads the upload job id from the detail the uploads runner passes ("upload
+// <id> chunk <n>"), so the log can link to the upload.
+func uploadOf(detail string) string {
+	f := strings.Fields(detail)
+	for i := 0; i+1 < len(f); i++ {
+		if f[i] == "upload" || f[i] == "job" {
+			return strings.Trim(f[i+1], ",;")
+		}
+	}
+	return ""
 }
 
 // Checkout registers a student with their bill in one atomic call and adds the student to
@@ -205,10 +254,17 @@ func (w *Writer) CreateComponents(ctx context.Context, actor auth.Actor, comps [
 func (w *Writer) Checkout(ctx context.Context, actor auth.Actor, req billing.Checkout, source string) (billing.CheckoutResult, error) {
 	res, err := w.Client.Checkout(ctx, req)
 	detail := fmt.Sprintf("%d components", len(req.Components))
+	var total int64
+	for _, c := range req.Components {
+		total += c.Amount
+	}
+	args := store.AuditArgs{"nis": req.Student.NIS, "name": req.Student.Name, "count": strconv.Itoa(len(req.Components)),
+		"total": strconv.FormatInt(total, 10), "source": source}
 	if err == nil {
 		detail += ", bill " + res.BillID + ", components " + strings.Join(res.ComponentIDs, ",")
+		args["bill"] = res.BillID
 	}
-	w.audit(ctx, actor, ActionCheckout, req.Student.NIS, detail, err)
+	w.audit(ctx, actor, ActionCheckout, req.Student.NIS, detail, args, err)
 	if err != nil {
 		return billing.CheckoutResult{}, err
 	}
@@ -222,13 +278,21 @@ func (w *Writer) Checkout(ctx context.Context, actor auth.Actor, req billing.Che
 func (w *Writer) Pay(ctx context.Context, actor auth.Actor, p billing.Payment) ([]billing.Bill, error) {
 	paid, err := w.Client.Pay(ctx, p)
 	detail := "ref " + p.RefNumber + ", components " + strings.Join(p.ComponentIDs, ",")
+	args := store.AuditArgs{"nis": p.NIS, "ref": p.RefNumber, "count": strconv.Itoa(len(p.ComponentIDs))}
 	if err == nil {
 		var sum int64
 		for _, b := range paid {
 			sum += b.AmountPaid
+			if args["name"] == "" {
+				args["name"] = b.StudentName
+			}
 		}
 		detail += fmt.Sprintf(", paid Rp %d", sum)
+		args["total"] = strconv.FormatInt(sum, 10)
 	}
-	w.audit(ctx, actor, ActionPay, p.NIS, detail, err)
+	if args["name"] == "" {
+		args["name"] = w.studentName(ctx, p.NIS)
+	}
+	w.audit(ctx, actor, ActionPay, p.NIS, detail, args, err)
 	return paid, err
 }

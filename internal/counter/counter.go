@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"regexp"
 	"strings"
 	"time"
@@ -17,6 +18,8 @@ import (
 	"github.com/sekolah/portal/internal/billlist"
 	"github.com/sekolah/portal/internal/changes"
 	"github.com/sekolah/portal/internal/problem"
+	"github.com/sekolah/portal/internal/school"
+	"github.com/sekolah/portal/internal/store"
 	"github.com/sekolah/portal/internal/students"
 )
 
@@ -55,6 +58,13 @@ type Service struct {
 	Billing *billing.Client
 	// Writer records the payments (audited).
 	Writer *changes.Writer
+	// DB is the roster (searching students, their class) and the audit log (who recorded
+	// a payment).
+	DB *store.DB
+	// School numbers the receipts; nil: no suggestions.
+	School *school.Service
+	// Log receives what the counter cannot tell the person (a receipt number not noted).
+	Log *slog.Logger
 	// Location is the service time zone: "today" of the day rule is the date there.
 	Location *time.Location
 	// Now is the clock; nil means time.Now.
@@ -117,6 +127,16 @@ type Request struct {
 	Ref string
 	// IDs are the chosen components.
 	IDs []string
+	// ReuseRef: the person saw that another student's payment carries Ref and wants this
+	// one under the same number all the same.
+	ReuseRef bool
+}
+
+// RefUse is another student's payment under the same receipt number.
+type RefUse struct {
+	NIS, Name string
+	PaidAt    time.Time
+	Total     int64
 }
 
 // Payment is a counter payment checked against the student's components read just now.
@@ -127,6 +147,9 @@ type Payment struct {
 	Chosen Selection
 	// Paid is what the service recorded as paid, once Pay succeeded.
 	Paid int64
+	// RefTaken is another student's payment already under Ref: the person is warned
+	// before the payment is sent (a receipt number names one payment).
+	RefTaken *RefUse
 }
 
 // Check reads the student's components afresh and checks the request against them: a
@@ -153,7 +176,47 @@ func (s *Service) Check(ctx context.Context, req Request) (Payment, error) {
 		return p, probs
 	}
 	p.Chosen = sel
+	p.RefTaken = s.refUsedElsewhere(ctx, p.NIS, p.Ref)
 	return p, nil
+}
+
+// refUsedElsewhere asks the service for payments under ref (a search with the ref_number
+// filter) and returns another student's, if any. When the service cannot answer, there
+// is no warning: the payment itself goes to the same service and fails the same way.
+func (s *Service) refUsedElsewhere(ctx context.Context, nis, ref string) *RefUse {
+	found, err := s.Billing.Search(ctx, billing.Query{RefNumber: ref, State: billing.StatePaid, Limit: 20})
+	if err != nil {
+		s.logger().Warn("counter: look for earlier payments under a receipt number", "ref", ref, "err", err)
+		return nil
+	}
+	var use *RefUse
+	for _, b := range found {
+		if b.State != billing.StatePaid || !strings.EqualFold(b.RefNumber, ref) || b.NIS == nis {
+			continue
+		}
+		if use == nil {
+			use = &RefUse{NIS: b.NIS, Name: b.StudentName, PaidAt: b.PaidAt}
+		}
+		if b.NIS == use.NIS {
+			use.Total += b.AmountPaid
+		}
+	}
+	return use
+}
+
+func (s *Service) logger() *slog.Logger {
+	if s.Log != nil {
+		return s.Log
+	}
+	return slog.Default()
+}
+
+// RefTakenError answers a payment whose receipt number another student's payment
+// already carries, when the person has not said to use it again. Nothing was paid.
+type RefTakenError struct{ Use RefUse }
+
+func (e *RefTakenError) Error() string {
+	return "counter: the receipt number is already used for the payment of " + e.Use.NIS
 }
 
 // TotalChanged is the answer to a payment confirmed at another total than today's:
@@ -192,6 +255,9 @@ func (s *Service) Pay(ctx context.Context, actor auth.Actor, req Request, confir
 	if confirmed != p.Chosen.Total {
 		return p, &TotalChanged{Total: p.Chosen.Total}
 	}
+	if p.RefTaken != nil && !req.ReuseRef {
+		return p, &RefTakenError{Use: *p.RefTaken}
+	}
 	paid, err := s.Writer.Pay(ctx, actor, billing.Payment{NIS: p.NIS, RefNumber: p.Ref, ComponentIDs: p.Chosen.IDs})
 	if err != nil {
 		pe := &PayError{Err: err}
@@ -204,7 +270,28 @@ func (s *Service) Pay(ctx context.Context, actor auth.Actor, req Request, confir
 	if len(paid) == 0 {
 		p.Paid = p.Chosen.Total
 	}
+	if s.School != nil {
+		// The payment is recorded; a number the sequence did not note only means the same
+		// number may be suggested again, and the counter then warns that it is used.
+		if err := s.School.ReceiptUsed(context.WithoutCancel(ctx), p.Ref); err != nil {
+			s.logger().Error("counter: note the receipt number used", "ref", p.Ref, "err", err)
+		}
+	}
 	return p, nil
+}
+
+// SuggestRef is the next receipt number of the school's pattern, or "" (no pattern, or
+// the database could not be read: the person types a number).
+func (s *Service) SuggestRef(ctx context.Context) string {
+	if s.School == nil {
+		return ""
+	}
+	ref, err := s.School.SuggestReceipt(ctx)
+	if err != nil {
+		s.logger().Warn("counter: suggest a receipt number", "err", err)
+		return ""
+	}
+	return ref
 }
 
 // ErrNoReceipt means there is no payment of the student under the reference.
@@ -229,5 +316,36 @@ func (s *Service) Receipt(ctx context.Context, nis, ref string) (Receipt, error)
 	if !ok {
 		return Receipt{}, ErrNoReceipt
 	}
+	if s.DB != nil {
+		s.receiptPeople(ctx, &r)
+	}
 	return r, nil
+}
+
+// receiptPeople adds what the portal itself knows about a payment: the student's class
+// (roster) and who recorded it at the counter (the audit log of the payment). A payment
+// made at a bank has no cashier.
+func (s *Service) receiptPeople(ctx context.Context, r *Receipt) {
+	if st, err := s.DB.StudentByNIS(ctx, r.NIS); err == nil {
+		r.Class = st.Description
+		if r.StudentName == "" {
+			r.StudentName = st.Name
+		}
+	}
+	entries, err := s.DB.LatestAudit(ctx, changes.ActionPay, r.NIS, changes.OutcomeOK, 50)
+	if err != nil {
+		s.logger().Warn("counter: who recorded the payment", "nis", r.NIS, "ref", r.Ref, "err", err)
+		return
+	}
+	for _, e := range entries {
+		if !strings.EqualFold(e.Args["ref"], r.Ref) && !strings.Contains(e.Detail, "ref "+r.Ref+",") {
+			continue
+		}
+		r.CashierUsername = e.Actor
+		r.Cashier = e.Actor
+		if u, err := s.DB.UserByUsername(ctx, e.Actor); err == nil && u.DisplayName != "" {
+			r.Cashier = u.DisplayName
+		}
+		return
+	}
 }

@@ -178,12 +178,17 @@ func PayProblems(err error, ids []string, fresh []billing.Bill) (probs problem.L
 type Receipt struct {
 	NIS         string
 	StudentName string
-	Ref         string
-	PaidAt      time.Time
-	Lines       []ReceiptLine
-	Amount      int64
-	Penalty     int64
-	Total       int64
+	// Class is the student's class in the roster ("" when unknown).
+	Class string
+	// Cashier is the display name of who recorded the payment at the counter, from the
+	// audit log; "" for a payment the portal did not record (a bank's).
+	Cashier, CashierUsername string
+	Ref                      string
+	PaidAt                   time.Time
+	Lines                    []ReceiptLine
+	Amount                   int64
+	Penalty                  int64
+	Total                    int64
 }
 
 // ReceiptLine is one component paid.

@@ -7,17 +7,22 @@ import (
 	"time"
 )
 
-// Rupiah formats whole rupiah as "Rp 1.250.000" (negative: "-Rp 5.000"). It is
-// the same in both languages: Indonesian finance staff expect dot-grouped
-// rupiah even on English pages.
+// NBSP is the no-break space between "Rp" and its number, so a line never ends in "Rp".
+const NBSP = "\u00a0"
+
+// Rupiah formats whole rupiah as "Rp 1.250.000" (negative: "-Rp 5.000"), with a no-break
+// space after "Rp" so the two never wrap apart. It is the same in both languages:
+// Indonesian finance staff expect dot-grouped rupiah even on English pages.
 func Rupiah(v int64) string {
 	if v < 0 {
-		return "-Rp " + groupDigits(strconv.FormatUint(negAbs(v), 10))
+		return "-Rp" + NBSP + groupDigits(strconv.FormatUint(negAbs(v), 10))
 	}
-	return "Rp " + groupDigits(strconv.FormatInt(v, 10))
+	return "Rp" + NBSP + groupDigits(strconv.FormatInt(v, 10))
 }
 
-// Number formats an integer with dots between thousands: "1.250.000".
+// Number formats an integer with dots between thousands: "1.250.000". Counts are grouped
+// the same way in both languages, like rupiah, so one page never mixes 1,250 and 1.250;
+// integer arguments of messages (%d) go through it on their own (see Printer.T).
 func Number(v int64) string {
 	if v < 0 {
 		return "-" + groupDigits(strconv.FormatUint(negAbs(v), 10))

@@ -12,16 +12,16 @@ func TestRupiahAndNumber(t *testing.T) {
 		rupiah string
 		number string
 	}{
-		{0, "Rp 0", "0"},
-		{5, "Rp 5", "5"},
-		{999, "Rp 999", "999"},
-		{1000, "Rp 1.000", "1.000"},
-		{125000, "Rp 125.000", "125.000"},
-		{1250000, "Rp 1.250.000", "1.250.000"},
-		{-5000, "-Rp 5.000", "-5.000"},
-		{-1, "-Rp 1", "-1"},
-		{math.MaxInt64, "Rp 9.223.372.036.854.775.807", "9.223.372.036.854.775.807"},
-		{math.MinInt64, "-Rp 9.223.372.036.854.775.808", "-9.223.372.036.854.775.808"},
+		{0, "Rp\u00a00", "0"},
+		{5, "Rp\u00a05", "5"},
+		{999, "Rp\u00a0999", "999"},
+		{1000, "Rp\u00a01.000", "1.000"},
+		{125000, "Rp\u00a0125.000", "125.000"},
+		{1250000, "Rp\u00a01.250.000", "1.250.000"},
+		{-5000, "-Rp\u00a05.000", "-5.000"},
+		{-1, "-Rp\u00a01", "-1"},
+		{math.MaxInt64, "Rp\u00a09.223.372.036.854.775.807", "9.223.372.036.854.775.807"},
+		{math.MinInt64, "-Rp\u00a09.223.372.036.854.775.808", "-9.223.372.036.854.775.808"},
 	}
 	for _, tt := range tests {
 		if got := Rupiah(tt.in); got != tt.rupiah {
@@ -207,5 +207,45 @@ func BenchmarkT(b *testing.B) {
 	p := NewPrinter(Indonesian, nil)
 	for b.Loop() {
 		_ = p.T("page.showing", 51, 100, 230)
+	}
+}
+
+func init() {
+	Register(map[string]Message{
+		"test.count":  {ID: "%[1]d siswa, %[2]d tagihan", EN: "%[1]d {1:student|students}, %[2]d {2:item|items}"},
+		"test.plural": {ID: "Kirim %[1]d baris", EN: "Send {1:this row|these %[1]d rows}"},
+	})
+}
+
+// Counts in messages are grouped like every number, and English picks its plural.
+func TestMessageCountsAndPlurals(t *testing.T) {
+	id := NewPrinter(Indonesian, nil)
+	en := NewPrinter(English, nil)
+	tests := []struct{ got, want string }{
+		{id.T("test.count", 7244, int64(1)), "7.244 siswa, 1 tagihan"},
+		{en.T("test.count", 7244, int64(1)), "7.244 students, 1 item"},
+		{en.T("test.count", 1, 2), "1 student, 2 items"},
+		{en.T("test.count", 0, -1), "0 students, -1 item"},
+		{en.T("test.plural", 1), "Send this row"},
+		{en.T("test.plural", 1500), "Send these 1.500 rows"},
+		{id.T("test.plural", 1500), "Kirim 1.500 baris"},
+		{id.T("page.showing", 1001, 1050, 7244), "Menampilkan 1.001–1.050 dari 7.244"},
+	}
+	for _, tt := range tests {
+		if tt.got != tt.want {
+			t.Errorf("got %q, want %q", tt.got, tt.want)
+		}
+	}
+}
+
+func TestCountAsText(t *testing.T) {
+	en := NewPrinter(English, nil)
+	for _, tt := range []struct {
+		arg  any
+		want string
+	}{{1, "1 item chosen"}, {2, "2 items chosen"}, {1234, "1.234 items chosen"}, {"{n}", "{n} items chosen"}} {
+		if got := en.T("payments.selected_count", tt.arg); got != tt.want {
+			t.Errorf("%v: %q, want %q", tt.arg, got, tt.want)
+		}
 	}
 }

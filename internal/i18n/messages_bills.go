@@ -15,12 +15,12 @@ func init() {
 		"bills.filter.due_to":       {ID: "Jatuh tempo sampai", EN: "Due until"},
 		"bills.filter.paid_from":    {ID: "Dibayar dari", EN: "Paid from"},
 		"bills.filter.paid_to":      {ID: "Dibayar sampai", EN: "Paid until"},
-		"bills.page_size":           {ID: "%[1]d baris", EN: "%[1]d rows"},
+		"bills.page_size":           {ID: "%[1]d baris", EN: "%[1]d {1:row|rows}"},
 		"bills.err.filters":         {ID: "Filter ini tidak dapat dipakai, jadi tidak ada yang dicari:", EN: "These filters cannot be used, so nothing was searched:"},
 		"bills.err.due_order":       {ID: "Tanggal akhir jatuh tempo tidak boleh sebelum tanggal awal.", EN: "The due-date range ends before it starts."},
 		"bills.err.paid_order":      {ID: "Tanggal akhir pembayaran tidak boleh sebelum tanggal awal.", EN: "The payment-date range ends before it starts."},
 		"bills.page_note":           {ID: "Urutan dan total di tabel ini hanya untuk baris %[1]d–%[2]d yang tampil di halaman ini, bukan untuk semua hasil pencarian.", EN: "Sorting and totals in this table apply only to rows %[1]d–%[2]d shown on this page, not to every result of the search."},
-		"bills.page_total":          {ID: "Total halaman ini (%[1]d baris)", EN: "Total of this page (%[1]d rows)"},
+		"bills.page_total":          {ID: "Total halaman ini (%[1]d baris)", EN: "Total of this page (%[1]d {1:row|rows})"},
 		"bills.penalty_today":       {ID: "Denda hari ini", EN: "Late fee today"},
 		"bills.due_today":           {ID: "Bayar hari ini", EN: "Due today"},
 		"bills.unknown_student":     {ID: "Tidak ada siswa dengan NIS %[1]s di layanan pembayaran.", EN: "The payment service has no student with NIS %[1]s."},
@@ -41,7 +41,7 @@ func init() {
 
 		// Counter payment.
 		"payments.title":               {ID: "Catat pembayaran loket", EN: "Record a counter payment"},
-		"payments.intro":               {ID: "Untuk uang yang diterima langsung di sekolah. Cari siswa dengan NIS, pilih tagihan yang dibayar, lalu konfirmasi.", EN: "For money received at the school. Find the student by NIS, choose the items paid, then confirm."},
+		"payments.intro":               {ID: "Untuk uang yang diterima langsung di sekolah. Cari siswa dengan nama atau NIS, pilih tagihan yang dibayar, lalu konfirmasi.", EN: "For money received at the school. Find the student by name or NIS, choose the items paid, then confirm."},
 		"payments.lookup":              {ID: "Cari siswa", EN: "Find student"},
 		"payments.student_not_found":   {ID: "Tidak ada siswa dengan NIS %[1]s di layanan pembayaran.", EN: "The payment service has no student with NIS %[1]s."},
 		"payments.all_bills":           {ID: "Semua tagihan siswa ini", EN: "All bills of this student"},

@@ -11,7 +11,7 @@ func init() {
 		"app.loading":   {ID: "Memuat…", EN: "Loading…"},
 		"app.version":   {ID: "Versi %[1]s", EN: "Version %[1]s"},
 		"app.timezone":  {ID: "Waktu ditampilkan dalam zona %[1]s.", EN: "Times are shown in the %[1]s time zone."},
-		"app.copyright": {ID: "© %[1]d %[2]s", EN: "© %[1]d %[2]s"},
+		"app.copyright": {ID: "© %[1]s %[2]s", EN: "© %[1]s %[2]s"}, // the year as text: never "2.026"
 
 		// Navigation.
 		"nav.label":       {ID: "Navigasi utama", EN: "Main navigation"},
@@ -52,6 +52,29 @@ func init() {
 		"state.expired":     {ID: "Kedaluwarsa", EN: "Expired"},
 		"state.overdue":     {ID: "Terlambat", EN: "Overdue"},
 		"state.all":         {ID: "Semua status", EN: "All states"},
+
+		// The glossary: one word for each set of bills, the same on every page and in both
+		// languages. A page that counts or sums bills uses these words for exactly these sets.
+		//
+		//   term.unpaid   Belum dibayar / Unpaid: every unpaid component that can still be
+		//                 paid: not yet due, due today and overdue together. Not expired ones.
+		//   term.not_due  Belum jatuh tempo / Not yet due: unpaid, due date today or later;
+		//                 paying now costs the amount alone.
+		//   term.overdue  Terlambat / Overdue: unpaid, past its due date, not yet expired:
+		//                 the penalty applies when it is paid.
+		//   term.arrears  Tunggakan / Arrears: the same overdue bills, as a sum owed (a
+		//                 student's, a class's, the school's). Never all unpaid bills.
+		//   term.expired  Kedaluwarsa / Expired: unpaid and past its expiry date; it can no
+		//                 longer be paid (the school issues a new bill).
+		//   term.paid     Lunas / Paid.
+		//
+		// So Belum dibayar = Belum jatuh tempo + Terlambat, and Kedaluwarsa is apart from all
+		// three. The state.* labels name one bill's state with the same words.
+		"term.unpaid":  {ID: "Belum dibayar", EN: "Unpaid"},
+		"term.not_due": {ID: "Belum jatuh tempo", EN: "Not yet due"},
+		"term.overdue": {ID: "Terlambat", EN: "Overdue"},
+		"term.expired": {ID: "Kedaluwarsa", EN: "Expired"},
+		"term.paid":    {ID: "Lunas", EN: "Paid"},
 
 		// Billing vocabulary shared by several pages.
 		"term.nis":              {ID: "NIS", EN: "Student ID (NIS)"},
@@ -98,8 +121,9 @@ func init() {
 		"term.required":         {ID: "wajib", EN: "required"},
 		"term.not_set":          {ID: "—", EN: "—"},
 		"term.days_late":        {ID: "Hari terlambat", EN: "Days late"},
-		"term.components_count": {ID: "%[1]d komponen", EN: "components: %[1]d"},
-		"term.students_count":   {ID: "%[1]d siswa", EN: "students: %[1]d"},
+		"term.components_count": {ID: "%[1]d komponen", EN: "%[1]d {1:item|items}"},
+		"term.students_count":   {ID: "%[1]d siswa", EN: "%[1]d {1:student|students}"},
+		"term.payments_count":   {ID: "%[1]d pembayaran", EN: "%[1]d {1:payment|payments}"},
 
 		// Buttons.
 		"btn.save":     {ID: "Simpan", EN: "Save"},
@@ -164,8 +188,8 @@ func init() {
 		"form.saved":          {ID: "Perubahan tersimpan.", EN: "Changes saved."},
 
 		// Upstream (payment service) errors in plain words, by kind.
-		"upstream.timeout":           {ID: "Layanan pembayaran tidak menjawab dalam %[1]d detik. Tidak ada yang tercatat; coba lagi.", EN: "The payment service did not answer within %[1]d seconds. Nothing was recorded; please try again."},
-		"upstream.timeout_uncertain": {ID: "Layanan pembayaran tidak menjawab dalam %[1]d detik. Permintaan mungkin sudah tercatat: periksa datanya dulu sebelum mencoba lagi.", EN: "The payment service did not answer within %[1]d seconds. The request may have been recorded: check the data before trying again."},
+		"upstream.timeout":           {ID: "Layanan pembayaran tidak menjawab dalam %[1]d detik. Tidak ada yang tercatat; coba lagi.", EN: "The payment service did not answer within %[1]d {1:second|seconds}. Nothing was recorded; please try again."},
+		"upstream.timeout_uncertain": {ID: "Layanan pembayaran tidak menjawab dalam %[1]d detik. Permintaan mungkin sudah tercatat: periksa datanya dulu sebelum mencoba lagi.", EN: "The payment service did not answer within %[1]d {1:second|seconds}. The request may have been recorded: check the data before trying again."},
 		"upstream.unavailable":       {ID: "Layanan pembayaran sedang tidak tersedia. Tidak ada yang tercatat; coba lagi beberapa saat lagi.", EN: "The payment service is unavailable right now. Nothing was recorded; please try again in a few minutes."},
 		"upstream.unauthorized":      {ID: "Layanan pembayaran menolak kredensial portal ini. Hubungi admin sekolah untuk memeriksa pengaturan akun layanan pembayaran.", EN: "The payment service rejected this portal's credentials. Please contact the school admin to check the payment service account settings."},
 		"upstream.validation":        {ID: "Layanan pembayaran menolak data: %[1]s", EN: "The payment service rejected the data: %[1]s"},

@@ -30,9 +30,9 @@ func init() {
 		"feetemplates.err.in_use":           {ID: "Template %[1]s dipakai formulir pendaftaran online. Pilih template lain atau matikan formulir itu dulu.", EN: "The online registration form uses %[1]s. Choose another template or switch the form off first."},
 		"feetemplates.err.name_taken":       {ID: "Nama ini sudah dipakai template lain.", EN: "Another template has this name."},
 		"feetemplates.err.no_lines":         {ID: "Isi paling sedikit satu komponen.", EN: "Fill in at least one item."},
-		"feetemplates.err.too_many_lines":   {ID: "Paling banyak %[1]d komponen.", EN: "At most %[1]d items."},
+		"feetemplates.err.too_many_lines":   {ID: "Paling banyak %[1]d komponen.", EN: "At most %[1]d {1:item|items}."},
 		"feetemplates.err.day":              {ID: "Tulis jumlah hari (+14) atau tanggal (2027-07-15).", EN: "Write a number of days (+14) or a date (2027-07-15)."},
-		"feetemplates.err.offset_range":     {ID: "Paling lama %[1]d hari setelah pendaftaran.", EN: "At most %[1]d days after registration."},
+		"feetemplates.err.offset_range":     {ID: "Paling lama %[1]d hari setelah pendaftaran.", EN: "At most %[1]d {1:day|days} after registration."},
 		"feetemplates.err.due_after_expiry": {ID: "Jatuh tempo tidak boleh setelah kedaluwarsa.", EN: "The due date must not be after the expiry date."},
 
 		// Public form settings.
@@ -114,5 +114,7 @@ func init() {
 		"registration.public.penalty_note":     {ID: "(setelah itu %[1]s, sampai %[2]s)", EN: "(after that %[1]s, until %[2]s)"},
 		"registration.public.expiry_note":      {ID: "(dapat dibayar sampai %[1]s)", EN: "(payable until %[1]s)"},
 		"registration.public.keep_number":      {ID: "Simpan atau cetak halaman ini. Pembayaran tercatat otomatis.", EN: "Keep or print this page. Payments are recorded automatically."},
+		"registration.total_shown":             {ID: "Total yang tampil (%[1]s) bukan jumlah komponen yang dicentang (%[2]s). Tidak ada yang didaftarkan; periksa totalnya lalu konfirmasi lagi.", EN: "The total shown (%[1]s) is not what the ticked items add up to (%[2]s). Nothing was registered; check the total and confirm again."},
+		"registration.ids":                     {ID: "Rincian teknis (nomor tagihan di layanan pembayaran)", EN: "Technical details (the bill's numbers at the payment service)"},
 	})
 }

@@ -5,18 +5,18 @@ package i18n
 func init() {
 	Register(map[string]Message{
 		// Roster.
-		"students.lead":               {ID: "Daftar siswa yang dikenal portal, dengan tunggakan per siswa.", EN: "The students the portal knows, with each one's outstanding bills."},
+		"students.lead":               {ID: "Daftar siswa yang dikenal portal, dengan tagihan yang belum dibayar per siswa.", EN: "The students the portal knows, with what each one has unpaid."},
 		"students.add":                {ID: "Tambah siswa", EN: "Add student"},
 		"students.back":               {ID: "Kembali ke daftar siswa", EN: "Back to the students"},
 		"students.search":             {ID: "Cari NIS atau nama", EN: "Search by NIS or name"},
 		"students.search_placeholder": {ID: "Ketik NIS atau nama siswa…", EN: "Type a student ID or name…"},
 		"students.class_all":          {ID: "Semua kelas", EN: "All classes"},
 		"students.empty_hint":         {ID: "Tambahkan siswa satu per satu, atau tekan “Sinkronkan data siswa” untuk mengambil siswa yang sudah ada di layanan pembayaran.", EN: "Add students one by one, or press “Sync roster” to fetch the students the payment service already has."},
-		"students.col.outstanding":    {ID: "Tunggakan", EN: "Outstanding"},
+		"students.col.outstanding":    {ID: "Belum dibayar", EN: "Unpaid"},
 		"students.col.overdue":        {ID: "Terlambat", EN: "Overdue"},
 		"students.col.synced":         {ID: "Terakhir disinkronkan", EN: "Last synced"},
 		"students.col.source":         {ID: "Sumber", EN: "Source"},
-		"students.totals_unknown":     {ID: "— berarti tunggakan belum dihitung. Jalankan “Sinkronkan data siswa” atau buka halaman siswa untuk menghitungnya.", EN: "— means the outstanding total is not computed yet. Run “Sync roster” or open the student's page to compute it."},
+		"students.totals_unknown":     {ID: "— berarti jumlah yang belum dibayar belum dihitung. Jalankan “Sinkronkan data siswa” atau buka halaman siswa untuk menghitungnya.", EN: "— means the unpaid total is not computed yet. Run “Sync roster” or open the student's page to compute it."},
 
 		// Where a roster entry came from.
 		"students.source.portal":       {ID: "Portal", EN: "Portal"},
@@ -30,17 +30,17 @@ func init() {
 		"students.sync.title":          {ID: "Sinkronisasi data siswa", EN: "Roster sync"},
 		"students.sync.started":        {ID: "Sinkronisasi data siswa dimulai. Kemajuannya tampil di halaman ini.", EN: "The roster sync has started. Its progress shows on this page."},
 		"students.sync.already":        {ID: "Sinkronisasi data siswa sudah berjalan; tidak perlu dimulai lagi.", EN: "A roster sync is already running; there is no need to start another."},
-		"students.sync.phase_bills":    {ID: "Membaca tagihan dari layanan pembayaran: %[1]d komponen…", EN: "Reading bills from the payment service: %[1]d items…"},
+		"students.sync.phase_bills":    {ID: "Membaca tagihan dari layanan pembayaran: %[1]d komponen…", EN: "Reading bills from the payment service: %[1]d {1:item|items}…"},
 		"students.sync.phase_students": {ID: "Mengambil data siswa: %[1]d dari %[2]d…", EN: "Fetching students: %[1]d of %[2]d…"},
-		"students.sync.phase_totals":   {ID: "Menghitung tunggakan per siswa…", EN: "Computing each student's outstanding total…"},
+		"students.sync.phase_totals":   {ID: "Menghitung yang belum dibayar per siswa…", EN: "Computing what each student has unpaid…"},
 		"students.sync.by":             {ID: "Dimulai oleh %[1]s pada %[2]s.", EN: "Started by %[1]s at %[2]s."},
 		"students.sync.refresh":        {ID: "Muat ulang untuk melihat kemajuan", EN: "Reload to see the progress"},
-		"students.sync.done":           {ID: "Sinkronisasi selesai: %[1]d tagihan dibaca, %[2]d siswa ditambahkan, %[3]d diperbarui, %[4]d gagal.", EN: "Sync finished: %[1]d bills read, %[2]d students added, %[3]d refreshed, %[4]d failed."},
-		"students.sync.removed":        {ID: "%[1]d siswa yang sudah tidak ada di layanan pembayaran dihapus dari daftar.", EN: "%[1]d students the payment service no longer has were removed from the list."},
+		"students.sync.done":           {ID: "Sinkronisasi selesai: %[1]d tagihan dibaca, %[2]d siswa ditambahkan, %[3]d diperbarui, %[4]d gagal.", EN: "Sync finished: %[1]d {1:bill|bills} read, %[2]d {2:student|students} added, %[3]d refreshed, %[4]d failed."},
+		"students.sync.removed":        {ID: "%[1]d siswa yang sudah tidak ada di layanan pembayaran dihapus dari daftar.", EN: "{1:One student|%[1]d students} the payment service no longer has {1:was|were} removed from the list."},
 		"students.sync.failures":       {ID: "Sebagian siswa tidak dapat diambil: %[1]s Jalankan sinkronisasi lagi nanti.", EN: "Some students could not be fetched: %[1]s Run the sync again later."},
 		"students.sync.finished":       {ID: "Selesai %[1]s (dimulai oleh %[2]s).", EN: "Finished %[1]s (started by %[2]s)."},
 		"students.sync.failed":         {ID: "Sinkronisasi berhenti: %[1]s", EN: "The sync stopped: %[1]s"},
-		"students.sync.failed_note":    {ID: "Tunggakan di daftar tidak diubah. Coba jalankan sinkronisasi lagi.", EN: "The outstanding totals in the list were not changed. Try running the sync again."},
+		"students.sync.failed_note":    {ID: "Jumlah yang belum dibayar di daftar tidak diubah. Coba jalankan sinkronisasi lagi.", EN: "The unpaid totals in the list were not changed. Try running the sync again."},
 
 		// Student form.
 		"students.new.title":        {ID: "Tambah siswa", EN: "Add a student"},
@@ -64,6 +64,9 @@ func init() {
 		"students.delete.title":        {ID: "Hapus siswa", EN: "Delete student"},
 		"students.delete.body":         {ID: "Siswa %[1]s (NIS %[2]s) beserta semua tagihannya yang belum dibayar akan dihapus dari layanan pembayaran. Tindakan ini tidak dapat dibatalkan.", EN: "%[1]s (ID %[2]s) and all of their unpaid bills will be deleted from the payment service. This cannot be undone."},
 		"students.delete.confirm":      {ID: "Ya, hapus siswa ini", EN: "Yes, delete this student"},
+		"students.delete.edit_instead": {ID: "Ubah data siswa", EN: "Edit the student's details"},
+		"students.delete.retry":        {ID: "Coba lagi", EN: "Try again"},
+		"students.delete.not_possible": {ID: "Tidak dapat dihapus: sudah ada pembayaran", EN: "Cannot be deleted: payments exist"},
 		"students.delete.has_payments": {ID: "Siswa ini sudah memiliki pembayaran, jadi tidak dapat dihapus: riwayat pembayaran harus tetap tersimpan. Ubah datanya bila perlu.", EN: "This student already has payments, so they cannot be deleted: the payment history must be kept. Edit their details if needed."},
 		"students.deleted_ok":          {ID: "Siswa %[1]s (NIS %[2]s) sudah dihapus.", EN: "%[1]s (ID %[2]s) has been deleted."},
 		"students.deleted_already":     {ID: "Siswa dengan NIS %[1]s sudah tidak ada di layanan pembayaran; dihapus juga dari daftar siswa.", EN: "The payment service no longer has student ID %[1]s; it was removed from the list too."},
@@ -71,7 +74,7 @@ func init() {
 		// Student page.
 		"students.details":           {ID: "Data siswa", EN: "Student details"},
 		"students.bills":             {ID: "Komponen tagihan", EN: "Bill items"},
-		"students.outstanding_today": {ID: "Total bila dibayar hari ini", EN: "Total if paid today"},
+		"students.outstanding_today": {ID: "Bila dibayar hari ini", EN: "If paid today"},
 		"students.as_of":             {ID: "per %[1]s, termasuk denda keterlambatan", EN: "as of %[1]s, late fees included"},
 		"students.due_today":         {ID: "Tagihan hari ini", EN: "To pay today"},
 		"students.active_from":       {ID: "aktif mulai %[1]s", EN: "active from %[1]s"},
@@ -100,6 +103,6 @@ func init() {
 		"students.components.save":             {ID: "Simpan komponen", EN: "Save items"},
 		"students.components.none":             {ID: "Isi minimal satu baris.", EN: "Fill in at least one row."},
 		"students.components.refused":          {ID: "Layanan pembayaran menolak sebagian baris, jadi tidak ada yang disimpan. Perbaiki baris yang ditandai lalu simpan lagi.", EN: "The payment service rejected some rows, so nothing was saved. Fix the marked rows and save again."},
-		"students.components.created_ok":       {ID: "%[1]d komponen tagihan ditambahkan untuk %[2]s.", EN: "%[1]d bill items added for %[2]s."},
+		"students.components.created_ok":       {ID: "%[1]d komponen tagihan ditambahkan untuk %[2]s.", EN: "%[1]d bill {1:item|items} added for %[2]s."},
 	})
 }

@@ -45,7 +45,7 @@ func (l *Ledger) ReceiveCallback(ctx context.Context, signature string, body []b
 	}
 	res := CallbackResult{RefNumber: cb.RefNumber, NIS: cb.NIS}
 	now := store.Time(l.now())
-	err = l.db.InTx(ctx, func(tx *sql.Tx) error {
+	err = l.writeTx(ctx, func(tx *sql.Tx) error {
 		var deliveries, pending int64
 		err := tx.QueryRowContext(ctx, `SELECT deliveries, pending FROM ledger_callbacks WHERE ref_number = $1`, cb.RefNumber).
 			Scan(&deliveries, &pending)
@@ -196,7 +196,7 @@ func (l *Ledger) applyPendingCallbacks(ctx context.Context) (int, error) {
 			l.log.Error("ledger: a stored callback no longer verifies", "ref", s.ref, "err", err)
 			continue
 		}
-		err = l.db.InTx(ctx, func(tx *sql.Tx) error {
+		err = l.writeTx(ctx, func(tx *sql.Tx) error {
 			applied, left, err := l.applyCallbackTx(ctx, tx, cb)
 			if err != nil {
 				return err

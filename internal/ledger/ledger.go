@@ -100,7 +100,7 @@ func (l *Ledger) checkZone(ctx context.Context) error {
 	if zone == name {
 		return nil
 	}
-	return l.db.InTx(ctx, func(tx *sql.Tx) error {
+	return l.writeTx(ctx, func(tx *sql.Tx) error {
 		if zone != "" {
 			if err := l.redoPaidDays(ctx, tx); err != nil {
 				return err

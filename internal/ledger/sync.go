@@ -500,7 +500,7 @@ func (l *Ledger) upsertStudents(ctx context.Context, page []billing.Student, aud
 	if len(write) == 0 {
 		return known, 0, nil
 	}
-	err = l.db.InTx(ctx, func(tx *sql.Tx) error {
+	err = l.writeTx(ctx, func(tx *sql.Tx) error {
 		if err := store.UpsertStudentsTx(ctx, tx, write); err != nil {
 			return err
 		}

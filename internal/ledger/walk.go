@@ -210,7 +210,7 @@ func (s *Syncer) allStudents(ctx context.Context, st *syncState, r *RunResult, a
 		case !errors.Is(err, billing.ErrNotFound):
 			return fmt.Errorf("student %s: %w", g.NIS, err)
 		}
-		err = s.l.db.InTx(ctx, func(tx *sql.Tx) error {
+		err = s.l.writeTx(ctx, func(tx *sql.Tx) error {
 			if err := store.DeleteStudentTx(ctx, tx, g.NIS); err != nil {
 				return err
 			}
@@ -352,7 +352,7 @@ func (s *Syncer) lookUp(ctx context.Context, ids []string, r *RunResult, audit *
 		r.Missing++
 		switch {
 		case errors.Is(err, billing.ErrNotFound):
-			err = s.l.db.InTx(ctx, func(tx *sql.Tx) error {
+			err = s.l.writeTx(ctx, func(tx *sql.Tx) error {
 				_, changes, err := s.l.markDeletedTx(ctx, tx, []string{id}, true)
 				if err != nil {
 					return err

@@ -33,6 +33,22 @@ type change struct {
 	inserted bool
 }
 
+// writeTx runs fn in a transaction that first takes the ledger's write lock (the one
+// ledger_state row). Every ledger write reads the rows it is about to change and adjusts
+// the summary totals by the difference: without the lock, a payment callback and a sync
+// writing the same component at once would both read it unpaid and both count it paid
+// (PostgreSQL's READ COMMITTED lets both read before either commits). After waiting for
+// the lock, each statement sees what the previous writer committed; on SQLite the
+// transaction becomes the writer at its first statement instead of failing to upgrade.
+func (l *Ledger) writeTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	return l.db.InTx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `UPDATE ledger_state SET change_seq = change_seq WHERE name = 'ledger'`); err != nil {
+			return fmt.Errorf("ledger: take the write lock: %w", err)
+		}
+		return fn(tx)
+	})
+}
+
 // Upsert writes component records as the service answered them (a search page, a
 // payment, an update, a deletion) in one transaction, with the totals. A record older
 // than what the ledger holds (see supersedes) is left out.
@@ -44,7 +60,7 @@ func (l *Ledger) Upsert(ctx context.Context, bills []billing.Bill) (WriteResult,
 // made (for the audit log, or a fill's progress).
 func (l *Ledger) upsertWith(ctx context.Context, bills []billing.Bill, also func(tx *sql.Tx, changes []change) error) (WriteResult, error) {
 	var res WriteResult
-	err := l.db.InTx(ctx, func(tx *sql.Tx) error {
+	err := l.writeTx(ctx, func(tx *sql.Tx) error {
 		var changes []change
 		var err error
 		if res, changes, err = l.upsertTx(ctx, tx, l.rows(bills), also != nil); err != nil {
@@ -76,7 +92,7 @@ func (l *Ledger) rows(bills []billing.Bill) []row {
 // them as deleted, out of every figure); ids it does not know are left out.
 func (l *Ledger) MarkDeleted(ctx context.Context, ids []string) (WriteResult, error) {
 	var res WriteResult
-	err := l.db.InTx(ctx, func(tx *sql.Tx) error {
+	err := l.writeTx(ctx, func(tx *sql.Tx) error {
 		var err error
 		res, _, err = l.markDeletedTx(ctx, tx, ids, false)
 		return err
@@ -90,7 +106,7 @@ func (l *Ledger) MarkDeleted(ctx context.Context, ids []string) (WriteResult, er
 // find the same.
 func (l *Ledger) StudentRemoved(ctx context.Context, nis string) (WriteResult, error) {
 	var res WriteResult
-	err := l.db.InTx(ctx, func(tx *sql.Tx) error {
+	err := l.writeTx(ctx, func(tx *sql.Tx) error {
 		rows, err := tx.QueryContext(ctx, `SELECT id FROM ledger_components WHERE nis = $1 AND kind = 0`, nis)
 		if err != nil {
 			return err
@@ -407,5 +423,5 @@ func rebuildTotals(ctx context.Context, tx *sql.Tx) error {
 // RebuildTotals computes the totals tables again from the components; the writes keep
 // them right, so this is for repairs and bulk loads.
 func (l *Ledger) RebuildTotals(ctx context.Context) error {
-	return l.db.InTx(ctx, func(tx *sql.Tx) error { return rebuildTotals(ctx, tx) })
+	return l.writeTx(ctx, func(tx *sql.Tx) error { return rebuildTotals(ctx, tx) })
 }

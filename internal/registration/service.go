@@ -48,6 +48,15 @@ var (
 	ErrTemplateGone = errors.New("registration: template not found")
 )
 
+// TotalShownError answers a confirmation whose total is not the total of the components
+// ticked (the page's total did not follow a change of the ticks): nothing was registered,
+// and the review is shown again at Total.
+type TotalShownError struct{ Shown, Total int64 }
+
+func (e *TotalShownError) Error() string {
+	return fmt.Sprintf("registration: %d shown, but the chosen components add up to %d", e.Shown, e.Total)
+}
+
 // PublicActor is who the audit log names for registrations from the public form.
 func PublicActor(ip string) auth.Actor { return auth.Actor{Username: "public", IP: ip} }
 
@@ -86,14 +95,19 @@ func (s *Service) logger() *slog.Logger {
 func (s *Service) Today() time.Time { return billing.DayIn(s.now(), s.Location) }
 
 // audit records a change; the change already happened, so a failure is logged only.
-func (s *Service) audit(ctx context.Context, actor auth.Actor, action, target, detail string) {
+func (s *Service) audit(ctx context.Context, actor auth.Actor, action, target, detail string, args store.AuditArgs) {
 	e := store.AuditEntry{Actor: actor.Username, ActorRole: string(actor.Role), IP: actor.IP,
-		Action: action, Target: target, Outcome: "ok", Detail: detail}
+		Action: action, Target: target, Outcome: "ok", Detail: detail, Args: args}
 	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
 	if err := s.DB.AppendAudit(actx, e); err != nil {
 		s.logger().Error("append audit entry", "action", action, "target", target, "err", err)
 	}
+}
+
+// templateArgs are the audit arguments of a change to template t.
+func templateArgs(t store.FeeTemplate) store.AuditArgs {
+	return store.AuditArgs{"name": t.Name, "count": strconv.Itoa(len(t.Lines)), "total": strconv.FormatInt(t.Total(), 10)}
 }
 
 func templateDetail(t store.FeeTemplate) string {
@@ -116,7 +130,7 @@ func (s *Service) CreateTemplate(ctx context.Context, actor auth.Actor, in Templ
 	} else if err != nil {
 		return store.FeeTemplate{}, err
 	}
-	s.audit(ctx, actor, ActionTemplateCreate, created.Name, templateDetail(created))
+	s.audit(ctx, actor, ActionTemplateCreate, created.Name, templateDetail(created), templateArgs(created))
 	return created, nil
 }
 
@@ -134,7 +148,7 @@ func (s *Service) UpdateTemplate(ctx context.Context, actor auth.Actor, id strin
 	} else if err != nil {
 		return store.FeeTemplate{}, err
 	}
-	s.audit(ctx, actor, ActionTemplateUpdate, updated.Name, templateDetail(updated))
+	s.audit(ctx, actor, ActionTemplateUpdate, updated.Name, templateDetail(updated), templateArgs(updated))
 	return updated, nil
 }
 
@@ -150,7 +164,7 @@ func (s *Service) DeleteTemplate(ctx context.Context, actor auth.Actor, t store.
 	if err := s.DB.DeleteFeeTemplate(ctx, t.ID); err != nil {
 		return err
 	}
-	s.audit(ctx, actor, ActionTemplateDelete, t.Name, templateDetail(t))
+	s.audit(ctx, actor, ActionTemplateDelete, t.Name, templateDetail(t), templateArgs(t))
 	return nil
 }
 
@@ -212,7 +226,8 @@ func (s *Service) SetPublicSettings(ctx context.Context, actor auth.Actor, p Pub
 		}
 	}
 	s.audit(ctx, actor, ActionPublicSettings, "public registration form",
-		fmt.Sprintf("enabled=%t template=%q class=%q", p.Enabled, name, p.Class))
+		fmt.Sprintf("enabled=%t template=%q class=%q", p.Enabled, name, p.Class),
+		store.AuditArgs{"enabled": strconv.FormatBool(p.Enabled), "name": name, "class": p.Class})
 	return nil
 }
 
@@ -273,13 +288,17 @@ type Application struct {
 	Include func(lineID string) bool
 	// Fingerprint is the review's; when set and no longer current, ErrChanged.
 	Fingerprint string
+	// ShownTotal is the total the person saw when confirming; when set (not 0) and not
+	// the total of the chosen components, *TotalShownError: what is billed is what was
+	// shown.
+	ShownTotal int64
 }
 
 // Register makes the checkout (student and bill at once, atomically at the service; the
 // writer audits it and adds the student to the roster) and keeps the record of it.
 //
 // Errors: problem.List (a template line that does not fit today, no component chosen, the NIS
-// already taken), ErrTemplateGone, ErrChanged, or the billing service's error. A returned
+// already taken), ErrTemplateGone, ErrChanged, *TotalShownError, or the billing service's error. A returned
 // record with a BillID means the service registered the student, even when err reports a
 // failure to note it in the roster or the portal's records.
 func (s *Service) Register(ctx context.Context, actor auth.Actor, app Application, source string) (store.Registration, error) {
@@ -293,6 +312,9 @@ func (s *Service) Register(ctx context.Context, actor auth.Actor, app Applicatio
 	items := Select(rev.Items, app.Include)
 	if len(items) == 0 {
 		return store.Registration{}, problem.List{problem.New("lines", "registration.err.none_selected")}
+	}
+	if total := Total(items); app.ShownTotal != 0 && app.ShownTotal != total {
+		return store.Registration{}, &TotalShownError{Shown: app.ShownTotal, Total: total}
 	}
 	req := billing.Checkout{Student: app.Applicant.Student()}
 	for _, it := range items {

@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"encoding/csv"
 	"errors"
+	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/sekolah/portal/internal/i18n"
@@ -14,16 +16,24 @@ import (
 // Format is an export's file format.
 type Format string
 
-// The export formats.
+// The export formats. A CSV comes in two flavours, named for what opens them: Excel set to
+// Indonesian reads ';' between fields and a decimal comma (with ',' it puts a whole row in
+// one cell); bookkeeping tools and spreadsheets in English read ',' and a decimal point.
 const (
 	XLSX Format = "xlsx"
-	CSV  Format = "csv"
+	// CSV is "CSV (,)": comma-separated, decimal point.
+	CSV Format = "csv"
+	// CSVExcelID is "CSV (Excel Indonesia, ;)": semicolon-separated, decimal comma.
+	CSVExcelID Format = "csv-excel-id"
 )
+
+// Formats are the export formats in the order pages offer them.
+var Formats = []Format{XLSX, CSVExcelID, CSV}
 
 // ParseFormat reads the format query parameter.
 func ParseFormat(s string) (Format, bool) {
 	switch Format(s) {
-	case XLSX, CSV:
+	case XLSX, CSV, CSVExcelID:
 		return Format(s), true
 	}
 	return "", false
@@ -35,6 +45,14 @@ func (f Format) ContentType() string {
 		return "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 	}
 	return "text/csv; charset=utf-8"
+}
+
+// Ext is the file name extension of the format.
+func (f Format) Ext() string {
+	if f == XLSX {
+		return "xlsx"
+	}
+	return "csv"
 }
 
 // Export says where an export goes and for whom.
@@ -59,13 +77,35 @@ type Export struct {
 type Kind int
 
 // Column kinds: text is neutralised against formula injection; money gets the rupiah
-// format; dates are real date cells.
+// format; dates are real date cells; times of day (TimeOfDay) are time cells.
 const (
 	KindText Kind = iota
 	KindMoney
 	KindInt
 	KindDate
+	KindTime
 )
+
+// TimeOfDay is a time of day in seconds after midnight, in the school's zone; negative is
+// none (an empty cell).
+type TimeOfDay int
+
+// ClockOf is the time of day of instant t in loc.
+func ClockOf(t time.Time, loc *time.Location) TimeOfDay {
+	if t.IsZero() {
+		return -1
+	}
+	h, m, s := t.In(loc).Clock()
+	return TimeOfDay(h*3600 + m*60 + s)
+}
+
+// String is "15:04".
+func (c TimeOfDay) String() string {
+	if c < 0 {
+		return ""
+	}
+	return fmt.Sprintf("%02d:%02d", int(c)/3600, int(c)%3600/60)
+}
 
 // Column is one column of an exported table.
 type Column struct {
@@ -108,7 +148,7 @@ func newTableWriter(ex Export) (tableWriter, error) {
 	switch ex.Format {
 	case XLSX:
 		return newXLSXWriter(ex), nil
-	case CSV:
+	case CSV, CSVExcelID:
 		return newCSVWriter(ex), nil
 	}
 	return nil, errors.New("reports: unknown export format")
@@ -139,7 +179,8 @@ func flushOut(w io.Writer) {
 
 // csvWriter writes one table as UTF-8 CSV with a byte order mark (so Excel reads the
 // encoding right): a header row and the data rows, nothing else, so bookkeeping tools
-// can import it. Every cell is neutralised.
+// can import it. Every cell is neutralised. The flavour decides the field separator and
+// the decimal separator of fractional numbers; whole numbers (rupiah, counts) have none.
 type csvWriter struct {
 	ex      Export
 	buf     *bufio.Writer
@@ -148,13 +189,18 @@ type csvWriter struct {
 	rec     []string
 	started bool
 	rows    int
+	decimal byte
 }
 
 func newCSVWriter(ex Export) *csvWriter {
 	buf := bufio.NewWriterSize(ex.W, 32<<10)
 	w := csv.NewWriter(buf)
 	w.UseCRLF = true
-	return &csvWriter{ex: ex, buf: buf, w: w}
+	c := &csvWriter{ex: ex, buf: buf, w: w, decimal: '.'}
+	if ex.Format == CSVExcelID {
+		w.Comma, c.decimal = ';', ','
+	}
+	return c
 }
 
 func (c *csvWriter) more() bool { return false }
@@ -196,7 +242,7 @@ func (c *csvWriter) flush() error {
 
 func (c *csvWriter) row(vals []any) error {
 	for i, v := range vals {
-		c.rec[i] = Neutralise(csvCell(v))
+		c.rec[i] = Neutralise(csvCell(v, c.decimal))
 	}
 	if err := c.w.Write(c.rec); err != nil {
 		return err
@@ -207,7 +253,7 @@ func (c *csvWriter) row(vals []any) error {
 	return nil
 }
 
-func csvCell(v any) string {
+func csvCell(v any, decimal byte) string {
 	switch v := v.(type) {
 	case string:
 		return v
@@ -215,6 +261,14 @@ func csvCell(v any) string {
 		return strconv.FormatInt(v, 10)
 	case int:
 		return strconv.Itoa(v)
+	case float64:
+		s := strconv.FormatFloat(v, 'f', -1, 64)
+		if decimal != '.' {
+			s = strings.Replace(s, ".", string(decimal), 1)
+		}
+		return s
+	case TimeOfDay:
+		return v.String()
 	case time.Time:
 		if v.IsZero() {
 			return ""

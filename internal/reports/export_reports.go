@@ -55,7 +55,7 @@ func Filename(report string, format Format, parts ...string) string {
 			name += "_" + p
 		}
 	}
-	return name + "." + string(format)
+	return name + "." + format.Ext()
 }
 
 // exporter runs one export: the writer, and whether the response has started.
@@ -104,6 +104,7 @@ func paymentsTable(p i18n.Printer, f PaymentsFilter) table {
 		},
 		Columns: []Column{
 			{Title: p.T("term.paid_date"), Kind: KindDate, Width: 13},
+			{Title: p.T("reports.paid_time"), Kind: KindTime, Width: 9},
 			{Title: p.T("term.nis"), Width: 14},
 			{Title: p.T("term.student_name"), Width: 30},
 			{Title: p.T("term.class"), Width: 12},
@@ -118,9 +119,11 @@ func paymentsTable(p i18n.Printer, f PaymentsFilter) table {
 	}
 }
 
-func paymentValues(v []any, r PaymentRow, p i18n.Printer) {
-	v[0], v[1], v[2], v[3], v[4] = r.Day, r.NIS, r.Name, ClassLabel(p, r.Class), r.Component
-	v[5], v[6], v[7], v[8], v[9] = r.Account, r.Amount, r.Penalty, r.Paid, r.Ref
+// paymentValues fills v with one payment: the day and the time of day are the school's
+// (loc), so a payment at 23:30 in Jakarta is on that day, at 23:30.
+func paymentValues(v []any, r PaymentRow, p i18n.Printer, loc *time.Location) {
+	v[0], v[1], v[2], v[3], v[4], v[5] = r.Day, ClockOf(r.PaidAt, loc), r.NIS, r.Name, ClassLabel(p, r.Class), r.Component
+	v[6], v[7], v[8], v[9], v[10] = r.Account, r.Amount, r.Penalty, r.Paid, r.Ref
 }
 
 func dailyTable(p i18n.Printer, f PaymentsFilter) table {
@@ -163,7 +166,7 @@ func (s *Service) ExportPayments(ctx context.Context, f PaymentsFilter, ex Expor
 		if err := e.begin(t); err != nil {
 			return err
 		}
-		paymentValues(vals, r, ex.Printer)
+		paymentValues(vals, r, ex.Printer, s.loc)
 		return e.w.row(vals)
 	})
 	if err != nil {

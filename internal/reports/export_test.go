@@ -102,44 +102,44 @@ func TestExportPaymentsXLSX(t *testing.T) {
 		"A2": "Periode", "B2": "1 Feb 2027 – 15 Mar 2027",
 		"A3": "Kode rekening", "B3": "Semua",
 		"A4": "Dibuat", "B4": "15 Mar 2027 10:00 oleh Bu Sari",
-		"A6": "Tanggal bayar", "B6": "NIS", "C6": "Nama siswa", "D6": "Kelas", "E6": "Komponen tagihan",
-		"F6": "Kode rekening", "G6": "Nominal", "H6": "Bagian denda", "I6": "Jumlah dibayar", "J6": "No. referensi",
-		// 8 Feb 2027 is day 46426 of Excel's calendar.
-		"A7": "46426", "B7": "1001", "C7": "Ani Lestari", "D7": "Kelas 7A", "E7": "SPP Februari", "F7": "SPP",
-		"G7": "500000", "H7": "0", "I7": "500000", "J7": "REF-A",
-		"B8": "1002", "J8": "REF-G",
-		"B9": "1001", "G9": "500000", "H9": "25000", "I9": "525000",
-		"A10": "46461", "B10": "1003", "C10": "Citra Dewi", "D10": "Tanpa kelas", "J10": `'=HYPERLINK("x")`,
-		"A11": "Total", "G11": "1800000", "H11": "50000", "I11": "1850000",
+		"A6": "Tanggal bayar", "B6": "Jam bayar", "C6": "NIS", "D6": "Nama siswa", "E6": "Kelas", "F6": "Komponen tagihan",
+		"G6": "Kode rekening", "H6": "Nominal", "I6": "Bagian denda", "J6": "Jumlah dibayar", "K6": "No. referensi",
+		// 8 Feb 2027 is day 46426 of Excel's calendar; 09:00 in Jakarta is 0.375 of a day.
+		"A7": "46426", "B7": "0.375", "C7": "1001", "D7": "Ani Lestari", "E7": "Kelas 7A", "F7": "SPP Februari", "G7": "SPP",
+		"H7": "500000", "I7": "0", "J7": "500000", "K7": "REF-A",
+		"C8": "1002", "K8": "REF-G",
+		"C9": "1001", "H9": "500000", "I9": "25000", "J9": "525000",
+		"A10": "46461", "C10": "1003", "D10": "Citra Dewi", "E10": "Tanpa kelas", "K10": `'=HYPERLINK("x")`,
+		"A11": "Total", "H11": "1800000", "I11": "50000", "J11": "1850000",
 	}
 	for ref, w := range want {
 		if got := cell(t, x, s, ref); got != w {
 			t.Errorf("%s = %q, want %q", ref, got, w)
 		}
 	}
-	for ref, w := range map[string]string{"G11": "SUM(G7:G10)", "H11": "SUM(H7:H10)", "I11": "SUM(I7:I10)", "J10": ""} {
+	for ref, w := range map[string]string{"H11": "SUM(H7:H10)", "I11": "SUM(I7:I10)", "J11": "SUM(J7:J10)", "K10": ""} {
 		if got, _ := x.GetCellFormula(s, ref); got != w {
 			t.Errorf("formula %s = %q, want %q", ref, got, w)
 		}
 	}
-	for ref, w := range map[string]string{"A7": reports.DateFormat, "G7": reports.RupiahFormat, "I10": reports.RupiahFormat, "I11": reports.RupiahFormat} {
+	for ref, w := range map[string]string{"A7": reports.DateFormat, "B7": reports.TimeFormat, "H7": reports.RupiahFormat, "J10": reports.RupiahFormat, "J11": reports.RupiahFormat} {
 		if got := numFmt(t, x, s, ref); got != w {
 			t.Errorf("number format of %s = %q, want %q", ref, got, w)
 		}
 	}
-	if typ, _ := x.GetCellType(s, "J10"); typ == excelize.CellTypeFormula {
+	if typ, _ := x.GetCellType(s, "K10"); typ == excelize.CellTypeFormula {
 		t.Error("the injected ref became a formula")
 	}
 	panes, err := x.GetPanes(s)
 	if err != nil || !panes.Freeze || panes.YSplit != 6 {
 		t.Errorf("panes = %+v, %v; want frozen below row 6", panes, err)
 	}
-	if w, _ := x.GetColWidth(s, "C"); w != 30 {
+	if w, _ := x.GetColWidth(s, "D"); w != 30 {
 		t.Errorf("name column width = %v", w)
 	}
 	xml := sheetXML(t, buf.Bytes(), 1)
 	// excelize writes the range with absolute references, which Excel reads.
-	if !strings.Contains(xml, `<autoFilter ref="$A$6:$J$10"`) {
+	if !strings.Contains(xml, `<autoFilter ref="$A$6:$K$10"`) {
 		t.Errorf("no autofilter over the header and rows in:\n%s", xml[strings.Index(xml, "</sheetData>"):])
 	}
 
@@ -178,10 +178,11 @@ func TestExportCSV(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The time of day is the school's: 07:00 UTC is 14:00 in Jakarta.
 	want := [][]string{
-		{"Tanggal bayar", "NIS", "Nama siswa", "Kelas", "Komponen tagihan", "Kode rekening", "Nominal", "Bagian denda", "Jumlah dibayar", "No. referensi"},
-		{"2027-03-12", "1001", "Ani Lestari", "Kelas 7A", "SPP Maret", "SPP", "500000", "25000", "525000", "REF-B"},
-		{"2027-03-15", "1003", "Citra Dewi", "Tanpa kelas", "SPP Maret", "SPP", "500000", "25000", "525000", `'=HYPERLINK("x")`},
+		{"Tanggal bayar", "Jam bayar", "NIS", "Nama siswa", "Kelas", "Komponen tagihan", "Kode rekening", "Nominal", "Bagian denda", "Jumlah dibayar", "No. referensi"},
+		{"2027-03-12", "14:00", "1001", "Ani Lestari", "Kelas 7A", "SPP Maret", "SPP", "500000", "25000", "525000", "REF-B"},
+		{"2027-03-15", "08:30", "1003", "Citra Dewi", "Tanpa kelas", "SPP Maret", "SPP", "500000", "25000", "525000", `'=HYPERLINK("x")`},
 	}
 	if len(recs) != len(want) {
 		t.Fatalf("records = %q", recs)
@@ -189,6 +190,26 @@ func TestExportCSV(t *testing.T) {
 	for i := range want {
 		if strings.Join(recs[i], "|") != strings.Join(want[i], "|") {
 			t.Errorf("row %d = %q\nwant %q", i, recs[i], want[i])
+		}
+	}
+
+	// The flavour for Excel set to Indonesian: the same cells between semicolons.
+	ex, buf, _ = export(reports.CSVExcelID)
+	if err := f.svc.ExportPayments(ctx, reports.PaymentsFilter{From: day(2027, 3, 1), To: day(2027, 3, 15)}, ex); err != nil {
+		t.Fatal(err)
+	}
+	if first, _, _ := strings.Cut(buf.String(), "\r\n"); strings.Contains(first, ",") || !strings.Contains(first, ";Jam bayar;") {
+		t.Errorf("header of the ; flavour = %q", first)
+	}
+	r := csv.NewReader(bytes.NewReader(buf.Bytes()[3:]))
+	r.Comma = ';'
+	semi, err := r.ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range want {
+		if i >= len(semi) || strings.Join(semi[i], "|") != strings.Join(want[i], "|") {
+			t.Errorf("; flavour row %d = %q\nwant %q", i, semi[i], want[i])
 		}
 	}
 
@@ -312,14 +333,14 @@ func TestExportFormulaInjection(t *testing.T) {
 	}
 	for i, s := range evil {
 		r := recs[i+1]
-		s = strings.TrimPrefix(s, "\r")         // a CRLF CSV writer drops a lone CR inside a field
-		for _, col := range []int{2, 3, 4, 9} { // name, class, component, ref
+		s = strings.TrimPrefix(s, "\r")          // a CRLF CSV writer drops a lone CR inside a field
+		for _, col := range []int{3, 4, 5, 10} { // name, class, component, ref
 			if strings.TrimPrefix(r[col], "'") == r[col] || strings.TrimPrefix(r[col], "'") != s {
 				t.Errorf("csv row %d col %d = %q, want %q", i, col, r[col], "'"+s)
 			}
 		}
-		if r[6] != "1000" {
-			t.Errorf("csv amount = %q", r[6])
+		if r[7] != "1000" {
+			t.Errorf("csv amount = %q", r[7])
 		}
 	}
 
@@ -338,7 +359,7 @@ func TestExportFormulaInjection(t *testing.T) {
 	}
 	for i, s := range evil {
 		r := rows[6+i]
-		for _, col := range []int{2, 3, 4, 9} {
+		for _, col := range []int{3, 4, 5, 10} {
 			ref, _ := excelize.CoordinatesToCellName(col+1, 7+i)
 			if r[col] != "'"+s {
 				t.Errorf("xlsx %s = %q, want %q", ref, r[col], "'"+s)

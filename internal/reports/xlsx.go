@@ -15,10 +15,13 @@ const RupiahFormat = `"Rp "#,##0`
 // DateFormat is the number format of date cells: day first, as Indonesians write it.
 const DateFormat = "dd/mm/yyyy"
 
+// TimeFormat is the number format of time-of-day cells.
+const TimeFormat = "hh:mm"
+
 // xlsxStyles are the workbook's cell styles, made once per file.
 type xlsxStyles struct {
 	title, metaLabel, metaValue, header         int
-	money, count, date, text                    int
+	money, count, date, clock, text             int
 	totalLabel, totalMoney, totalCount, totalNo int
 }
 
@@ -54,7 +57,7 @@ func (x *xlsxWriter) styles() error {
 		errs = append(errs, err)
 		return id
 	}
-	rupiah, date := RupiahFormat, DateFormat
+	rupiah, date, clock := RupiahFormat, DateFormat, TimeFormat
 	top := []excelize.Border{{Type: "top", Color: "1A2330", Style: 1}}
 	x.st = xlsxStyles{
 		title:     style(&excelize.Style{Font: &excelize.Font{Bold: true, Size: 14, Color: "1A2330"}}),
@@ -69,6 +72,7 @@ func (x *xlsxWriter) styles() error {
 		money:      style(&excelize.Style{CustomNumFmt: &rupiah}),
 		count:      style(&excelize.Style{NumFmt: 3}),
 		date:       style(&excelize.Style{CustomNumFmt: &date, Alignment: &excelize.Alignment{Horizontal: "left"}}),
+		clock:      style(&excelize.Style{CustomNumFmt: &clock, Alignment: &excelize.Alignment{Horizontal: "left"}}),
 		text:       style(&excelize.Style{NumFmt: 49}), // "@": a typed NIS stays text
 		totalLabel: style(&excelize.Style{Font: &excelize.Font{Bold: true}, Border: top}),
 		totalMoney: style(&excelize.Style{Font: &excelize.Font{Bold: true}, Border: top, CustomNumFmt: &rupiah}),
@@ -132,6 +136,8 @@ func (x *xlsxWriter) begin(t table) error {
 			st = x.st.count
 		case KindDate:
 			st = x.st.date
+		case KindTime:
+			st = x.st.clock
 		}
 		if err := sw.SetColStyle(col, col, st); err != nil {
 			return err
@@ -206,6 +212,13 @@ func (x *xlsxWriter) row(vals []any) error {
 		case time.Time:
 			if v.IsZero() {
 				x.vals[i] = nil
+			}
+		case TimeOfDay:
+			// A time cell is the fraction of a day.
+			if v < 0 {
+				x.vals[i] = nil
+			} else {
+				x.vals[i] = float64(v) / 86400
 			}
 		}
 	}

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -21,6 +22,38 @@ type AuditEntry struct {
 	IP             string
 	UpstreamStatus int
 	UpstreamDesc   string
+	// Args are the action's structured arguments (nis, name, count, total, ref, upload,
+	// …), which the log page words in the reader's language. Entries older than them
+	// have none.
+	Args AuditArgs
+}
+
+// AuditArgs are an audit entry's arguments by name; values are plain text (numbers in
+// decimal, rupiah as whole numbers).
+type AuditArgs map[string]string
+
+// encodeArgs stores args as a JSON object; no args is the empty string.
+func encodeArgs(a AuditArgs) string {
+	if len(a) == 0 {
+		return ""
+	}
+	b, err := json.Marshal(map[string]string(a))
+	if err != nil {
+		return "" // a map of strings always encodes
+	}
+	return string(b)
+}
+
+// decodeArgs reads what encodeArgs stored; anything else reads as none.
+func decodeArgs(s string) AuditArgs {
+	if s == "" {
+		return nil
+	}
+	var a map[string]string
+	if json.Unmarshal([]byte(s), &a) != nil {
+		return nil
+	}
+	return a
 }
 
 // AuditFilter narrows ListAudit; zero fields do not filter. From is inclusive,
@@ -57,10 +90,10 @@ func appendAudit(ctx context.Context, x execer, e AuditEntry) error {
 		e.At = Now()
 	}
 	_, err := x.ExecContext(ctx, `INSERT INTO audit_log
-		(id, at, actor, actor_role, action, target, outcome, detail, ip, upstream_status, upstream_desc)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+		(id, at, actor, actor_role, action, target, outcome, detail, ip, upstream_status, upstream_desc, args)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
 		e.ID, Time(e.At), e.Actor, e.ActorRole, e.Action, e.Target, e.Outcome, e.Detail, e.IP,
-		int64(e.UpstreamStatus), e.UpstreamDesc)
+		int64(e.UpstreamStatus), e.UpstreamDesc, encodeArgs(e.Args))
 	if err != nil {
 		return fmt.Errorf("store: append audit %s: %w", e.Action, err)
 	}
@@ -107,28 +140,61 @@ func (db *DB) ListAudit(ctx context.Context, f AuditFilter) (entries []AuditEntr
 	limit = min(limit, MaxAuditLimit)
 	offset := max(f.Offset, 0)
 	args = append(args, int64(limit), int64(offset))
-	rows, err := db.sql.QueryContext(ctx, fmt.Sprintf(`SELECT id, at, actor, actor_role, action, target,
-		outcome, detail, ip, upstream_status, upstream_desc FROM audit_log%s
+	rows, err := db.sql.QueryContext(ctx, fmt.Sprintf(`SELECT `+auditColumns+` FROM audit_log%s
 		ORDER BY at DESC, id DESC LIMIT $%d OFFSET $%d`, clause, len(args)-1, len(args)), args...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("store: list audit: %w", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var e AuditEntry
-		var status int64
-		if err := rows.Scan(&e.ID, &e.At, &e.Actor, &e.ActorRole, &e.Action, &e.Target,
-			&e.Outcome, &e.Detail, &e.IP, &status, &e.UpstreamDesc); err != nil {
+		e, err := scanAudit(rows)
+		if err != nil {
 			return nil, 0, fmt.Errorf("store: list audit: %w", err)
 		}
-		e.At = e.At.UTC()
-		e.UpstreamStatus = int(status)
 		entries = append(entries, e)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, 0, fmt.Errorf("store: list audit: %w", err)
 	}
 	return entries, total, nil
+}
+
+const auditColumns = `id, at, actor, actor_role, action, target, outcome, detail, ip, upstream_status, upstream_desc, args`
+
+func scanAudit(rows interface{ Scan(...any) error }) (AuditEntry, error) {
+	var e AuditEntry
+	var status int64
+	var args string
+	if err := rows.Scan(&e.ID, &e.At, &e.Actor, &e.ActorRole, &e.Action, &e.Target,
+		&e.Outcome, &e.Detail, &e.IP, &status, &e.UpstreamDesc, &args); err != nil {
+		return AuditEntry{}, err
+	}
+	e.At = e.At.UTC()
+	e.UpstreamStatus = int(status)
+	e.Args = decodeArgs(args)
+	return e, nil
+}
+
+// LatestAudit returns the newest entries of action about target with outcome (all three
+// exact), newest first, at most limit: what the portal itself recorded about one student,
+// such as who recorded a payment.
+func (db *DB) LatestAudit(ctx context.Context, action, target, outcome string, limit int) ([]AuditEntry, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT `+auditColumns+` FROM audit_log
+		WHERE action = $1 AND target = $2 AND outcome = $3 ORDER BY at DESC, id DESC LIMIT $4`,
+		action, target, outcome, int64(max(limit, 1)))
+	if err != nil {
+		return nil, fmt.Errorf("store: audit of %s %s: %w", action, target, err)
+	}
+	defer rows.Close()
+	var out []AuditEntry
+	for rows.Next() {
+		e, err := scanAudit(rows)
+		if err != nil {
+			return nil, fmt.Errorf("store: audit of %s %s: %w", action, target, err)
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
 }
 
 // AuditActors lists the distinct actors in the log, sorted, for filter menus.

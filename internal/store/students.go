@@ -47,6 +47,10 @@ type StudentFilter struct {
 	Class  string
 	Offset int
 	Limit  int
+	// ClassOrder lists the classes in the order the rows follow (the portal's natural
+	// order, i18n.SortNatural of Classes); classes not in it come after them. Without
+	// it the rows follow the classes' byte order.
+	ClassOrder []string
 }
 
 const studentColumns = `nis, name, key_name, phone, email, description, source,
@@ -174,8 +178,18 @@ func (db *DB) ListStudents(ctx context.Context, f StudentFilter) ([]Student, int
 	if limit <= 0 {
 		limit = 50
 	}
+	order := "description, nis"
+	if len(f.ClassOrder) > 0 {
+		var b strings.Builder
+		b.WriteString("CASE description")
+		for i, c := range f.ClassOrder {
+			fmt.Fprintf(&b, " WHEN %s THEN %d", arg(c), i)
+		}
+		fmt.Fprintf(&b, " ELSE %d END, description, nis", len(f.ClassOrder))
+		order = b.String()
+	}
 	rows, err := db.sql.QueryContext(ctx, `SELECT `+studentColumns+` FROM students`+cond+
-		` ORDER BY description, nis LIMIT `+arg(limit)+` OFFSET `+arg(max(f.Offset, 0)), args...)
+		` ORDER BY `+order+` LIMIT `+arg(limit)+` OFFSET `+arg(max(f.Offset, 0)), args...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("store: list students: %w", err)
 	}

@@ -7,6 +7,9 @@
 //   data-confirm="Text?"        on a form, a submit button, a link or an hx-* element: ask first
 //   data-autosubmit             on a filter form: submit (or let htmx request) on change;
 //                               search inputs also after typing pauses. Not with hx-trigger=change.
+//                               data-no-autosubmit on a field: not on its change event (a search box
+//                               that fetches as the person types, whose blur must not fetch again
+//                               after a result was chosen), still after typing pauses.
 //   data-print                  on a button: window.print()
 //   data-copy="text"            on a button: copy the text (or, with data-copy-target="#id",
 //                               that element's text); data-copied="Copied" swaps the label briefly
@@ -15,6 +18,14 @@
 //   data-network-error="Text"   on #alerts: shown when an htmx request cannot reach the server
 //   data-no-busy                on a POST form that answers with a download: keep its buttons
 //                               enabled (others are disabled while the submission is on its way)
+//   data-sum                    on a form: keep a total of what is ticked, as it is ticked. It adds
+//                               every checked box's data-amount and every [data-sum-fixed] element's
+//                               amount (whole rupiah), writes it to [data-sum-output] the way the
+//                               server prints rupiah, to [data-sum-input] (a hidden field: the total
+//                               the person saw, which the server checks) as a plain number, and the
+//                               count of ticked boxes to [data-sum-count] from its data-count-one /
+//                               data-count-other texts ("{n}" stands for the number). The server
+//                               always works the total out again.
 //
 // Classes .js-only / .js-hide (see app.css) show or hide controls depending on whether this
 // script runs, e.g. the "Apply" button of an autosubmit filter form, or a print button.
@@ -272,6 +283,54 @@
       }
     }, 1500);
   }
+
+  // --- data-sum ---------------------------------------------------------------------------
+  // The same format as i18n.Rupiah: "Rp", a no-break space, dots between thousands.
+  function rupiah(n) {
+    var sign = n < 0 ? "-" : "";
+    return sign + "Rp\u00a0" + groupDigits(Math.abs(n));
+  }
+
+  function groupDigits(n) {
+    return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ".");
+  }
+
+  function updateSum(form) {
+    var total = 0;
+    var count = 0;
+    form.querySelectorAll("input[type=checkbox][data-amount]").forEach(function (box) {
+      if (box.checked && !box.disabled) {
+        total += parseInt(box.getAttribute("data-amount"), 10) || 0;
+        count++;
+      }
+    });
+    form.querySelectorAll("[data-sum-fixed]").forEach(function (el) {
+      total += parseInt(el.getAttribute("data-sum-fixed"), 10) || 0;
+    });
+    form.querySelectorAll("[data-sum-output]").forEach(function (el) { el.textContent = rupiah(total); });
+    form.querySelectorAll("[data-sum-input]").forEach(function (el) { el.value = String(total); });
+    form.querySelectorAll("[data-sum-count]").forEach(function (el) {
+      var text = el.getAttribute(count === 1 ? "data-count-one" : "data-count-other");
+      if (text) {
+        el.textContent = text.replace("{n}", groupDigits(count));
+      }
+    });
+  }
+
+  doc.addEventListener("change", function (e) {
+    var form = e.target.closest && e.target.closest("form[data-sum]");
+    if (form && e.target.matches("input[type=checkbox][data-amount]")) {
+      updateSum(form);
+    }
+  });
+  // A page (or an htmx swap) may arrive with boxes already ticked, or restored by the
+  // browser's history: start from what is ticked now.
+  function initSums() {
+    doc.querySelectorAll("form[data-sum]").forEach(updateSum);
+  }
+  doc.addEventListener("DOMContentLoaded", function () { initSums(); });
+  window.addEventListener("pageshow", function () { initSums(); });
+  doc.addEventListener("htmx:afterSettle", function () { initSums(); });
 
   // --- network errors during htmx requests ----------------------------------------------
   // Without this a dead connection looks like a button that does nothing.

@@ -87,7 +87,7 @@ func TestPaymentPanelLines(t *testing.T) {
 	if gone.Find(`input[name="component"]`).Length() != 0 {
 		t.Error("an unpayable line posts its id")
 	}
-	if got := text(doc, `[data-testid="payable-total"]`); got != "Rp 475.000" {
+	if got := text(doc, `[data-testid="payable-total"]`); got != "Rp\u00a0475.000" {
 		t.Errorf("payable total = %q", got)
 	}
 	if n := doc.Find(`[data-testid="payment-refused"] li`).Length(); n != 2 {
@@ -120,7 +120,7 @@ func TestStatementRows(t *testing.T) {
 	if href, _ := doc.Find(`[data-testid="export-xlsx"]`).Attr("href"); href != "/x.xlsx" {
 		t.Errorf("export link = %q", href)
 	}
-	if got := text(doc, `[data-testid="statement-owed"]`); got != "Rp 475.000" {
+	if got := text(doc, `[data-testid="statement-owed"]`); got != "Rp\u00a0475.000" {
 		t.Errorf("owed = %q", got)
 	}
 

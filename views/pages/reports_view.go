@@ -10,9 +10,10 @@ import (
 type ReportShell struct {
 	// URL is the report with its current filters (no offset, no format).
 	URL string
-	// XLSXURL and CSVURL are the report as files, with the filters on screen.
-	XLSXURL, CSVURL string
-	Fresh           Freshness
+	// XLSXURL, CSVExcelIDURL and CSVURL are the report as files, with the filters on
+	// screen: Excel, CSV for Excel set to Indonesian (;), CSV with commas.
+	XLSXURL, CSVExcelIDURL, CSVURL string
+	Fresh                          Freshness
 	// FormError is a filter the person must fix (the page answers 422).
 	FormError string
 	// Error is a failure without any figures to show.

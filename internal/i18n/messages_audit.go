@@ -1,0 +1,117 @@
+package i18n
+
+// The audit log in words. Each audited action has two phrases: audit.act.<action> when it
+// succeeded and audit.try.<action> when it failed or its outcome is unknown (the outcome
+// badge beside it says which). An action without them shows its code; a package that adds
+// an action adds its phrases here or in its own messages file.
+func init() {
+	Register(map[string]Message{
+		"audit.intro":          {ID: "Siapa melakukan apa, kapan. Rincian teknis ada di balik “Rincian”.", EN: "Who did what, and when. Technical details are behind “Details”."},
+		"audit.what":           {ID: "Apa yang terjadi", EN: "What happened"},
+		"audit.show_details":   {ID: "Rincian", EN: "Details"},
+		"audit.detail.action":  {ID: "Kode tindakan", EN: "Action code"},
+		"audit.detail.target":  {ID: "Sasaran", EN: "Target"},
+		"audit.detail.note":    {ID: "Catatan", EN: "Note"},
+		"audit.detail.ip":      {ID: "Alamat IP", EN: "IP address"},
+		"audit.detail.user":    {ID: "Nama pengguna", EN: "Username"},
+		"audit.actor.system":   {ID: "Portal (otomatis)", EN: "The portal (automatic)"},
+		"audit.actor.public":   {ID: "Formulir pendaftaran daring", EN: "The online registration form"},
+		"audit.actor.service":  {ID: "Layanan pembayaran", EN: "The payment service"},
+		"audit.student":        {ID: "%[1]s (NIS %[2]s)", EN: "%[1]s (NIS %[2]s)"},
+		"audit.student_nis":    {ID: "NIS %[1]s", EN: "NIS %[1]s"},
+		"audit.students_more":  {ID: "%[1]s dan %[2]d siswa lain", EN: "%[1]s and %[2]d more {2:student|students}"},
+		"audit.items":          {ID: "%[1]d tagihan", EN: "%[1]d {1:item|items}"},
+		"audit.students_n":     {ID: "%[1]d siswa", EN: "%[1]d {1:student|students}"},
+		"audit.receipt":        {ID: "kuitansi %[1]s", EN: "receipt %[1]s"},
+		"audit.lines":          {ID: "%[1]d komponen", EN: "%[1]d {1:item|items}"},
+		"audit.file":           {ID: "berkas “%[1]s”", EN: "file “%[1]s”"},
+		"audit.from_upload":    {ID: "dari unggahan", EN: "from an upload"},
+		"audit.role_change":    {ID: "%[1]s → %[2]s", EN: "%[1]s → %[2]s"},
+		"audit.enabled":        {ID: "dibuka untuk umum", EN: "open to the public"},
+		"audit.disabled":       {ID: "ditutup", EN: "closed"},
+		"audit.pattern":        {ID: "pola kuitansi %[1]s", EN: "receipt pattern %[1]s"},
+		"audit.report.csv":     {ID: "CSV", EN: "CSV"},
+		"audit.report.xlsx":    {ID: "Excel", EN: "Excel"},
+		"audit.typed_username": {ID: "dengan nama pengguna “%[1]s”", EN: "as “%[1]s”"},
+		"audit.action_all":     {ID: "Semua tindakan", EN: "All actions"},
+		"audit.actor_all":      {ID: "Semua orang", EN: "Everyone"},
+
+		// Payments and students at the payment service.
+		"audit.act.upstream.pay":               {ID: "Pembayaran di loket dicatat", EN: "Counter payment recorded"},
+		"audit.try.upstream.pay":               {ID: "Mencatat pembayaran di loket", EN: "Recording a counter payment"},
+		"audit.act.upstream.checkout":          {ID: "Siswa baru didaftarkan dengan tagihannya", EN: "New student registered with their bill"},
+		"audit.try.upstream.checkout":          {ID: "Mendaftarkan siswa baru", EN: "Registering a new student"},
+		"audit.act.upstream.students.create":   {ID: "Siswa ditambahkan", EN: "Student added"},
+		"audit.try.upstream.students.create":   {ID: "Menambahkan siswa", EN: "Adding a student"},
+		"audit.act.upstream.student.update":    {ID: "Data siswa diubah", EN: "Student details changed"},
+		"audit.try.upstream.student.update":    {ID: "Mengubah data siswa", EN: "Changing student details"},
+		"audit.act.upstream.student.delete":    {ID: "Siswa dihapus", EN: "Student deleted"},
+		"audit.try.upstream.student.delete":    {ID: "Menghapus siswa", EN: "Deleting a student"},
+		"audit.act.upstream.components.create": {ID: "Tagihan ditambahkan", EN: "Bill items added"},
+		"audit.try.upstream.components.create": {ID: "Menambahkan tagihan", EN: "Adding bill items"},
+		"audit.act.students.sync":              {ID: "Sinkronisasi data siswa dimulai", EN: "Roster sync started"},
+		"audit.try.students.sync":              {ID: "Memulai sinkronisasi data siswa", EN: "Starting the roster sync"},
+
+		// The ledger: the portal's copy of the service's records.
+		"audit.act.ledger.reconcile":           {ID: "Data portal dicocokkan dengan layanan pembayaran", EN: "The portal's records checked against the payment service"},
+		"audit.try.ledger.reconcile":           {ID: "Mencocokkan data portal dengan layanan pembayaran", EN: "Checking the portal's records against the payment service"},
+		"audit.act.ledger.reconcile.component": {ID: "Tagihan dikoreksi sesuai layanan pembayaran", EN: "Bill item corrected from the payment service"},
+		"audit.try.ledger.reconcile.component": {ID: "Mengoreksi tagihan sesuai layanan pembayaran", EN: "Correcting a bill item from the payment service"},
+		"audit.act.ledger.reconcile.student":   {ID: "Data siswa dikoreksi sesuai layanan pembayaran", EN: "Student details corrected from the payment service"},
+		"audit.try.ledger.reconcile.student":   {ID: "Mengoreksi data siswa sesuai layanan pembayaran", EN: "Correcting student details from the payment service"},
+		"audit.act.ledger.callback":            {ID: "Pembayaran dari bank diterima", EN: "Bank payment received"},
+		"audit.try.ledger.callback":            {ID: "Menerima pembayaran dari bank", EN: "Receiving a bank payment"},
+
+		// Uploads.
+		"audit.act.upload.receive": {ID: "Berkas diunggah", EN: "File uploaded"},
+		"audit.try.upload.receive": {ID: "Mengunggah berkas", EN: "Uploading a file"},
+		"audit.act.upload.analyse": {ID: "Unggahan diperiksa ulang", EN: "Upload checked again"},
+		"audit.try.upload.analyse": {ID: "Memeriksa ulang unggahan", EN: "Checking an upload again"},
+		"audit.act.upload.commit":  {ID: "Unggahan dikirim ke layanan pembayaran", EN: "Upload sent to the payment service"},
+		"audit.try.upload.commit":  {ID: "Mengirim unggahan", EN: "Sending an upload"},
+		"audit.act.upload.retry":   {ID: "Pengiriman unggahan dicoba lagi", EN: "Upload sent again"},
+		"audit.try.upload.retry":   {ID: "Mencoba lagi pengiriman unggahan", EN: "Sending an upload again"},
+		"audit.act.upload.discard": {ID: "Unggahan dibuang", EN: "Upload discarded"},
+		"audit.try.upload.discard": {ID: "Membuang unggahan", EN: "Discarding an upload"},
+
+		// Reports.
+		"audit.act.report.export": {ID: "Laporan diunduh", EN: "Report downloaded"},
+		"audit.try.report.export": {ID: "Mengunduh laporan", EN: "Downloading a report"},
+
+		// Sign-in, sessions and staff.
+		"audit.act.auth.signin":     {ID: "Masuk ke portal", EN: "Signed in"},
+		"audit.try.auth.signin":     {ID: "Mencoba masuk", EN: "Tried to sign in"},
+		"audit.act.auth.signout":    {ID: "Keluar dari portal", EN: "Signed out"},
+		"audit.try.auth.signout":    {ID: "Keluar dari portal", EN: "Signing out"},
+		"audit.act.session.end":     {ID: "Satu sesi diakhiri", EN: "One session ended"},
+		"audit.try.session.end":     {ID: "Mengakhiri satu sesi", EN: "Ending one session"},
+		"audit.act.session.end_all": {ID: "Semua sesi diakhiri", EN: "All sessions ended"},
+		"audit.try.session.end_all": {ID: "Mengakhiri semua sesi", EN: "Ending all sessions"},
+		"audit.act.staff.create":    {ID: "Akun staf dibuat", EN: "Staff account created"},
+		"audit.try.staff.create":    {ID: "Membuat akun staf", EN: "Creating a staff account"},
+		"audit.act.staff.password":  {ID: "Kata sandi staf diatur ulang", EN: "Staff password reset"},
+		"audit.try.staff.password":  {ID: "Mengatur ulang kata sandi staf", EN: "Resetting a staff password"},
+		"audit.act.staff.role":      {ID: "Peran staf diubah", EN: "Staff role changed"},
+		"audit.try.staff.role":      {ID: "Mengubah peran staf", EN: "Changing a staff role"},
+		"audit.act.staff.disable":   {ID: "Akun staf dinonaktifkan", EN: "Staff account disabled"},
+		"audit.try.staff.disable":   {ID: "Menonaktifkan akun staf", EN: "Disabling a staff account"},
+		"audit.act.staff.enable":    {ID: "Akun staf diaktifkan kembali", EN: "Staff account enabled again"},
+		"audit.try.staff.enable":    {ID: "Mengaktifkan kembali akun staf", EN: "Enabling a staff account"},
+
+		// Settings.
+		"audit.act.settings.fee_template.create": {ID: "Template biaya dibuat", EN: "Fee template created"},
+		"audit.try.settings.fee_template.create": {ID: "Membuat template biaya", EN: "Creating a fee template"},
+		"audit.act.settings.fee_template.update": {ID: "Template biaya diubah", EN: "Fee template changed"},
+		"audit.try.settings.fee_template.update": {ID: "Mengubah template biaya", EN: "Changing a fee template"},
+		"audit.act.settings.fee_template.delete": {ID: "Template biaya dihapus", EN: "Fee template deleted"},
+		"audit.try.settings.fee_template.delete": {ID: "Menghapus template biaya", EN: "Deleting a fee template"},
+		"audit.act.settings.registration.update": {ID: "Pengaturan pendaftaran daring diubah", EN: "Online registration settings changed"},
+		"audit.try.settings.registration.update": {ID: "Mengubah pengaturan pendaftaran daring", EN: "Changing the online registration settings"},
+		"audit.act.settings.school.update":       {ID: "Profil sekolah diubah", EN: "School profile changed"},
+		"audit.try.settings.school.update":       {ID: "Mengubah profil sekolah", EN: "Changing the school profile"},
+		"audit.act.settings.school.logo":         {ID: "Logo sekolah diganti", EN: "School logo replaced"},
+		"audit.try.settings.school.logo":         {ID: "Mengganti logo sekolah", EN: "Replacing the school logo"},
+		"audit.act.settings.school.logo_remove":  {ID: "Logo sekolah dihapus", EN: "School logo removed"},
+		"audit.try.settings.school.logo_remove":  {ID: "Menghapus logo sekolah", EN: "Removing the school logo"},
+	})
+}

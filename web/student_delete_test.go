@@ -1,0 +1,51 @@
+package web_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/portaltest"
+)
+
+// A student with payments cannot be deleted: the student page and the confirmation say so
+// before anyone clicks, and offer no delete button.
+func TestStudentWithPaymentsSaysSoBeforeTheClick(t *testing.T) {
+	t.Parallel()
+	p := portaltest.Start(t, portaltest.Options{Now: studentsNow})
+	bills := seedStudent(t, p, billing.Student{NIS: "2601", Name: "Budi Santoso"},
+		spp("SPP November", 450_000, 25_000, utcDay(2026, 11, 30), utcDay(2026, 12, 31)))
+	if _, err := p.Billing.Pay(t.Context(), billing.Payment{NIS: "2601", RefNumber: "LOKET-1", ComponentIDs: []string{bills[0].ComponentID}}); err != nil {
+		t.Fatal(err)
+	}
+	seedStudent(t, p, billing.Student{NIS: "2602", Name: "Siti Aminah"},
+		spp("SPP November", 450_000, 25_000, utcDay(2026, 11, 30), utcDay(2026, 12, 31)))
+	c := p.SignedIn(t, "finance")
+
+	page := c.Get("/students/2601")
+	if page.Doc.Find(`[data-testid="student-delete"]`).Length() != 0 || page.Doc.Find(`[data-testid="student-delete-blocked"]`).Length() != 1 {
+		t.Fatal("the student page offers to delete a student with payments")
+	}
+	if !strings.Contains(page.Doc.Find(`[data-testid="student-delete-blocked"]`).AttrOr("title", ""), "sudah memiliki pembayaran") {
+		t.Error("the blocked button does not say why")
+	}
+	confirm := c.Get("/students/2601/delete")
+	if confirm.StatusCode != http.StatusOK || confirm.Doc.Find(`[data-testid="student-delete-confirm"]`).Length() != 0 ||
+		!strings.Contains(stext(confirm, `[data-testid="delete-has-payments"]`), "sudah memiliki pembayaran") {
+		t.Fatalf("confirmation page: %d %q", confirm.StatusCode, stext(confirm, `[data-testid="delete-has-payments"]`))
+	}
+	if href := confirm.Doc.Find(`[data-testid="student-edit-instead"]`).AttrOr("href", ""); href != "/students/2601/edit" {
+		t.Errorf("edit instead links to %q", href)
+	}
+
+	// Without payments: the button, on both pages.
+	if c.Get("/students/2602").Doc.Find(`[data-testid="student-delete"]`).Length() != 1 ||
+		c.Get("/students/2602/delete").Doc.Find(`[data-testid="student-delete-confirm"]`).Length() != 1 {
+		t.Fatal("a student without payments cannot be deleted")
+	}
+	// A reader sees neither.
+	if p.SignedIn(t, "principal").Get("/students/2601").Doc.Find(`[data-testid="student-delete"], [data-testid="student-delete-blocked"]`).Length() != 0 {
+		t.Error("a principal sees delete controls")
+	}
+}

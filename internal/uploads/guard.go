@@ -120,7 +120,7 @@ type xmlGuard struct {
 
 	// Worksheets.
 	inCell     bool
-	cellRef    string
+	cellRef    []byte
 	cellShared bool // t="s": the value is a shared string's index
 	cellChars  int
 	inV        bool
@@ -162,8 +162,8 @@ func (g *xmlGuard) scanPart(f *zip.File) error {
 
 // tooLong is the problem of a text over MaxCellChars: named by its cell when in one.
 func (g *xmlGuard) tooLong() error {
-	if g.inCell && g.cellRef != "" {
-		return &FileError{Code: "cell_too_long", Args: []string{g.cellRef, i18n.Number(MaxCellChars)}}
+	if g.inCell && len(g.cellRef) > 0 {
+		return &FileError{Code: "cell_too_long", Args: []string{string(g.cellRef), i18n.Number(MaxCellChars)}}
 	}
 	return &FileError{Code: "text_too_long", Args: []string{i18n.Number(MaxCellChars)}}
 }
@@ -353,7 +353,9 @@ func (g *xmlGuard) element(selfClosing bool) error {
 			return &FileError{Code: "too_many_rows", Args: []string{i18n.Number(int64(g.rowLimit()))}}
 		}
 	case g.sheet && string(name) == "c" && !closing:
-		g.cellRef, g.cellShared, g.cellChars = attr(t, "r"), attr(t, "t") == "s", 0
+		// Kept as bytes in a reused buffer: a sheet has millions of cells.
+		g.cellRef = append(g.cellRef[:0], attr(t, "r")...)
+		g.cellShared, g.cellChars = string(attr(t, "t")) == "s", 0
 		g.inCell = !selfClosing
 	case g.sheet && string(name) == "c" && closing:
 		if g.cellShared && len(g.bigItems) > 0 {
@@ -383,8 +385,8 @@ func (g *xmlGuard) element(selfClosing bool) error {
 	return nil
 }
 
-// attr is the value of attribute name in a tag's first bytes, or "".
-func attr(tag []byte, name string) string {
+// attr is the value of attribute name in a tag's first bytes (a part of tag), or nil.
+func attr(tag []byte, name string) []byte {
 	i := 0
 	for i < len(tag) {
 		// The next attribute name.
@@ -395,7 +397,7 @@ func attr(tag []byte, name string) string {
 		for i < len(tag) && tag[i] != '=' && tag[i] != ' ' && tag[i] != '\t' && tag[i] != '\n' && tag[i] != '\r' && tag[i] != '>' && tag[i] != '/' {
 			i++
 		}
-		key := string(tag[start:i])
+		key := tag[start:i]
 		for i < len(tag) && (tag[i] == ' ' || tag[i] == '\t' || tag[i] == '\n' || tag[i] == '\r') {
 			i++
 		}
@@ -415,12 +417,12 @@ func attr(tag []byte, name string) string {
 		for i < len(tag) && tag[i] != q {
 			i++
 		}
-		if key == name && start > 0 {
-			return string(tag[vs:min(i, len(tag))])
+		if string(key) == name && start > 0 {
+			return tag[vs:min(i, len(tag))]
 		}
 		i++
 	}
-	return ""
+	return nil
 }
 
 func isNameStart(c byte) bool {

@@ -97,6 +97,13 @@ func TestBrowserUploadComponents(t *testing.T) {
 		}
 	}
 	b.Screenshot("upload-preview")
+	// With JavaScript too, nothing on the page still says the file is being checked.
+	if body := b.Text("body"); strings.Contains(body, "sedang diperiksa") {
+		t.Errorf("the preview still says the file is being checked:\n%s", body)
+	}
+	if n := b.Count(`[data-testid="upload-sample"] tbody tr`); n != uploads.SampleSize {
+		t.Errorf("the preview's sample has %d rows", n)
+	}
 
 	book := download(t, b, `[data-testid="upload-errbook"]`)
 	rows := readWorkbook(t, book, "Tagihan")
@@ -124,6 +131,11 @@ func TestBrowserUploadComponents(t *testing.T) {
 		t.Fatalf("created = %q", got)
 	}
 	b.Screenshot("upload-done")
+	for _, stale := range []string{"boleh meninggalkan halaman", "Memeriksa sekali lagi", "sedang diperiksa"} {
+		if body := b.Text("body"); strings.Contains(body, stale) {
+			t.Errorf("the finished upload's page still says %q", stale)
+		}
+	}
 	if n := countComponents(t, p); n != 147 {
 		t.Fatalf("the service has %d components, want 147", n)
 	}

@@ -26,10 +26,9 @@ func (h *Handler) renderRegistrationSettings(w http.ResponseWriter, r *http.Requ
 	if len(opts) > 1 {
 		v.Templates = opts
 	}
-	scheme := "http"
-	if h.isHTTPS(r) {
-		scheme = "https"
+	// From the configuration only: a Host header is whatever the request says.
+	if h.cfg.PublicURL != "" {
+		v.PublicURL = h.cfg.PublicURL + "/register"
 	}
-	v.PublicURL = scheme + "://" + r.Host + "/register"
 	h.render(w, r, status, pages.RegistrationSettings(v))
 }

@@ -11,8 +11,10 @@ import (
 	"github.com/a-h/templ"
 	"github.com/go-chi/chi/v5/middleware"
 
+	"github.com/sekolah/portal/internal/billlist"
 	"github.com/sekolah/portal/internal/i18n"
 	"github.com/sekolah/portal/views/pages"
+	"github.com/sekolah/portal/views/viewctx"
 )
 
 // isPartial reports whether the request wants a fragment: an HTMX request that is not a
@@ -26,11 +28,12 @@ func isPartial(r *http.Request) bool {
 // render writes a component with status. The component is rendered into a buffer first so a
 // template error becomes a clean 500 instead of half a page.
 func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, c templ.Component) {
+	ctx := h.shellContext(r.Context())
 	var buf bytes.Buffer
-	if err := c.Render(r.Context(), &buf); err != nil {
+	if err := c.Render(ctx, &buf); err != nil {
 		h.log.Error("render", "path", r.URL.Path, "err", err)
 		status, buf = http.StatusInternalServerError, bytes.Buffer{}
-		_ = pages.Error(errorView(r.Context(), status, "", middleware.GetReqID(r.Context()))).Render(r.Context(), &buf)
+		_ = pages.Error(errorView(ctx, status, "", middleware.GetReqID(ctx))).Render(ctx, &buf)
 	}
 	hd := w.Header()
 	hd.Set("Content-Type", "text/html; charset=utf-8")
@@ -38,6 +41,17 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, c t
 	hd.Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
 	_, _ = w.Write(buf.Bytes())
+}
+
+// shellContext gives a page rendered before loadSession ran, or after it failed (the
+// database down: the 500 page), the upstream environment of its banner. It comes from the
+// configuration, never from the database, so a test or production portal never shows the
+// sandbox's banner on its error page.
+func (h *Handler) shellContext(ctx context.Context) context.Context {
+	if viewctx.Env(ctx) == "" {
+		ctx = viewctx.WithEnv(ctx, h.cfg.UpstreamEnv)
+	}
+	return ctx
 }
 
 // page renders the full page, or only the partial when HTMX asks for a fragment. The full
@@ -114,10 +128,12 @@ func (h *Handler) notFound(w http.ResponseWriter, r *http.Request) {
 // xlsxType is the media type of .xlsx files.
 const xlsxType = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 
-// offsetParam is the row a paged list starts at (?offset=), never below 0.
+// offsetParam is the row a paged list starts at (?offset=), never below 0 nor above
+// billlist.MaxOffset, whatever the URL says: the database and the service only ever see
+// an offset in range.
 func offsetParam(r *http.Request) int {
 	n, _ := strconv.Atoi(r.URL.Query().Get("offset"))
-	return max(n, 0)
+	return min(max(n, 0), billlist.MaxOffset)
 }
 
 // sendXLSX answers with a workbook to download under name.

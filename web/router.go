@@ -41,11 +41,12 @@ func New(d Deps) http.Handler {
 	r.Post("/hooks/payments", h.receivePaymentCallback)
 
 	// The upload form's POST: the body limit is the upload limit; only a person allowed to
-	// upload gets the body read (a large file into a temporary file), before the CSRF check
-	// looks for the token in it.
+	// upload, from the portal's own pages (the cross-origin check comes first), gets the
+	// body read (a large file into a temporary file), before the CSRF check looks for the
+	// token in it.
 	r.Group(func(r chi.Router) {
-		r.Use(limitBody(h.cfg.UploadMaxBytes+uploadFormOverhead), h.loadSession, h.requireSignIn,
-			h.require(auth.WriteBilling), h.parseUpload, h.csrf, http.NewCrossOriginProtection().Handler)
+		r.Use(limitBody(h.cfg.UploadMaxBytes+uploadFormOverhead), h.loadSession, h.crossOrigin, h.requireSignIn,
+			h.require(auth.WriteBilling), h.parseUpload, h.csrf)
 		r.Post("/uploads", h.receiveUpload)
 	})
 

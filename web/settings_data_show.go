@@ -148,13 +148,12 @@ func took(ctx context.Context, d time.Duration) string {
 	return p.T("settings.data.minutes", int(d/time.Minute), fmt.Sprintf("%02d", int(d%time.Minute/time.Second)))
 }
 
-// callbackURL is the address the operator must post payment callbacks to: this portal
-// as people reach it now (the request's scheme and host), with a note that it is only
-// as right as that address is public.
+// callbackURL is the address the operator must post payment callbacks to, from the
+// configuration only (a Host header is whatever the request says); without
+// PORTAL_PUBLIC_URL the page says how to make it.
 func (h *Handler) callbackURL(r *http.Request) (url, note string) {
-	scheme := "http"
-	if h.isHTTPS(r) {
-		scheme = "https"
+	if h.cfg.PublicURL != "" {
+		return h.cfg.PublicURL + callbackPath, ""
 	}
-	return scheme + "://" + r.Host + callbackPath, i18n.T(r.Context(), "settings.data.callback_url_unset")
+	return "", i18n.T(r.Context(), "settings.data.callback_url_unset")
 }

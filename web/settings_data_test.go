@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sekolah/portal/internal/config"
 	"github.com/sekolah/portal/internal/ledger"
 	"github.com/sekolah/portal/internal/portaltest"
 	"github.com/sekolah/portal/internal/store"
@@ -34,7 +35,13 @@ func TestDataSettingsPage(t *testing.T) {
 	if got := billsText(res.Doc.Find(`[data-testid="data-fill"]`)); !strings.Contains(got, "Berhasil") {
 		t.Errorf("fill %q", got)
 	}
-	if got := billsText(res.Doc.Find(`[data-testid="callback-url"]`)); got != p.URL+"/hooks/payments" {
+	// Without PORTAL_PUBLIC_URL the page says how to get the address (never from the
+	// request's Host); with it, the address.
+	if res.Doc.Find(`[data-testid="callback-url"]`).Length() != 0 || !strings.Contains(billsText(res.Doc.Find(`[data-testid="callback-url-unset"]`)), "PORTAL_PUBLIC_URL") {
+		t.Errorf("callback address without PORTAL_PUBLIC_URL: %q", billsText(res.Doc.Find(`[data-testid="data-callbacks"]`)))
+	}
+	q := portaltest.Start(t, portaltest.Options{Now: billsNow, Config: func(c *config.Config) { c.PublicURL = "https://portal.sekolah.sch.id" }})
+	if got := billsText(q.SignedIn(t, "admin").Get("/settings/data").Doc.Find(`[data-testid="callback-url"]`)); got != "https://portal.sekolah.sch.id/hooks/payments" {
 		t.Errorf("callback URL %q", got)
 	}
 	// A payment in the last week, yet no callback: the hint says what to check.

@@ -17,7 +17,7 @@ import (
 const uploadFormOverhead = 64 << 10
 
 // uploadMemory is how much of a multipart body is kept in memory; the rest of the file
-// goes to a temporary file until the handler copies it to the upload directory.
+// goes to a temporary file until the runner has stored it in the database.
 const uploadMemory = 256 << 10
 
 // refuseUpload shows the form again with what is wrong with the upload.

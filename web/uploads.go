@@ -69,6 +69,7 @@ func (h *Handler) uploadView(ctx context.Context, j store.UploadJob, offset int)
 		ID: j.ID, FileName: j.FileName, SHA256: j.FileSHA256, Kind: j.Kind, State: j.State,
 		SizeKB: i18n.Number((j.FileSize + 1023) / 1024), UploadedBy: j.UploadedBy, UploadedAt: j.CreatedAt,
 		FileKept: j.FileKept, Rows: j.RowsTotal, New: j.RowsNew, Already: j.RowsAlready, Errors: j.RowsError, IssueCount: j.Issues,
+		IssuesKept: j.IssuesKept,
 	}
 	if j.Problem != "" {
 		v.Problem = uploads.FileMessage(p, j.Problem, j.ProblemArgs)
@@ -86,8 +87,22 @@ func (h *Handler) uploadView(ctx context.Context, j store.UploadJob, offset int)
 	for _, t := range j.Totals {
 		v.Totals = append(v.Totals, pages.UploadTotalRow{Code: t.AccountCode, Rows: t.Rows, Amount: t.Amount})
 	}
-	if j.Issues > 0 {
-		offset = min(max(offset, 0), j.Issues-1)
+	if j.State == uploads.StateReady {
+		sample, err := h.uploadSample(ctx, j)
+		if err != nil {
+			return v, err
+		}
+		v.Sample = sample
+	}
+	// Many problems: how many of each kind, exactly, above the (first) ones listed.
+	if j.Issues > uploadIssuesPage || j.IssuesKept < j.Issues {
+		for _, k := range j.IssueKinds {
+			v.IssueKinds = append(v.IssueKinds, pages.UploadIssueKindRow{Column: uploads.ColumnName(k.Col), Count: k.Count,
+				Example: uploads.IssueOf(store.UploadIssue{Row: k.Row, Col: k.Col, Code: k.Code, Args: k.Args}).Message(p)})
+		}
+	}
+	if j.IssuesKept > 0 {
+		offset = min(max(offset, 0), j.IssuesKept-1)
 		list, err := h.db.UploadIssues(ctx, j.ID, offset, uploadIssuesPage)
 		if err != nil {
 			return v, err
@@ -96,7 +111,7 @@ func (h *Handler) uploadView(ctx context.Context, j store.UploadJob, offset int)
 			v.Issues = append(v.Issues, pages.UploadIssueRow{Row: is.Row, Cell: uploads.CellName(is.Col, is.Row),
 				Message: uploads.IssueOf(is).Message(p)})
 		}
-		v.IssuePager = components.Pager{Offset: offset, Limit: uploadIssuesPage, Shown: len(v.Issues), Total: j.Issues,
+		v.IssuePager = components.Pager{Offset: offset, Limit: uploadIssuesPage, Shown: len(v.Issues), Total: j.IssuesKept,
 			Target: "#upload-issues", URL: func(off int) string {
 				return uploadURL(j.ID) + "/issues?offset=" + strconv.Itoa(off)
 			}}
@@ -125,6 +140,9 @@ func (h *Handler) uploadView(ctx context.Context, j store.UploadJob, offset int)
 			v.CanRetry = pr.Pending > 0 || pr.Chunks == 0 && j.FileKept && (j.Problem == "upstream" || j.Problem == "internal")
 		} else {
 			v.Progress.Wait = pr.Unknown
+			if !j.WaitingSince.IsZero() {
+				v.Progress.WaitingSince = sinceLabel(p, j.WaitingSince, h.now())
+			}
 		}
 		switch {
 		case v.Progress.Total > 0:
@@ -137,6 +155,54 @@ func (h *Handler) uploadView(ctx context.Context, j store.UploadJob, offset int)
 		}
 	}
 	return v, nil
+}
+
+// uploadSample is the preview's first rows as they will be sent, in the reader's formats,
+// with each component's student named from the roster.
+func (h *Handler) uploadSample(ctx context.Context, j store.UploadJob) ([]pages.UploadSampleRow, error) {
+	rows, err := uploads.DecodeSample(j.Sample)
+	if err != nil || len(rows) == 0 {
+		return nil, err
+	}
+	var names map[string]store.Student
+	if j.Kind == string(uploads.Components) {
+		nis := make([]string, len(rows))
+		for i, r := range rows {
+			nis[i] = r.NIS
+		}
+		if names, err = h.db.StudentsByNIS(ctx, nis); err != nil {
+			return nil, err
+		}
+	}
+	p := i18n.From(ctx)
+	out := make([]pages.UploadSampleRow, len(rows))
+	for i, r := range rows {
+		out[i] = pages.UploadSampleRow{Row: r.Row, NIS: r.NIS, Student: names[r.NIS].Name, Name: r.Name, Account: r.Account,
+			Class: r.Class, Phone: r.Phone, Email: r.Email, Due: p.Day(r.Due), Expiry: p.Day(r.Expiry)}
+		if j.Kind == string(uploads.Components) {
+			out[i].Amount = i18n.Rupiah(r.Amount)
+		}
+	}
+	return out, nil
+}
+
+// sinceLabel says when something began: the time of day ("10.42", "10:42" in English)
+// when it was today in the school's zone, else the day and the time.
+func sinceLabel(p i18n.Printer, t, now time.Time) string {
+	loc := p.Loc
+	if loc == nil {
+		loc = time.UTC
+	}
+	lt, ln := t.In(loc), now.In(loc)
+	sep := "."
+	if p.Lang == i18n.English {
+		sep = ":"
+	}
+	hm := fmt.Sprintf("%02d%s%02d", lt.Hour(), sep, lt.Minute())
+	if y, m, d := lt.Date(); y == ln.Year() && m == ln.Month() && d == ln.Day() {
+		return hm
+	}
+	return p.Date(t) + " " + hm
 }
 
 // uploadStep answers an action on an upload: back to its page with a message, or with a

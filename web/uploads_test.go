@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
+	"errors"
 	"mime/multipart"
 	"net/http"
 	"net/url"
@@ -21,6 +22,7 @@ import (
 	"github.com/sekolah/portal/internal/changes"
 	"github.com/sekolah/portal/internal/i18n"
 	"github.com/sekolah/portal/internal/portaltest"
+	"github.com/sekolah/portal/internal/sandbox"
 	"github.com/sekolah/portal/internal/store"
 	"github.com/sekolah/portal/internal/uploads"
 	"github.com/sekolah/portal/internal/uploads/sheettest"
@@ -269,8 +271,8 @@ func TestUploadComponentsPreviewCommitAndHistory(t *testing.T) {
 	if res := c.Post("/uploads/"+id2+"/discard", nil); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("discard: %d", res.StatusCode)
 	}
-	if _, err := os.Stat(p.Uploads.Path(id2)); !os.IsNotExist(err) {
-		t.Errorf("the discarded upload's file is still there: %v", err)
+	if _, err := p.DB.UploadFileSize(context.Background(), id2, store.UploadSheet); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("the discarded upload's sheet is still kept: %v", err)
 	}
 	// Every step is in the audit log.
 	entries, _, err := p.DB.ListAudit(context.Background(), store.AuditFilter{Limit: 100})
@@ -415,7 +417,7 @@ func TestUploadRefusesBadFiles(t *testing.T) {
 	if j.State != uploads.StateInvalid || j.Problem != "too_big_unzipped" {
 		t.Fatalf("zip bomb: state %s, problem %q", j.State, j.Problem)
 	}
-	if msg := c.Get("/uploads/" + id).Doc.Find(`[data-testid="upload-problem"]`).Text(); !strings.Contains(msg, "ditolak demi keamanan") {
+	if msg := c.Get("/uploads/" + id).Doc.Find(`[data-testid="upload-problem"]`).Text(); !strings.Contains(msg, "Berkas ditolak agar portal tetap berjalan") {
 		t.Fatalf("zip bomb message = %q", msg)
 	}
 
@@ -615,5 +617,177 @@ func writeZipBomb(t *testing.T, w *bytes.Buffer, size int) {
 	_, _ = f.Write(bytes.Repeat([]byte(" "), size))
 	if err := zw.Close(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestUploadManyProblems: when a sheet has more problems than are kept (20 here instead of
+// uploads.MaxIssuesKept), the page says it shows the first ones of how many, pages through
+// those only, and counts each kind of problem exactly.
+func TestUploadManyProblems(t *testing.T) {
+	t.Parallel()
+	p := portaltest.Start(t, portaltest.Options{Now: uploadNow, Uploads: func(c *uploads.Config) { c.MaxIssues = 20 }})
+	bad := make([]int, 1200)
+	for i := range bad {
+		bad[i] = i
+	}
+	sh, err := sheettest.Components(filepath.Join(t.TempDir(), "a.xlsx"), sheettest.Options{Rows: 1210, Students: 110, Bad: bad})
+	if err != nil {
+		t.Fatal(err)
+	}
+	enrol(t, p, sh, true)
+	data, _ := os.ReadFile(sh.Path)
+	c := p.SignedIn(t, "finance")
+	id := uploadIDFrom(t, postUpload(t, p, c, "components", "a.xlsx", data))
+	if j := waitUpload(t, p, id); j.Issues != 1200 || j.IssuesKept != 20 {
+		t.Fatalf("issues %d, kept %d", j.Issues, j.IssuesKept)
+	}
+	res := c.Get("/uploads/" + id)
+	if got := res.Doc.Find(`[data-testid="issues-truncated"]`).Text(); !strings.Contains(got, "20 masalah pertama dari 1.200") {
+		t.Errorf("truncation note %q", got)
+	}
+	if n := res.Doc.Find(`[data-testid="issues-table"] tbody tr`).Length(); n != 20 {
+		t.Errorf("%d problems listed, want the 20 kept", n)
+	}
+	if res.Doc.Find(`[data-testid="page-next"]`).Length() != 0 {
+		t.Error("a next page beyond the problems kept")
+	}
+	if got := res.Doc.Find(`[data-testid="count-error"]`).Parent().Text(); !strings.Contains(got, "1.200 masalah") {
+		t.Errorf("error count card %q", got)
+	}
+	kinds := map[string]string{}
+	res.Doc.Find(`[data-testid="issue-kinds"] tbody tr`).Each(func(_ int, s *goquery.Selection) {
+		kinds[strings.TrimSpace(s.Find(`[data-testid="kind-column"]`).Text())] = strings.TrimSpace(s.Find(`[data-testid="kind-count"]`).Text())
+	})
+	// Every third bad row has its amount, due day or account wrong: 400 each.
+	if len(kinds) != 3 || kinds["D"] != "400" || kinds["F"] != "400" || kinds["C"] != "400" {
+		t.Errorf("counts per kind %v", kinds)
+	}
+	if ex := res.Doc.Find(`[data-testid="issue-kinds"] [data-testid="kind-example"]`).First().Text(); !strings.Contains(ex, "Sel ") {
+		t.Errorf("kind example %q", ex)
+	}
+}
+
+// TestUploadWaitingForTheService: while the payment service does not answer, a committed
+// upload's page says it waits and since when, and offers to try now; trying now, once the
+// service is back, sends the rows at once instead of at the end of the pause.
+func TestUploadWaitingForTheService(t *testing.T) {
+	t.Parallel()
+	// Real time: the page says the time of day the upload began to wait.
+	p := portaltest.Start(t, portaltest.Options{Uploads: func(c *uploads.Config) {
+		c.RetryMax = time.Minute // the first pause while waiting is at least 45 s
+	}})
+	sh, err := sheettest.Components(filepath.Join(t.TempDir(), "a.xlsx"), sheettest.Options{Rows: 12, Students: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	enrol(t, p, sh, true)
+	data, _ := os.ReadFile(sh.Path)
+	c := p.SignedIn(t, "finance")
+	id := uploadIDFrom(t, postUpload(t, p, c, "components", "a.xlsx", data))
+	waitUpload(t, p, id)
+	p.Sandbox.SetFaults(sandbox.Faults{ErrorRate: 1, Status: 503})
+	if res := c.Post("/uploads/"+id+"/commit", nil); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("commit: %d", res.StatusCode)
+	}
+	var j store.UploadJob
+	for deadline := time.Now().Add(10 * time.Second); j.WaitingSince.IsZero(); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the upload does not wait: %s", j.State)
+		}
+		j, _ = p.DB.UploadJobByID(context.Background(), id)
+	}
+	res := c.Get("/uploads/" + id)
+	since := j.WaitingSince.In(p.Config.Location).Format("15.04")
+	// (At midnight the day is said too: "sejak 23 Nov 2026 23.59".)
+	if got := res.Doc.Find(`[data-testid="upload-waiting"]`).Text(); !strings.Contains(got, "Menunggu layanan pembayaran sejak ") ||
+		!strings.Contains(got, since+" · mencoba lagi otomatis") {
+		t.Fatalf("waiting note %q, want it to say since %s", got, since)
+	}
+	if res.Doc.Find(`[data-testid="upload-hurry"]`).Length() != 1 {
+		t.Fatal("no way to try now")
+	}
+	p.Sandbox.SetFaults(sandbox.Faults{})
+	res = c.Post("/uploads/"+id+"/retry", nil)
+	if res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("try now: %d", res.StatusCode)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if j, err := p.Uploads.Wait(ctx, id); err != nil || j.State != uploads.StateDone || j.Created != 12 {
+		t.Fatalf("after trying now: %s, created %d, %v", j.State, j.Created, err)
+	}
+	if got := c.Get("/uploads/" + id).Doc.Find(`[data-testid="upload-waiting"]`).Length(); got != 0 {
+		t.Error("the finished upload still says it waits")
+	}
+}
+
+// TestUploadNoStaleWords: without JavaScript, the page shown after an action (its flash
+// included) never says the upload is being checked or being sent once it no longer is:
+// the flashes say what was done, the status says where the upload is.
+func TestUploadNoStaleWords(t *testing.T) {
+	t.Parallel()
+	p := portaltest.Start(t, portaltest.Options{Now: uploadNow})
+	sh, err := sheettest.Components(filepath.Join(t.TempDir(), "a.xlsx"), sheettest.Options{Rows: 12, Students: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	enrol(t, p, sh, true)
+	data, _ := os.ReadFile(sh.Path)
+	c := p.SignedIn(t, "finance")
+	stale := func(step, path string, words ...string) {
+		t.Helper()
+		res := c.Get(path) // the page the redirect leads to, with its flash
+		body := res.Doc.Find("body").Text()
+		for _, w := range words {
+			if strings.Contains(strings.ToLower(body), strings.ToLower(w)) {
+				t.Errorf("after %s, with the upload %s, the page says %q", step, res.Doc.Find(`[data-testid="upload-state"]`).Text(), w)
+			}
+		}
+	}
+	id := uploadIDFrom(t, postUpload(t, p, c, "components", "a.xlsx", data))
+	waitUpload(t, p, id)
+	stale("the upload", "/uploads/"+id, "sedang diperiksa", "diperbarui sendiri")
+	if res := c.Post("/uploads/"+id+"/commit", nil); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("commit: %d", res.StatusCode)
+	}
+	if j := waitUpload(t, p, id); j.State != uploads.StateDone {
+		t.Fatalf("sent: %s", j.State)
+	}
+	stale("the commit", "/uploads/"+id, "berjalan terus", "sedang dikirim", "boleh meninggalkan halaman", "akan dikirim")
+}
+
+// TestUploadPreviewSample: the preview shows the first rows as they will be sent, in the
+// person's formats, with the student's name from the roster.
+func TestUploadPreviewSample(t *testing.T) {
+	t.Parallel()
+	p := portaltest.Start(t, portaltest.Options{Now: uploadNow})
+	sh, err := sheettest.Components(filepath.Join(t.TempDir(), "a.xlsx"), sheettest.Options{Rows: 30, Students: 5, Bad: []int{0}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	enrol(t, p, sh, true)
+	data, _ := os.ReadFile(sh.Path)
+	c := p.SignedIn(t, "finance")
+	id := uploadIDFrom(t, postUpload(t, p, c, "components", "a.xlsx", data))
+	waitUpload(t, p, id)
+	res := c.Get("/uploads/" + id)
+	rows := res.Doc.Find(`[data-testid="upload-sample"] tbody tr`)
+	if rows.Length() != uploads.SampleSize {
+		t.Fatalf("sample of %d rows, want %d", rows.Length(), uploads.SampleSize)
+	}
+	// The first row has a bad amount: the sample starts at the second (sheet row 3).
+	first := rows.First()
+	want := map[string]string{"sample-row": "3", "sample-nis": sh.NIS[1], "sample-student": sh.Names[1],
+		"sample-name": "SPP Juli 2026", "sample-account": "BCA", "sample-amount": i18n.Rupiah(300_000),
+		"sample-due": "10 Jul 2026", "sample-expiry": "10 Agu 2026"}
+	for testid, w := range want {
+		if got := strings.TrimSpace(first.Find(`[data-testid="` + testid + `"]`).Text()); got != w {
+			t.Errorf("%s = %q, want %q", testid, got, w)
+		}
+	}
+	c.Post("/lang", url.Values{"lang": {"en"}, "next": {"/uploads/" + id}})
+	res = c.Get("/uploads/" + id)
+	if got := strings.TrimSpace(res.Doc.Find(`[data-testid="upload-sample"] tbody tr [data-testid="sample-expiry"]`).First().Text()); got != "10 Aug 2026" {
+		t.Errorf("English expiry %q", got)
 	}
 }

@@ -71,13 +71,17 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 			return fmt.Errorf("unknown command %q (want serve or user)", args[0])
 		}
 	}
-	return serve(ctx, cfg, db, authSvc, log, stderr)
+	setMemoryLimit(log, os.DirFS("/"))
+	return serve(ctx, cfg, db, authSvc, log, stdout)
 }
 
-func serve(ctx context.Context, cfg config.Config, db *store.DB, authSvc *auth.Service, log *slog.Logger, console io.Writer) error {
+func serve(ctx context.Context, cfg config.Config, db *store.DB, authSvc *auth.Service, log *slog.Logger, stdout io.Writer) error {
 	created, generated, err := authSvc.EnsureBootstrapAdmin(ctx, cfg.AdminPassword)
 	if err != nil {
 		return fmt.Errorf("bootstrap admin (PORTAL_ADMIN_PASSWORD): %w", err)
+	}
+	if err := giveAdminPassword(cfg, log, stdout, created, generated); err != nil {
+		return err
 	}
 	keys, err := sessionKeys(ctx, cfg, db)
 	if err != nil {
@@ -143,15 +147,14 @@ func serve(ctx context.Context, cfg config.Config, db *store.DB, authSvc *auth.S
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
-	if created && generated != "" {
-		// Printed once, on the console of the person who started the portal; never logged.
-		fmt.Fprintf(console, "\n  First start: an admin account was created.\n  Username: admin\n  Password: %s\n  Keep it safe; it is not shown again (set PORTAL_ADMIN_PASSWORD to choose it).\n\n", generated)
-	}
 	signIn := "sign in as admin with the password printed above"
-	if !created {
+	switch {
+	case !created:
 		signIn = "sign in with your staff account"
-	} else if generated == "" {
+	case generated == "":
 		signIn = "sign in as admin with PORTAL_ADMIN_PASSWORD"
+	case !isTerminal(stdout):
+		signIn = "sign in as admin with the password in " + filepath.Join(cfg.DataDir, adminPasswordFile)
 	}
 	log.Info("portal ready: open http://"+ln.Addr().String()+" and "+signIn, "upstream", cfg.UpstreamEnv)
 

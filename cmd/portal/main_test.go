@@ -3,9 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -13,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sekolah/portal/internal/auth"
+	"github.com/sekolah/portal/internal/config"
 	"github.com/sekolah/portal/internal/store"
 )
 
@@ -74,8 +80,28 @@ func TestFreshStart(t *testing.T) {
 
 	cancel, done, out := start()
 	log := out.String()
-	if !strings.Contains(log, "Username: admin") || !strings.Contains(log, "Password: ") {
-		t.Fatalf("no generated admin password printed:\n%s", log)
+	// Standard output is not a terminal here (a service manager, a container log): the
+	// generated password goes to a file only the portal's user can read, and the log
+	// names the file, never the password.
+	pwFile := filepath.Join(dir, adminPasswordFile)
+	fi, err := os.Stat(pwFile)
+	if err != nil {
+		t.Fatalf("no admin password file: %v\n%s", err, log)
+	}
+	if perm := fi.Mode().Perm(); perm != 0o600 {
+		t.Errorf("admin password file mode %v, want 0600", perm)
+	}
+	content, _ := os.ReadFile(pwFile)
+	_, password, _ := strings.Cut(string(content), "Password: ")
+	password, _, _ = strings.Cut(password, "\n")
+	if !strings.Contains(string(content), "Username: admin") || len(password) < 12 {
+		t.Fatalf("admin password file:\n%s", content)
+	}
+	if strings.Contains(log, password) || strings.Contains(log, "Password: ") {
+		t.Fatalf("the password reached the log:\n%s", log)
+	}
+	if !strings.Contains(log, pwFile) {
+		t.Fatalf("the log does not say where the password is:\n%s", log)
 	}
 	if !strings.Contains(log, "open http://"+addr) {
 		t.Fatalf("no line with the URL:\n%s", log)
@@ -119,19 +145,51 @@ func TestFreshStart(t *testing.T) {
 		t.Fatal("no graceful shutdown")
 	}
 
-	// A second start keeps the admin and prints no password again.
+	// The password works (checked against the database the portal left).
+	authSvc := auth.NewService(db)
+	if _, err := authSvc.SignIn(context.Background(), "admin", password, "127.0.0.1"); err != nil {
+		t.Fatalf("sign in with the password from the file: %v", err)
+	}
+
+	// A second start keeps the admin and gives no password again; it reminds whoever reads
+	// the log that the file is still there.
 	cancel, done, out = start()
-	if strings.Contains(out.String(), "Password: ") {
-		t.Fatalf("password printed again:\n%s", out)
+	if strings.Contains(out.String(), "Password: ") || strings.Contains(out.String(), password) {
+		t.Fatalf("password given again:\n%s", out)
+	}
+	if !strings.Contains(out.String(), "delete "+pwFile) {
+		t.Errorf("no reminder to delete the password file:\n%s", out)
 	}
 	cancel()
 	<-done
 }
 
+// TestFirstStartOnATerminal: started by a person at a terminal, the portal prints the
+// generated password there (standard output) once, and writes no file nor log line with it.
+func TestFirstStartOnATerminal(t *testing.T) {
+	defer func(old func(io.Writer) bool) { isTerminal = old }(isTerminal)
+	isTerminal = func(io.Writer) bool { return true }
+	dir := t.TempDir()
+	var stdout, log bytes.Buffer
+	logger := slog.New(slog.NewTextHandler(&log, nil))
+	if err := giveAdminPassword(config.Config{DataDir: dir}, logger, &stdout, true, "generated-secret-1"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stdout.String(), "Username: admin") || !strings.Contains(stdout.String(), "Password: generated-secret-1") {
+		t.Fatalf("no password on the terminal:\n%s", stdout.String())
+	}
+	if strings.Contains(log.String(), "generated-secret-1") {
+		t.Fatalf("the password reached the log:\n%s", log.String())
+	}
+	if _, err := os.Stat(filepath.Join(dir, adminPasswordFile)); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("password file written on a terminal: %v", err)
+	}
+}
+
 // workerFrames are functions only the portal's background workers run.
 var workerFrames = []string{
-	"internal/uploads.(*Runner).loop", "internal/uploads.(*Runner).janitor", "internal/app.(*Periodic).loop",
-	"internal/ledger.(*Syncer).loop",
+	"internal/uploads.(*Runner).loop", "internal/uploads.(*Runner).janitor", "internal/uploads.(*Runner).watchAnalyses",
+	"internal/app.(*Periodic).loop", "internal/ledger.(*Syncer).loop",
 }
 
 // createdBy names the function that starts a worker's one goroutine: a goroutine deep in

@@ -40,6 +40,11 @@ var PageSizes = []int{25, 50, 100, 200}
 // DefaultPageSize is the page size when the URL names none.
 const DefaultPageSize = 50
 
+// MaxOffset is the largest row a paged list of the portal starts at (?offset=); a larger
+// one in a URL is clamped to it before it reaches the service or the database. No list
+// the portal shows has ten million rows, and offset plus a page stays far from overflowing.
+const MaxOffset = 10_000_000
+
 // Length limits of the free-text filters; longer values are refused, not cut.
 const (
 	MaxNotesLen = 200
@@ -106,7 +111,7 @@ func ParseFilter(v url.Values, accounts []string) (Request, problem.List) {
 		Notes: get(ParamNotes), Ref: get(ParamRef), Sort: get(ParamSort),
 	}
 	f.Offset, _ = strconv.Atoi(get(ParamOffset))
-	f.Offset = max(f.Offset, 0)
+	f.Offset = min(max(f.Offset, 0), MaxOffset)
 	f.Limit, _ = strconv.Atoi(get(ParamLimit))
 	if !slices.Contains(PageSizes, f.Limit) {
 		f.Limit = DefaultPageSize
@@ -225,7 +230,7 @@ func (f Filter) WithSort(sort string) Filter {
 
 // WithOffset is f from another row.
 func (f Filter) WithOffset(offset int) Filter {
-	f.Offset = max(offset, 0)
+	f.Offset = min(max(offset, 0), MaxOffset)
 	return f
 }
 

@@ -42,6 +42,10 @@ type Config struct {
 	SessionIdle   time.Duration
 	// SecureCookies forces the Secure cookie flag; otherwise it follows the request scheme.
 	SecureCookies bool
+	// PublicURL is the address people reach the portal at (PORTAL_PUBLIC_URL), an absolute
+	// http(s) URL without a trailing slash; the settings page builds the public
+	// registration form's link from it, never from a request's Host header. Empty: unknown.
+	PublicURL string
 	// TrustedProxies are the reverse proxies in front of the portal (PORTAL_TRUSTED_PROXIES):
 	// X-Forwarded-For and X-Forwarded-Proto are believed only from them. Empty: from nobody.
 	TrustedProxies []netip.Prefix
@@ -52,6 +56,10 @@ type Config struct {
 	UploadChunkSize int
 	// UploadConcurrency is the batch calls an upload job has in flight at once (PORTAL_UPLOAD_CONCURRENCY, default 3).
 	UploadConcurrency int
+	// UploadWait is how long a committed upload waits for a payment service that stopped
+	// answering, trying again by itself, before it ends partly sent (PORTAL_UPLOAD_WAIT,
+	// default 12h).
+	UploadWait time.Duration
 
 	// LedgerSyncEvery is how often the ledger's incremental sync runs (PORTAL_LEDGER_SYNC_EVERY,
 	// default 1m).
@@ -170,6 +178,9 @@ func Load(getenv func(string) string) (Config, error) {
 		errs = append(errs, &Error{"PORTAL_TRUST_PROXY", "is no longer read: remove it and set PORTAL_TRUSTED_PROXIES " +
 			"to the addresses of the reverse proxies in front of the portal (comma-separated addresses or CIDRs, e.g. 127.0.0.1 or 10.0.0.0/8)"})
 	}
+	if c.PublicURL, err = publicURL(get("PORTAL_PUBLIC_URL", "")); err != nil {
+		errs = append(errs, &Error{"PORTAL_PUBLIC_URL", err.Error()})
+	}
 	if c.TrustedProxies, err = prefixes(get("PORTAL_TRUSTED_PROXIES", "")); err != nil {
 		errs = append(errs, &Error{"PORTAL_TRUSTED_PROXIES", err.Error()})
 	}
@@ -227,6 +238,9 @@ func (c *Config) loadUploads(get func(key, def string) string) []error {
 	if c.UploadConcurrency, err = strconv.Atoi(get("PORTAL_UPLOAD_CONCURRENCY", "3")); err != nil || c.UploadConcurrency < 1 || c.UploadConcurrency > 16 {
 		errs = append(errs, &Error{"PORTAL_UPLOAD_CONCURRENCY", "want a whole number from 1 to 16"})
 	}
+	if c.UploadWait, err = duration(get("PORTAL_UPLOAD_WAIT", "12h")); err != nil || c.UploadWait < time.Minute {
+		errs = append(errs, &Error{"PORTAL_UPLOAD_WAIT", "want a duration of at least 1m, such as 12h or 90m"})
+	}
 	return errs
 }
 
@@ -283,6 +297,23 @@ func prefixes(s string) ([]netip.Prefix, error) {
 		out = append(out, p.Masked())
 	}
 	return out, nil
+}
+
+// publicURL reads the portal's own address: an absolute http(s) URL with a host, maybe a
+// path (a portal behind a prefix), no credentials, query or fragment; the trailing slash
+// is dropped so paths can be appended.
+func publicURL(s string) (string, error) {
+	if s == "" {
+		return "", nil
+	}
+	u, err := url.Parse(s)
+	switch {
+	case err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "":
+		return "", fmt.Errorf("want the absolute http(s) address people open the portal at, e.g. https://portal.sekolah.sch.id")
+	case u.User != nil || u.RawQuery != "" || u.Fragment != "" || strings.HasSuffix(s, "?") || strings.HasSuffix(s, "#"):
+		return "", fmt.Errorf("want only the address, without credentials, ?query or #fragment, e.g. https://portal.sekolah.sch.id")
+	}
+	return strings.TrimRight(s, "/"), nil
 }
 
 func duration(s string) (time.Duration, error) {

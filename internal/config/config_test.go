@@ -59,6 +59,8 @@ func TestLoadNamesTheBadVariable(t *testing.T) {
 		{"trusted proxies", map[string]string{"PORTAL_TRUSTED_PROXIES": "10.0.0.0/8, proxy.internal"}, "PORTAL_TRUSTED_PROXIES"},
 		{"trusted proxies bad cidr", map[string]string{"PORTAL_TRUSTED_PROXIES": "10.0.0.0/33"}, "PORTAL_TRUSTED_PROXIES"},
 		{"old proxy switch", map[string]string{"PORTAL_TRUST_PROXY": "true"}, "PORTAL_TRUSTED_PROXIES"},
+		{"upload wait", map[string]string{"PORTAL_UPLOAD_WAIT": "forever"}, "PORTAL_UPLOAD_WAIT"},
+		{"upload wait too short", map[string]string{"PORTAL_UPLOAD_WAIT": "30s"}, "PORTAL_UPLOAD_WAIT"},
 		{"old proxy switch off", map[string]string{"PORTAL_TRUST_PROXY": "false"}, "PORTAL_TRUST_PROXY"},
 	}
 	for _, tt := range tests {
@@ -103,9 +105,12 @@ func TestLoadUploads(t *testing.T) {
 			t.Errorf("PORTAL_UPLOAD_MAX_BYTES=%q: %d, %v; want %d", in, c.UploadMaxBytes, err, want)
 		}
 	}
-	c, err = Load(env(map[string]string{"PORTAL_UPLOAD_CHUNK_SIZE": "1000", "PORTAL_UPLOAD_CONCURRENCY": "8"}))
-	if err != nil || c.UploadChunkSize != 1000 || c.UploadConcurrency != 8 {
-		t.Fatalf("chunk %d, concurrency %d, %v", c.UploadChunkSize, c.UploadConcurrency, err)
+	if c.UploadWait != 12*time.Hour {
+		t.Fatalf("upload wait default %v", c.UploadWait)
+	}
+	c, err = Load(env(map[string]string{"PORTAL_UPLOAD_CHUNK_SIZE": "1000", "PORTAL_UPLOAD_CONCURRENCY": "8", "PORTAL_UPLOAD_WAIT": "36h"}))
+	if err != nil || c.UploadChunkSize != 1000 || c.UploadConcurrency != 8 || c.UploadWait != 36*time.Hour {
+		t.Fatalf("chunk %d, concurrency %d, wait %v, %v", c.UploadChunkSize, c.UploadConcurrency, c.UploadWait, err)
 	}
 	for name, bad := range map[string]map[string]string{
 		"PORTAL_UPLOAD_MAX_BYTES":   {"PORTAL_UPLOAD_MAX_BYTES": "lots"},
@@ -186,5 +191,31 @@ func TestLoadTrustedProxies(t *testing.T) {
 	_, err = Load(env(map[string]string{"PORTAL_TRUSTED_PROXIES": "10.0.0.1,10.0.0.300"}))
 	if err == nil || !strings.Contains(err.Error(), `"10.0.0.300"`) {
 		t.Errorf("bad entry: err = %v", err)
+	}
+}
+
+func TestLoadPublicURL(t *testing.T) {
+	if c, err := Load(env(nil)); err != nil || c.PublicURL != "" {
+		t.Fatalf("default: %q, %v", c.PublicURL, err)
+	}
+	for in, want := range map[string]string{
+		"https://portal.sekolah.sch.id":          "https://portal.sekolah.sch.id",
+		"https://portal.sekolah.sch.id/":         "https://portal.sekolah.sch.id",
+		"http://10.0.0.5:8080/keuangan/":         "http://10.0.0.5:8080/keuangan",
+		"  https://Portal.Sekolah.sch.id/portal": "https://Portal.Sekolah.sch.id/portal",
+	} {
+		c, err := Load(env(map[string]string{"PORTAL_PUBLIC_URL": in}))
+		if err != nil || c.PublicURL != want {
+			t.Errorf("PORTAL_PUBLIC_URL=%q: %q, %v; want %q", in, c.PublicURL, err, want)
+		}
+	}
+	for _, bad := range []string{"portal.sekolah.sch.id", "/register", "ftp://portal.sekolah.sch.id", "https://",
+		"https://user:pass@portal.sekolah.sch.id", "https://portal.sekolah.sch.id/?x=1", "https://portal.sekolah.sch.id/#top",
+		"javascript:alert(1)"} {
+		_, err := Load(env(map[string]string{"PORTAL_PUBLIC_URL": bad}))
+		var ce *Error
+		if !errors.As(err, &ce) || ce.Var != "PORTAL_PUBLIC_URL" {
+			t.Errorf("PORTAL_PUBLIC_URL=%q: %v, want an error naming the variable", bad, err)
+		}
 	}
 }

@@ -76,7 +76,7 @@ func init() {
 		"settings.data.reconcile_waiting":  {ID: "Pencocokan penuh diminta %[1]s dan menunggu giliran.", EN: "A full reconcile was asked for %[1]s and waits its turn."},
 		"settings.data.callbacks":          {ID: "Notifikasi pembayaran", EN: "Payment callbacks"},
 		"settings.data.callback_url":       {ID: "Alamat yang diberikan ke operator layanan pembayaran:", EN: "The address to give the payment service's operator:"},
-		"settings.data.callback_url_unset": {ID: "PORTAL_PUBLIC_URL belum diatur: alamatnya adalah alamat publik portal ditambah /hooks/payments.", EN: "PORTAL_PUBLIC_URL is not set: the address is the portal's public address followed by /hooks/payments."},
+		"settings.data.callback_url_unset": {ID: "Alamat notifikasi pembayaran untuk operator adalah alamat publik portal ditambah /hooks/payments. Atur PORTAL_PUBLIC_URL (mis. https://portal.sekolah.sch.id) agar halaman ini menampilkannya.", EN: "The payment callback address for the operator is the portal's public address followed by /hooks/payments. Set PORTAL_PUBLIC_URL (e.g. https://portal.sekolah.sch.id) for this page to show it."},
 		"settings.data.callbacks_week":     {ID: "%[1]s notifikasi diterima dalam 7 hari terakhir; terakhir %[2]s.", EN: "%[1]s callbacks received in the last 7 days; the last one %[2]s."},
 		"settings.data.callbacks_never":    {ID: "Belum pernah ada notifikasi pembayaran yang diterima.", EN: "No payment callback has ever been received."},
 		"settings.data.callbacks_pending":  {ID: "%[1]s notifikasi menyebut tagihan yang belum ada di salinan; sinkron berikutnya melengkapinya.", EN: "%[1]s callbacks name bills not in the copy yet; the next sync brings them."},

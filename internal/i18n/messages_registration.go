@@ -43,6 +43,7 @@ func init() {
 		"registration.settings.class":        {ID: "Kelas untuk pendaftar", EN: "Class for applicants"},
 		"registration.settings.class_hint":   {ID: "Dicatat sebagai kelas siswa baru. Kosong: nama template.", EN: "Recorded as the new students' class. Empty: the template's name."},
 		"registration.settings.link":         {ID: "Alamat formulir untuk situs web sekolah:", EN: "Address of the form for the school's website:"},
+		"registration.settings.link_unknown": {ID: "Alamat lengkap formulir ini belum diketahui portal: minta pengelola server mengisi PORTAL_PUBLIC_URL dengan alamat portal (misalnya https://portal.sekolah.sch.id). Formulirnya ada di /register pada alamat itu.", EN: "The portal does not know this form's full address yet: ask whoever runs the server to set PORTAL_PUBLIC_URL to the portal's address (e.g. https://portal.sekolah.sch.id). The form is at /register on that address."},
 		"registration.settings.saved":        {ID: "Pengaturan pendaftaran online disimpan.", EN: "Online registration settings saved."},
 
 		// The staff wizard.

@@ -13,7 +13,6 @@ import (
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -58,6 +57,10 @@ type Options struct {
 	Sandbox func(*sandbox.Options)
 	// Billing adjusts the billing client's configuration before it is built.
 	Billing func(*billing.Config)
+	// Postgres runs the portal on a PostgreSQL schema of its own instead of a SQLite file;
+	// the test is skipped unless PORTAL_TEST_POSTGRES_URL is set (CI sets it). Each
+	// Instance then opens its own connection pool on that schema, as another process would.
+	Postgres bool
 	// Upstream wraps the sandbox's HTTP handler, to hold or watch the portal's calls
 	// (a test that proves an export streams holds the last day's search).
 	Upstream func(http.Handler) http.Handler
@@ -87,6 +90,9 @@ type Portal struct {
 	clock *clock
 	opts  Options
 	log   *slog.Logger
+	// dbURL is the database every instance opens (PostgreSQL); empty shares DB (SQLite).
+	dbURL string
+	stop  func()
 }
 
 // clock is the portal's clock: fixed when set, else real time.
@@ -137,7 +143,14 @@ func Start(t testing.TB, opts Options) *Portal {
 	}
 	clk := &clock{t: opts.Now}
 
-	db := storetest.OpenTest(t)
+	var db *store.DB
+	var dbURL string
+	if opts.Postgres {
+		dbURL = storetest.PostgresURL(t)
+		db = storetest.Open(t, dbURL)
+	} else {
+		db = storetest.OpenTest(t)
+	}
 	// The first instance's port is taken now: the sandbox sends its payment callbacks
 	// there, to the real route, over real HTTP.
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -179,7 +192,7 @@ func Start(t testing.TB, opts Options) *Portal {
 		sbServer.Close()
 		sb.Close()
 	})
-	p := &Portal{DB: db, Sandbox: sb, SandboxURL: sbServer.URL, Billing: client, Config: cfg, clock: clk, opts: opts, log: log}
+	p := &Portal{DB: db, Sandbox: sb, SandboxURL: sbServer.URL, Billing: client, Config: cfg, clock: clk, opts: opts, log: log, dbURL: dbURL}
 	p.serve(t, ln)
 	for _, role := range auth.Roles() {
 		p.CreateUser(t, role.String(), role)
@@ -195,7 +208,6 @@ func (p *Portal) serve(t testing.TB, ln net.Listener) {
 	t.Helper()
 	a, err := app.New(t.Context(), app.Options{Config: p.Config, DB: p.DB, Billing: p.Billing, Logger: p.log, Now: p.clock.now,
 		Uploads: func(u *uploads.Config) {
-			u.Dir = filepath.Join(p.Config.DataDir, "uploads")
 			u.RetryBase, u.RetryMax = 5*time.Millisecond, 50*time.Millisecond
 			if p.opts.Uploads != nil {
 				p.opts.Uploads(u)
@@ -234,7 +246,7 @@ func (p *Portal) serve(t testing.TB, ln net.Listener) {
 	}
 	srv.Start()
 	p.URL, p.Server, p.Auth, p.Uploads, p.App = srv.URL, srv, a.Auth, a.Uploads, a
-	t.Cleanup(func() {
+	p.stop = sync.OnceFunc(func() {
 		srv.Close()
 		stopCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
@@ -242,14 +254,25 @@ func (p *Portal) serve(t testing.TB, ln net.Listener) {
 			t.Errorf("stop the portal's workers: %v", err)
 		}
 	})
+	t.Cleanup(p.stop)
 }
+
+// Stop stops this instance as cmd/portal does at SIGTERM: its server first, then its
+// workers (an upload job under way releases its lease, for another instance to go on).
+// The database and the sandbox stay for the other instances; Stop is also run at cleanup.
+func (p *Portal) Stop() { p.stop() }
 
 // Instance starts a second portal over the same database and sandbox, as another process
 // on the same PostgreSQL would run: its own auth service, upload runner, handler and
-// port; the same session keys and clock. It stops at the test's cleanup.
+// port (and, with Options.Postgres, its own connection pool); the same session keys and
+// clock. It stops at the test's cleanup.
 func (p *Portal) Instance(t testing.TB) *Portal {
 	t.Helper()
-	q := &Portal{DB: p.DB, Sandbox: p.Sandbox, SandboxURL: p.SandboxURL, Billing: p.Billing, Config: p.Config, clock: p.clock, opts: p.opts, log: p.log}
+	q := &Portal{DB: p.DB, Sandbox: p.Sandbox, SandboxURL: p.SandboxURL, Billing: p.Billing, Config: p.Config, clock: p.clock, opts: p.opts,
+		log: p.log, dbURL: p.dbURL}
+	if q.dbURL != "" {
+		q.DB = storetest.Open(t, q.dbURL) // its own pool, as another process has
+	}
 	q.serve(t, nil)
 	return q
 }

@@ -1,11 +1,8 @@
 package store_test
 
 import (
-	"crypto/rand"
 	"database/sql"
-	"encoding/hex"
 	"errors"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sekolah/portal/internal/store"
+	"github.com/sekolah/portal/internal/store/storetest"
 )
 
 // eachDB runs fn against a fresh SQLite file and, when PORTAL_TEST_POSTGRES_URL
@@ -21,67 +19,19 @@ import (
 func eachDB(t *testing.T, fn func(t *testing.T, db *store.DB)) {
 	t.Helper()
 	t.Run("sqlite", func(t *testing.T) {
-		db, err := store.Open(t.Context(), "sqlite:"+filepath.Join(t.TempDir(), "portal.db"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		fn(t, db)
+		fn(t, storetest.OpenTest(t))
 	})
 	t.Run("postgres", func(t *testing.T) {
-		fn(t, openPostgres(t))
+		fn(t, storetest.OpenPostgres(t))
 	})
 }
 
 // openPostgres opens the store in a schema of its own, dropped after the test.
-func openPostgres(t *testing.T) *store.DB {
-	t.Helper()
-	db, err := store.Open(t.Context(), postgresSchemaURL(t))
-	if err != nil {
-		t.Fatalf("open postgres: %v", err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if db.Dialect() != store.DialectPostgres {
-		t.Fatalf("Dialect() = %q", db.Dialect())
-	}
-	return db
-}
+func openPostgres(t *testing.T) *store.DB { return storetest.OpenPostgres(t) }
 
 // postgresSchemaURL creates an empty schema, dropped after the test, and
 // returns a URL whose connections use it.
-func postgresSchemaURL(t *testing.T) string {
-	t.Helper()
-	base := os.Getenv("PORTAL_TEST_POSTGRES_URL")
-	if base == "" {
-		t.Skip("PORTAL_TEST_POSTGRES_URL not set")
-	}
-	b := make([]byte, 6)
-	rand.Read(b)
-	schema := "test_" + hex.EncodeToString(b)
-
-	admin, err := sql.Open("pgx", base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { admin.Close() })
-	if _, err := admin.Exec(`CREATE SCHEMA ` + schema); err != nil {
-		t.Fatalf("create schema: %v", err)
-	}
-	t.Cleanup(func() {
-		if _, err := admin.Exec(`DROP SCHEMA ` + schema + ` CASCADE`); err != nil {
-			t.Errorf("drop schema: %v", err)
-		}
-	})
-
-	u, err := url.Parse(base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	return u.String()
-}
+func postgresSchemaURL(t *testing.T) string { return storetest.PostgresURL(t) }
 
 func TestOpenSQLiteURLForms(t *testing.T) {
 	t.Parallel()

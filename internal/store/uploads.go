@@ -20,7 +20,8 @@ type UploadJob struct {
 	FileName   string
 	FileSHA256 string
 	FileSize   int64
-	// FileKept says the file is still on disk (for the error workbook and the commit).
+	// FileKept says the sheet is still kept (in upload_files: for the error workbook and
+	// the commit).
 	FileKept bool
 	State    string
 	// Problem is a problem with the whole file (message code), ProblemArgs its arguments.
@@ -39,8 +40,14 @@ type UploadJob struct {
 	RowsNew     int
 	RowsAlready int
 	RowsError   int
-	Issues      int
-	Totals      []UploadTotal
+	// Issues counts every problem found; IssuesKept those kept in upload_issues (the
+	// first ones), IssueKinds each kind's exact count.
+	Issues     int
+	IssuesKept int
+	IssueKinds []UploadIssueKind
+	Totals     []UploadTotal
+	// Sample is the first rows as they will be sent (JSON the uploads package reads).
+	Sample string
 
 	// ToSend is how many rows the job sends; Skipped those it found at the service when
 	// it started; Created and Failed the outcome once finished.
@@ -54,6 +61,24 @@ type UploadJob struct {
 	AnalysedAt  time.Time
 	CommittedAt time.Time
 	FinishedAt  time.Time
+	// WaitingSince is when the job found the service down (zero when it is not waiting);
+	// HurryAt when a person last asked it to try again now.
+	WaitingSince time.Time
+	HurryAt      time.Time
+	// LeaseOwner is the runner holding the job's lease ("" when free), LeaseUntil when it
+	// lapses unless renewed.
+	LeaseOwner string
+	LeaseUntil time.Time
+}
+
+// UploadIssueKind is how many problems of one kind (a code in a column) a sheet has, with
+// the first one's row and arguments, so the page can say what it is.
+type UploadIssueKind struct {
+	Col   int      `json:"col"`
+	Code  string   `json:"code"`
+	Count int      `json:"count"`
+	Row   int      `json:"row"`
+	Args  []string `json:"args,omitempty"`
 }
 
 // UploadTotal is the rupiah of one account code's new rows.
@@ -133,19 +158,28 @@ func splitArgs(s string) []string {
 const uploadJobColumns = `id, kind, file_name, file_sha256, file_size, file_kept, state, problem, problem_args,
 	uploaded_by_id, uploaded_by, committed_by_id, committed_by, committed_role, committed_ip,
 	rows_total, rows_new, rows_already, rows_error, issues, totals, to_send, skipped, created_count, failed_count,
-	created_at, updated_at, analysed_at, committed_at, finished_at`
+	created_at, updated_at, analysed_at, committed_at, finished_at, issues_kept, issue_kinds, sample, waiting_since, hurry_at,
+	lease_owner, lease_until`
 
 func scanUploadJob(row interface{ Scan(...any) error }) (UploadJob, error) {
 	var j UploadJob
-	var problemArgs, totals string
+	var problemArgs, totals, kinds string
 	var counts [10]int64
-	var created, updated, analysed, committed, finished nullTime
+	var created, updated, analysed, committed, finished, waiting, hurry, leaseUntil nullTime
 	err := row.Scan(&j.ID, &j.Kind, &j.FileName, &j.FileSHA256, &j.FileSize, &j.FileKept, &j.State, &j.Problem, &problemArgs,
 		&j.UploadedByID, &j.UploadedBy, &j.CommittedByID, &j.CommittedBy, &j.CommittedRole, &j.CommittedIP,
 		&counts[0], &counts[1], &counts[2], &counts[3], &counts[4], &totals, &counts[5], &counts[6], &counts[7], &counts[8],
-		&created, &updated, &analysed, &committed, &finished)
+		&created, &updated, &analysed, &committed, &finished, &counts[9], &kinds, &j.Sample, &waiting, &hurry,
+		&j.LeaseOwner, &leaseUntil)
 	if err != nil {
 		return j, err
+	}
+	j.IssuesKept = int(counts[9])
+	j.WaitingSince, j.HurryAt, j.LeaseUntil = waiting.Time, hurry.Time, leaseUntil.Time
+	if kinds != "" {
+		if err := json.Unmarshal([]byte(kinds), &j.IssueKinds); err != nil {
+			return j, fmt.Errorf("issue kinds: %w", err)
+		}
 	}
 	j.ProblemArgs = splitArgs(problemArgs)
 	j.RowsTotal, j.RowsNew, j.RowsAlready, j.RowsError, j.Issues = int(counts[0]), int(counts[1]), int(counts[2]), int(counts[3]), int(counts[4])
@@ -272,25 +306,37 @@ type UploadAnalysis struct {
 	RowsAlready int
 	RowsError   int
 	Issues      int
+	IssuesKept  int
+	IssueKinds  []UploadIssueKind
 	Totals      []UploadTotal
+	Sample      string
+}
+
+// jsonText is v as JSON, or "" when it is empty.
+func jsonText[T any](v []T) (string, error) {
+	if len(v) == 0 {
+		return "", nil
+	}
+	b, err := json.Marshal(v)
+	return string(b), err
 }
 
 // SaveUploadAnalysis records the analysis of a job still in state `from`.
 func (db *DB) SaveUploadAnalysis(ctx context.Context, id, from string, a UploadAnalysis) (bool, error) {
-	totals := ""
-	if len(a.Totals) > 0 {
-		b, err := json.Marshal(a.Totals)
-		if err != nil {
-			return false, err
-		}
-		totals = string(b)
+	totals, err := jsonText(a.Totals)
+	if err != nil {
+		return false, err
+	}
+	kinds, err := jsonText(a.IssueKinds)
+	if err != nil {
+		return false, err
 	}
 	now := Now()
 	res, err := db.sql.ExecContext(ctx, `UPDATE upload_jobs SET state = $1, problem = $2, problem_args = $3,
 		rows_total = $4, rows_new = $5, rows_already = $6, rows_error = $7, issues = $8, totals = $9,
-		analysed_at = $10, updated_at = $10 WHERE id = $11 AND state = $12`,
+		analysed_at = $10, updated_at = $10, issues_kept = $13, issue_kinds = $14, sample = $15 WHERE id = $11 AND state = $12`,
 		a.State, a.Problem, joinArgs(a.ProblemArgs), a.RowsTotal, a.RowsNew, a.RowsAlready, a.RowsError, a.Issues, totals,
-		now, id, from)
+		now, id, from, a.IssuesKept, kinds, a.Sample)
 	if err != nil {
 		return false, fmt.Errorf("store: save upload analysis %s: %w", id, err)
 	}
@@ -331,18 +377,39 @@ func (db *DB) SetUploadSending(ctx context.Context, id, to string, toSend, skipp
 	return nil
 }
 
-// FinishUploadJob records a job's end.
+// FinishUploadJob records a job's end (it no longer waits for anything).
 func (db *DB) FinishUploadJob(ctx context.Context, id, state string, created, failed int) error {
 	now := Now()
 	_, err := db.sql.ExecContext(ctx, `UPDATE upload_jobs SET state = $1, created_count = $2, failed_count = $3,
-		finished_at = $4, updated_at = $4 WHERE id = $5`, state, created, failed, now, id)
+		finished_at = $4, updated_at = $4, waiting_since = NULL WHERE id = $5`, state, created, failed, now, id)
 	if err != nil {
 		return fmt.Errorf("store: finish upload job %s: %w", id, err)
 	}
 	return nil
 }
 
-// SetUploadFileKept records whether the job's file is still on disk.
+// SetUploadWaiting records since when the job waits for the service (zero: it no longer
+// waits).
+func (db *DB) SetUploadWaiting(ctx context.Context, id string, since time.Time) error {
+	var v any
+	if !since.IsZero() {
+		v = Time(since)
+	}
+	if _, err := db.sql.ExecContext(ctx, `UPDATE upload_jobs SET waiting_since = $1 WHERE id = $2`, v, id); err != nil {
+		return fmt.Errorf("store: upload job %s waiting: %w", id, err)
+	}
+	return nil
+}
+
+// SetUploadHurry records that a person asked the waiting job to try again now.
+func (db *DB) SetUploadHurry(ctx context.Context, id string, at time.Time) error {
+	if _, err := db.sql.ExecContext(ctx, `UPDATE upload_jobs SET hurry_at = $1 WHERE id = $2`, Time(at), id); err != nil {
+		return fmt.Errorf("store: upload job %s hurry: %w", id, err)
+	}
+	return nil
+}
+
+// SetUploadFileKept records whether the job's sheet is still kept.
 func (db *DB) SetUploadFileKept(ctx context.Context, id string, kept bool) error {
 	if _, err := db.sql.ExecContext(ctx, `UPDATE upload_jobs SET file_kept = $1 WHERE id = $2`, kept, id); err != nil {
 		return fmt.Errorf("store: upload job %s file: %w", id, err)
@@ -377,12 +444,18 @@ func (db *DB) InsertUploadIssues(ctx context.Context, jobID string, firstSeq int
 	})
 }
 
-// DeleteUploadIssues forgets a job's problems before it is analysed again.
+// DeleteUploadIssues forgets a job's problems (before it is analysed again, or when it is
+// discarded or cleaned up); the job keeps its counts but no longer says any are kept.
 func (db *DB) DeleteUploadIssues(ctx context.Context, jobID string) error {
-	if _, err := db.sql.ExecContext(ctx, `DELETE FROM upload_issues WHERE job_id = $1`, jobID); err != nil {
-		return fmt.Errorf("store: delete upload issues: %w", err)
-	}
-	return nil
+	return db.InTx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM upload_issues WHERE job_id = $1`, jobID); err != nil {
+			return fmt.Errorf("store: delete upload issues: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE upload_jobs SET issues_kept = 0 WHERE id = $1`, jobID); err != nil {
+			return fmt.Errorf("store: delete upload issues: %w", err)
+		}
+		return nil
+	})
 }
 
 func scanIssue(rows *sql.Rows) (UploadIssue, error) {
@@ -673,6 +746,33 @@ func (db *DB) ClaimUploadJob(ctx context.Context, id, owner string, until, now t
 // no longer holds it (another instance took it after it lapsed).
 func (db *DB) RenewUploadJob(ctx context.Context, id, owner string, until time.Time) (bool, error) {
 	return db.renewLease(ctx, uploadJobLease(id), owner, until)
+}
+
+// UploadJobsFreeToTake returns the jobs in state whose lease is free or lapsed by now:
+// work an instance that stopped or died left, for a running one to take over.
+func (db *DB) UploadJobsFreeToTake(ctx context.Context, state string, now time.Time) ([]UploadJob, error) {
+	return db.queryUploadJobs(ctx, "upload jobs to take over", `SELECT `+uploadJobColumns+` FROM upload_jobs
+		WHERE state = $1 AND (lease_owner = '' OR lease_until IS NULL OR lease_until < $2) ORDER BY created_at, id`,
+		state, Time(now))
+}
+
+// DiscardUploadJob moves a job to state `to` from one of the states `from` and frees its
+// lease, whoever held it (an instance still working on it finds at its next renewal that
+// it lost it, and stops); it reports whether it did.
+func (db *DB) DiscardUploadJob(ctx context.Context, id, to string, from ...string) (bool, error) {
+	args := []any{to, Now(), id}
+	ph := make([]string, len(from))
+	for i, s := range from {
+		args = append(args, s)
+		ph[i] = "$" + strconv.Itoa(len(args))
+	}
+	res, err := db.sql.ExecContext(ctx, `UPDATE upload_jobs SET state = $1, updated_at = $2, lease_owner = '', lease_until = NULL
+		WHERE id = $3 AND state IN (`+strings.Join(ph, ",")+`)`, args...)
+	if err != nil {
+		return false, fmt.Errorf("store: discard upload job %s: %w", id, err)
+	}
+	n, err := res.RowsAffected()
+	return n == 1, err
 }
 
 // ReleaseUploadJob frees owner's lease on the job; a lease held by another is left alone.

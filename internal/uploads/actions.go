@@ -2,8 +2,6 @@ package uploads
 
 import (
 	"context"
-	"errors"
-	"os"
 	"time"
 
 	"github.com/sekolah/portal/internal/auth"
@@ -46,11 +44,19 @@ func (r *Runner) Commit(ctx context.Context, id string, actor auth.Actor) error 
 }
 
 // Retry queues again a job that ended with rows not sent (the service was unavailable,
-// or calls went unanswered); rows the service refused stay refused.
+// or calls went unanswered); rows the service refused stay refused. A job still waiting
+// for the service is asked to try again now, in whichever instance runs it.
 func (r *Runner) Retry(ctx context.Context, id string) error {
 	j, err := r.db.UploadJobByID(ctx, id)
 	if err != nil {
 		return err
+	}
+	if Running(j.State) && !j.WaitingSince.IsZero() {
+		if err := r.db.SetUploadHurry(ctx, id, r.now()); err != nil {
+			return err
+		}
+		r.wakeUp()
+		return nil
 	}
 	if j.State != StatePartial && j.State != StateFailed {
 		return ErrState
@@ -92,26 +98,34 @@ func (r *Runner) Retry(ctx context.Context, id string) error {
 	return nil
 }
 
-// Discard drops an upload before it was committed, and its file.
+// Discard drops an upload before it was committed, and its sheet and problems; also one
+// still being checked (stuck, its instance gone, or simply not wanted any more): the
+// analysis, here or in the instance that holds it, stops.
 func (r *Runner) Discard(ctx context.Context, id string) error {
-	ok, err := r.db.SetUploadJobState(ctx, id, StateDiscarded, StateHeld, StateReady, StateInvalid)
+	ok, err := r.db.DiscardUploadJob(ctx, id, StateDiscarded, StateHeld, StateReady, StateInvalid, StateAnalysing)
 	if err != nil {
 		return err
 	}
 	if !ok {
 		return ErrState
 	}
+	r.stopAnalysis(id)
 	r.removeFile(ctx, id)
 	return nil
 }
 
+// removeFile forgets the job's sheet and everything made from it (error workbooks, the
+// rows found wrong, the problems); the history line stays, with its counts.
 func (r *Runner) removeFile(ctx context.Context, id string) {
-	if err := os.Remove(r.Path(id)); err != nil && !errors.Is(err, os.ErrNotExist) {
-		r.log.Error("remove upload file", "job", id, "err", err)
-		return
-	}
 	if err := r.db.SetUploadFileKept(ctx, id, false); err != nil {
 		r.log.Error("record removed upload file", "job", id, "err", err)
+		return
+	}
+	if err := r.db.DeleteUploadFiles(ctx, id); err != nil {
+		r.log.Error("remove upload file", "job", id, "err", err)
+	}
+	if err := r.db.DeleteUploadIssues(ctx, id); err != nil {
+		r.log.Error("remove upload problems", "job", id, "err", err)
 	}
 }
 

@@ -56,6 +56,10 @@ type Summary struct {
 	Issues int
 	// Totals are the new rows' rupiah per account code (components only).
 	Totals []Total
+	// BadRows are the rows with at least one issue (Errors of them).
+	BadRows RowSet
+	// Sample is the first SampleSize new rows as they will be sent.
+	Sample []SampleRow
 }
 
 // Total is the sum of one account code's new components.
@@ -162,6 +166,7 @@ func analyseComponents(ctx context.Context, s *sheet, v *validator, o Options, s
 		acct   = map[string]int16{}
 		c      Component
 		out    = &issueSink{sink: sink}
+		cands  []candidate
 	)
 	for i, a := range o.Accounts {
 		acct[a] = int16(i)
@@ -184,7 +189,7 @@ func analyseComponents(ctx context.Context, s *sheet, v *validator, o Options, s
 			return sum, ctx.Err()
 		}
 		out.bad = false
-		v.component(s.row, cells, &c, out.emit)
+		valid := v.component(s.row, cells, &c, out.emit)
 		r := compRow{row: int32(s.row), nis: -1, name: -1, due: -1, acct: -1, amount: c.Amount}
 		if c.NIS != "" {
 			r.nis = nis.id(c.NIS)
@@ -216,6 +221,8 @@ func analyseComponents(ctx context.Context, s *sheet, v *validator, o Options, s
 		}
 		if out.bad {
 			r.state = rowBad
+		} else if valid && len(cands) < sampleScan {
+			cands = append(cands, candidate{index: len(rows), row: sampleOfComponent(c)})
 		}
 		rows = append(rows, r)
 	}
@@ -275,8 +282,10 @@ func analyseComponents(ctx context.Context, s *sheet, v *validator, o Options, s
 			sum.Already++
 		default:
 			sum.Errors++
+			sum.BadRows.Add(int(r.row))
 		}
 	}
+	sum.Sample = pickSample(cands, func(i int) bool { return rows[i].state == rowNew })
 	for _, t := range totals {
 		if t.Rows > 0 {
 			sum.Totals = append(sum.Totals, t)
@@ -294,12 +303,13 @@ type studentRow struct {
 
 func analyseStudents(ctx context.Context, s *sheet, v *validator, o Options, sink func(Issue) error) (Summary, error) {
 	var (
-		sum  Summary
-		rows []studentRow
-		nis  = newInterner()
-		seen = map[int32]int32{}
-		st   Student
-		out  = &issueSink{sink: sink}
+		sum   Summary
+		rows  []studentRow
+		nis   = newInterner()
+		seen  = map[int32]int32{}
+		st    Student
+		out   = &issueSink{sink: sink}
+		cands []candidate
 	)
 	for {
 		cells, ok, err := s.next()
@@ -316,7 +326,7 @@ func analyseStudents(ctx context.Context, s *sheet, v *validator, o Options, sin
 			return sum, &FileError{Code: "too_many_rows", Args: []string{strconv.Itoa(o.Limits.MaxRows)}}
 		}
 		out.bad = false
-		v.student(s.row, cells, &st, out.emit)
+		valid := v.student(s.row, cells, &st, out.emit)
 		r := studentRow{row: int32(s.row), nis: -1}
 		if st.NIS != "" {
 			r.nis = nis.id(st.NIS)
@@ -331,6 +341,8 @@ func analyseStudents(ctx context.Context, s *sheet, v *validator, o Options, sin
 		}
 		if out.bad {
 			r.state = rowBad
+		} else if valid && len(cands) < sampleScan {
+			cands = append(cands, candidate{index: len(rows), row: sampleOfStudent(st)})
 		}
 		rows = append(rows, r)
 	}
@@ -346,16 +358,19 @@ func analyseStudents(ctx context.Context, s *sheet, v *validator, o Options, sin
 	if err != nil {
 		return sum, err
 	}
+	isNew := func(r studentRow) bool { return r.state != rowBad && !known[nis.list[r.nis]] }
 	for _, r := range rows {
 		switch {
 		case r.state == rowBad:
 			sum.Errors++
+			sum.BadRows.Add(int(r.row))
 		case known[nis.list[r.nis]]:
 			sum.Already++
 		default:
 			sum.New++
 		}
 	}
+	sum.Sample = pickSample(cands, func(i int) bool { return isNew(rows[i]) })
 	sum.Issues = out.issues
 	return sum, nil
 }

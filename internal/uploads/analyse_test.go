@@ -392,7 +392,7 @@ func TestErrorWorkbookRoundTrip(t *testing.T) {
 		}
 	}
 	var buf bytes.Buffer
-	if err := uploads.WriteErrorWorkbook(context.Background(), &buf, path, uploads.Components, uploads.DefaultLimits(1<<20), seq,
+	if err := uploads.WriteErrorWorkbook(context.Background(), &buf, path, uploads.Components, accounts, uploads.DefaultLimits(1<<20), seq,
 		i18n.NewPrinter(i18n.Indonesian, nil)); err != nil {
 		t.Fatal(err)
 	}
@@ -405,10 +405,74 @@ func TestErrorWorkbookRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	rows, _ := f.GetRows("Tagihan")
-	f.Close()
 	if len(rows) != 3 || rows[0][7] != "Baris asal" || rows[0][8] != "Kesalahan" || rows[1][7] != "3" || rows[2][7] != "4" {
 		t.Fatalf("error workbook: %q", rows)
 	}
+	// The wrong cells are filled red and carry a note saying what is wrong; the others not.
+	fill := func(cell string) string {
+		id, err := f.GetCellStyle("Tagihan", cell)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := f.GetStyle(id)
+		if err != nil || len(st.Fill.Color) == 0 {
+			return ""
+		}
+		return st.Fill.Color[0]
+	}
+	for cell, want := range map[string]string{"D2": "FFC7CE", "C3": "FFC7CE", "F3": "FFC7CE", "A2": "", "D3": "", "E2": ""} {
+		if got := fill(cell); got != want {
+			t.Errorf("fill of %s = %q, want %q", cell, got, want)
+		}
+	}
+	comments, err := f.GetComments("Tagihan")
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes := map[string]string{}
+	for _, c := range comments {
+		var text strings.Builder
+		for _, p := range c.Paragraph {
+			text.WriteString(p.Text)
+		}
+		notes[c.Cell] = c.Text + text.String()
+	}
+	if len(notes) != 3 || !strings.Contains(notes["D2"], `"seribu"`) || !strings.Contains(notes["C3"], "KOPERASI") || notes["F3"] == "" {
+		t.Errorf("notes on the wrong cells: %q", notes)
+	}
+	// The template's formats and drop-downs: dates as dd/mm/yyyy, amounts as #,##0, the
+	// account codes as a list.
+	numFmt := func(cell string) (int, string) {
+		id, _ := f.GetCellStyle("Tagihan", cell)
+		st, _ := f.GetStyle(id)
+		if st.CustomNumFmt != nil {
+			return st.NumFmt, *st.CustomNumFmt
+		}
+		return st.NumFmt, ""
+	}
+	if _, custom := numFmt("E2"); custom != "dd/mm/yyyy" {
+		t.Errorf("due day E2 format %q", custom)
+	}
+	if n, _ := numFmt("D3"); n != 3 {
+		t.Errorf("amount D3 format %d", n)
+	}
+	if n, _ := numFmt("A2"); n != 49 {
+		t.Errorf("NIS A2 format %d, want text", n)
+	}
+	dvs, err := f.GetDataValidations("Tagihan")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lists := ""
+	for _, dv := range dvs {
+		if dv.Type == "list" {
+			lists += dv.Sqref + " " + dv.Formula1
+		}
+	}
+	if !strings.Contains(lists, "C2:C") || !strings.Contains(lists, "SPP,BCA,MANDIRI") {
+		t.Errorf("account drop-down: %q (%d checks)", lists, len(dvs))
+	}
+	f.Close()
 	if !strings.Contains(rows[1][8], "Sel D3:") || !strings.Contains(rows[2][8], "Sel C4:") || !strings.Contains(rows[2][8], "\nSel F4:") {
 		t.Fatalf("messages: %q / %q", rows[1][8], rows[2][8])
 	}

@@ -1,9 +1,12 @@
 package uploads
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/sekolah/portal/internal/billing"
@@ -20,11 +23,12 @@ func (r *Runner) options(kind Kind) Options {
 // startAnalysis analyses a job in the background (once at a time per job).
 func (r *Runner) startAnalysis(id string) {
 	r.mu.Lock()
-	if r.analyses[id] || r.stopped || r.ctx == nil {
+	if _, running := r.analyses[id]; running || r.stopped || r.ctx == nil {
 		r.mu.Unlock()
 		return
 	}
-	r.analyses[id] = true
+	ctx, cancel := context.WithCancel(r.ctx)
+	r.analyses[id] = cancel
 	r.wg.Add(1)
 	r.mu.Unlock()
 	go func() {
@@ -34,7 +38,6 @@ func (r *Runner) startAnalysis(id string) {
 			r.mu.Unlock()
 			r.wg.Done()
 		}()
-		ctx, cancel := context.WithCancel(r.ctx)
 		defer cancel()
 		go func() {
 			select {
@@ -53,6 +56,35 @@ func (r *Runner) startAnalysis(id string) {
 			r.log.Error("upload analysis", "job", id, "err", err)
 		}
 	}()
+}
+
+// stopAnalysis stops the job's analysis if this instance runs it.
+func (r *Runner) stopAnalysis(id string) {
+	r.mu.Lock()
+	cancel := r.analyses[id]
+	r.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+}
+
+// watchAnalyses takes over, every LeaseRenew, the analyses whose lease is free or lapsed:
+// those of an instance that stopped or died while reading a sheet, and uploads received
+// by a busy instance.
+func (r *Runner) watchAnalyses() {
+	defer r.wg.Done()
+	for r.sleep(r.cfg.LeaseRenew) {
+		jobs, err := r.db.UploadJobsFreeToTake(r.ctx, StateAnalysing, r.now())
+		if err != nil {
+			if r.ctx.Err() == nil {
+				r.log.Error("upload analyses to take over", "err", err)
+			}
+			continue
+		}
+		for _, j := range jobs {
+			r.startAnalysis(j.ID)
+		}
+	}
 }
 
 // analyseLeased analyses under the job's lease, like a job's run: when several portal
@@ -79,6 +111,10 @@ func (r *Runner) analyseLeased(ctx context.Context, cancel context.CancelFunc, i
 	err = r.analyse(ctx, id)
 	stopLease()
 	<-renewed
+	if j, jerr := r.db.UploadJobByID(context.WithoutCancel(ctx), id); jerr == nil && j.State == StateDiscarded {
+		// Discarded while it was read: what the analysis wrote since goes too.
+		r.removeFile(context.WithoutCancel(ctx), id)
+	}
 	rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer rcancel()
 	if rerr := r.db.ReleaseUploadJob(rctx, id, r.owner); rerr != nil {
@@ -90,6 +126,54 @@ func (r *Runner) analyseLeased(ctx context.Context, cancel context.CancelFunc, i
 // issueBatch is how many problems are written to the database at once.
 const issueBatch = 1000
 
+// MaxIssuesKept is how many of a sheet's problems are kept, the first found: enough to
+// fix a sheet by (the page lists them, the error workbook marks them), while a sheet of
+// 200,000 bad rows with a million problems does not write a million rows. Every problem
+// is still counted, exactly, per kind; and every bad row is remembered (a RowSet), so the
+// commit skips them all.
+const MaxIssuesKept = 10_000
+
+// kindKey is a kind of problem: a code in a column.
+type kindKey struct {
+	col  int
+	code string
+}
+
+// issueCounter counts problems per kind, keeping the first of each as its example.
+type issueCounter struct {
+	kinds map[kindKey]*store.UploadIssueKind
+}
+
+func (c *issueCounter) add(is store.UploadIssue) {
+	k := kindKey{is.Col, is.Code}
+	if kind, ok := c.kinds[k]; ok {
+		kind.Count++
+		return
+	}
+	if c.kinds == nil {
+		c.kinds = map[kindKey]*store.UploadIssueKind{}
+	}
+	c.kinds[k] = &store.UploadIssueKind{Col: is.Col, Code: is.Code, Count: 1, Row: is.Row, Args: is.Args}
+}
+
+// list is the kinds, the most frequent first (then by column).
+func (c *issueCounter) list() []store.UploadIssueKind {
+	out := make([]store.UploadIssueKind, 0, len(c.kinds))
+	for _, k := range c.kinds {
+		out = append(out, *k)
+	}
+	slices.SortFunc(out, func(a, b store.UploadIssueKind) int {
+		if a.Count != b.Count {
+			return b.Count - a.Count
+		}
+		if a.Col != b.Col {
+			return a.Col - b.Col
+		}
+		return strings.Compare(a.Code, b.Code)
+	})
+	return out
+}
+
 func (r *Runner) analyse(ctx context.Context, id string) error {
 	j, err := r.db.UploadJobByID(ctx, id)
 	if err != nil {
@@ -98,37 +182,68 @@ func (r *Runner) analyse(ctx context.Context, id string) error {
 	if j.State != StateAnalysing {
 		return nil
 	}
+	// What an earlier, interrupted or repeated, analysis left.
 	if err := r.db.DeleteUploadIssues(ctx, id); err != nil {
 		return err
 	}
-	var batch []store.UploadIssue
-	seq := 0
+	if err := r.db.DeleteUploadFiles(ctx, id, store.UploadBadRows); err != nil {
+		return err
+	}
+	if err := r.db.DeleteUploadFilesLike(ctx, id, store.UploadErrorsPrefix); err != nil {
+		return err
+	}
+	var (
+		batch   []store.UploadIssue
+		kept    int
+		counter issueCounter
+	)
 	flush := func() error {
-		err := r.db.InsertUploadIssues(ctx, id, seq, batch)
-		seq += len(batch)
+		err := r.db.InsertUploadIssues(ctx, id, kept, batch)
+		kept += len(batch)
 		batch = batch[:0]
 		return err
 	}
-	sum, err := Analyse(ctx, r.Path(id), r.options(Kind(j.Kind)), func(is Issue) error {
-		batch = append(batch, is.Stored())
-		if len(batch) >= issueBatch {
-			return flush()
-		}
-		return nil
+	var sum Summary
+	err = r.withSheet(ctx, id, func(path string) error {
+		var err error
+		sum, err = Analyse(ctx, path, r.options(Kind(j.Kind)), func(is Issue) error {
+			st := is.Stored()
+			counter.add(st)
+			if kept+len(batch) >= r.cfg.MaxIssues {
+				return nil // counted, not kept
+			}
+			batch = append(batch, st)
+			if len(batch) >= issueBatch {
+				return flush()
+			}
+			return nil
+		})
+		return err
 	})
 	if err == nil {
 		err = flush()
+	}
+	if err == nil {
+		err = r.saveBadRows(ctx, id, sum.BadRows)
 	}
 	if ctx.Err() != nil {
 		return ctx.Err() // stopping: analysed again at the next start
 	}
 	a := store.UploadAnalysis{State: StateReady, RowsTotal: sum.Rows, RowsNew: sum.New, RowsAlready: sum.Already,
-		RowsError: sum.Errors, Issues: sum.Issues}
+		RowsError: sum.Errors, Issues: sum.Issues, IssuesKept: kept, IssueKinds: counter.list()}
 	for _, t := range sum.Totals {
 		a.Totals = append(a.Totals, store.UploadTotal{AccountCode: t.AccountCode, Rows: t.Rows, Amount: t.Amount})
 	}
+	sample, serr := EncodeSample(sum.Sample)
+	if serr != nil {
+		return serr
+	}
+	a.Sample = sample
 	var fe *FileError
 	switch {
+	case errors.Is(err, ErrFileGone):
+		a = store.UploadAnalysis{State: StateInvalid, Problem: "file_gone"}
+		err = nil
 	case errors.As(err, &fe):
 		a = store.UploadAnalysis{State: StateInvalid, Problem: fe.Code, ProblemArgs: fe.Args}
 		err = nil
@@ -139,10 +254,48 @@ func (r *Runner) analyse(ctx context.Context, id string) error {
 	case err != nil:
 		a = store.UploadAnalysis{State: StateInvalid, Problem: "internal"}
 	}
+	if a.State == StateInvalid {
+		// A file that cannot be used keeps no problems of its cells.
+		if derr := r.db.DeleteUploadIssues(context.WithoutCancel(ctx), id); derr != nil {
+			return derr
+		}
+	}
 	if _, serr := r.db.SaveUploadAnalysis(context.WithoutCancel(ctx), id, StateAnalysing, a); serr != nil {
 		return serr
 	}
 	return err
+}
+
+// saveBadRows keeps the rows found wrong, for the commit to skip.
+func (r *Runner) saveBadRows(ctx context.Context, id string, rows RowSet) error {
+	b, err := rows.MarshalBinary()
+	if err != nil {
+		return err
+	}
+	_, err = r.db.PutUploadFile(ctx, id, store.UploadBadRows, bytes.NewReader(b))
+	return err
+}
+
+// badRows are the rows the analysis found wrong. Uploads analysed before the rows were
+// kept as a set kept all their problems: their rows are those of the problems.
+func (r *Runner) badRows(ctx context.Context, id string) (func(row int) bool, error) {
+	var buf bytes.Buffer
+	_, err := r.db.CopyUploadFile(ctx, id, store.UploadBadRows, &buf)
+	if isNotFound(err) {
+		rows, err := r.db.UploadErrorRows(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		return func(row int) bool { _, found := slices.BinarySearch(rows, row); return found }, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var set RowSet
+	if err := set.UnmarshalBinary(buf.Bytes()); err != nil {
+		return nil, err
+	}
+	return set.Has, nil
 }
 
 // isUpstream reports whether err came from talking to the billing service.

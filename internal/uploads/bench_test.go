@@ -46,10 +46,16 @@ func benchFile(b *testing.B) sheettest.Sheet {
 	return benchSheet
 }
 
+// benchCleanup are directories the benchmarks' files went to, removed at the end.
+var benchCleanup []string
+
 func TestMain(m *testing.M) {
 	code := m.Run()
 	if benchDir != "" {
 		os.RemoveAll(benchDir)
+	}
+	for _, d := range benchCleanup {
+		os.RemoveAll(d)
 	}
 	os.Exit(code)
 }

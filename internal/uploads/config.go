@@ -8,24 +8,27 @@ import (
 	"github.com/sekolah/portal/internal/config"
 )
 
-// ConfigFrom makes the runner's configuration from the portal's: files under the data
-// directory, the upload settings, the account codes, and the upstream timeout as the time
-// a call without an answer is given to land.
+// ConfigFrom makes the runner's configuration from the portal's: the upload settings, the
+// account codes, the upstream timeout as the time a call without an answer is given to
+// land, and the data directory's old upload folder to move sheets from.
 func ConfigFrom(c config.Config) Config {
 	return Config{
-		Dir:         filepath.Join(c.DataDir, "uploads"),
+		LegacyDir:   filepath.Join(c.DataDir, "uploads"),
 		MaxBytes:    c.UploadMaxBytes,
 		ChunkSize:   c.UploadChunkSize,
 		Concurrency: c.UploadConcurrency,
 		Accounts:    c.AccountCodes,
 		Settle:      c.UpstreamTimeout,
+		WaitFor:     c.UploadWait,
 	}
 }
 
 // Config is how the runner reads, keeps and sends uploads.
 type Config struct {
-	// Dir keeps the uploaded files (created when missing).
-	Dir string
+	// LegacyDir is where uploaded sheets were kept on disk before they were kept in the
+	// database (<data dir>/uploads). Start moves any found there into the database and
+	// removes them; nothing is written there any more.
+	LegacyDir string
 	// MaxBytes is the largest file accepted.
 	MaxBytes int64
 	// ChunkSize is the rows per batch call (default 200, at most 1000).
@@ -36,14 +39,23 @@ type Config struct {
 	Accounts []string
 	// Limits bound the reading of one file (default DefaultLimits(MaxBytes)).
 	Limits Limits
+	// MaxIssues is how many of a sheet's problems are kept (default MaxIssuesKept).
+	MaxIssues int
 	// LookupConcurrency bounds parallel NIS checks and searches (default 8).
 	LookupConcurrency int
 	// RetryBase and RetryMax shape the backoff between attempts of a chunk (defaults 500ms, 15s).
 	RetryBase time.Duration
 	RetryMax  time.Duration
-	// MaxAttempts caps a chunk's sends and reconciliations in one run (default 10); a
-	// chunk still unsent after that is left for a retry.
+	// MaxAttempts caps a chunk's sends and reconciliations in one run (default 10) when
+	// the service answers with an error; a chunk still unsent after that is left for a
+	// retry. A service that does not answer at all is waited for instead (WaitFor).
 	MaxAttempts int
+	// WaitFor is how long a committed job waits for a service that stopped answering
+	// before it ends partial, its unsent rows left for Retry (default 12 hours); it tries
+	// again by itself meanwhile, and goes on as soon as the service answers.
+	WaitFor time.Duration
+	// WaitMax caps the pause between two tries while a job waits (default 5 minutes).
+	WaitMax time.Duration
 	// Settle is how long after a call without an answer the service is given before its
 	// components are searched (default 15s, the client's timeout): a request still on its
 	// way must land before we look.
@@ -73,8 +85,8 @@ func (c *Config) defaults() {
 	if c.Limits == (Limits{}) {
 		c.Limits = DefaultLimits(c.MaxBytes)
 	}
-	if c.Limits.TempDir == "" && c.Dir != "" {
-		c.Limits.TempDir = filepath.Join(c.Dir, "tmp")
+	if c.MaxIssues <= 0 {
+		c.MaxIssues = MaxIssuesKept
 	}
 	if c.LookupConcurrency <= 0 {
 		c.LookupConcurrency = 8
@@ -87,6 +99,12 @@ func (c *Config) defaults() {
 	}
 	if c.MaxAttempts <= 0 {
 		c.MaxAttempts = 10
+	}
+	if c.WaitFor <= 0 {
+		c.WaitFor = 12 * time.Hour
+	}
+	if c.WaitMax <= 0 {
+		c.WaitMax = 5 * time.Minute
 	}
 	if c.Settle <= 0 {
 		c.Settle = billing.DefaultTimeout

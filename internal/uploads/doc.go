@@ -2,23 +2,33 @@
 // checks every cell against the billing service's rules, and runs the background job that
 // sends the valid new rows in chunks without ever creating a bill twice or losing one.
 //
+// Guarding. Before excelize opens a file, guardWorkbook reads the zip's directory and
+// streams every XML part once through a scanner that keeps only counters, refusing what
+// would cost far more than it weighs: a cell over Excel's own 32,767 characters (named:
+// "cell B7"), a shared-string table of more than 500,000 strings, parts unzipping past
+// Limits (20 times the upload in all, 16 MB of those excelize holds in memory).
+// Four such uploads analysed while four error workbooks are made keep the heap under 300
+// MB (BenchmarkHostileUploads); the portal also sets a soft memory limit (cmd/portal).
+//
 // Reading. A sheet is streamed row by row (excelize's Rows iterator, raw cell values, so
 // a date cell arrives as its serial number and is read as a date only in a date column);
 // columns are found by their header, with Indonesian and English aliases. Only a few
 // numbers per row are kept (row, interned NIS and name, due day, amount), so a 100,000-row
 // sheet is checked in about the time excelize needs to read it, in tens of megabytes.
 // Problems are streamed to the database as they are found, as codes with arguments, and
-// become messages in the reader's language when shown.
+// become messages in the reader's language when shown: the first MaxIssuesKept of them,
+// all counted per kind; the bad rows are kept as a bitmap for the commit to skip.
 //
 // Keeping the file. The preview pages through the problems, the error workbook and the
-// commit need the original rows again, so the file is kept on disk under the data
-// directory (<data>/uploads/<job id>.xlsx) rather than in the database: excelize reads a
-// file from disk as a stream (large parts are unpacked to a temporary directory, not
-// memory), while a 20 MB blob would be read whole into memory, twice, and would swell the
-// SQLite file and its WAL. Files are deleted when an upload is discarded, and by a
-// janitor after Config.Retention (14 days) once the job has finished or was never
-// committed; the history line stays. One portal process owns the directory: several
-// instances on one PostgreSQL database need a shared data directory.
+// commit need the original rows again, so the sheet is kept in the database with its job
+// (store.UploadSheet, in parts of 1 MiB written and read one at a time), not on one
+// instance's disk: instances share nothing but the database, and a job taken over by
+// another instance, or a Retry, works anywhere. To read it, excelize gets a temporary copy
+// (it streams a file, unpacking large parts to disk rather than memory); the copy is
+// removed as soon as the reading ends. Sheets are forgotten when an upload is discarded,
+// and by a janitor after Config.Retention (14 days) once the job has finished or was never
+// committed; the history line stays. Sheets earlier versions kept in <data>/uploads are
+// moved into the database at start.
 //
 // Sending. A committed job first asks the service once more which rows exist by now, then
 // writes the rest as chunks (default 200 rows) in the database, each with its state:
@@ -30,4 +40,11 @@
 // the call) is treated the same way. Rows the service refuses are recorded with its reason
 // and the rest of their batch is sent again (batches are all or nothing). Jobs run one at a
 // time in commit order, a few chunks in flight each, and resume when the portal restarts.
+//
+// Waiting. A service that does not answer at all (5xx, no answer, no connection) after a
+// few quick tries makes the job wait rather than give up: it tries again by itself, the
+// pause growing to Config.WaitMax (5 minutes), for Config.WaitFor (12 hours), and goes on
+// as soon as the service answers; since when it waits is kept with the job (its page says
+// so, and an instance taking the job over goes on counting), and Retry ends the pause at
+// once. Only after WaitFor are its unsent rows left for a person's Retry.
 package uploads

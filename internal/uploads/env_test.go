@@ -81,7 +81,7 @@ func (e *env) instance(t testing.TB, wrap func(http.RoundTripper) http.RoundTrip
 
 // config is a runner configuration that retries fast.
 func (e *env) config() uploads.Config {
-	return uploads.Config{Dir: filepath.Join(e.dir, "uploads"), ChunkSize: 200, Concurrency: 3, Accounts: accounts,
+	return uploads.Config{ChunkSize: 200, Concurrency: 3, Accounts: accounts,
 		RetryBase: 5 * time.Millisecond, RetryMax: 50 * time.Millisecond, Settle: 50 * time.Millisecond, MaxAttempts: 40}
 }
 

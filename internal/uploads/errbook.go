@@ -13,12 +13,18 @@ import (
 	"github.com/sekolah/portal/internal/store"
 )
 
-// WriteErrorWorkbook writes the rows of the sheet at path that have problems: the original
-// header and cells (dates as dates, amounts as numbers where they could be read), then the
-// row they came from and what is wrong, in p's language. The data sheet keeps the
-// template's name and headers, so the fixed file can be uploaded as it is. Both the sheet
-// and the problems (by row, as the store yields them) are streamed.
-func WriteErrorWorkbook(ctx context.Context, w io.Writer, path string, kind Kind, lim Limits,
+// errbookAuthor signs the notes the error workbook puts on wrong cells.
+const errbookAuthor = "Portal"
+
+// WriteErrorWorkbook writes the rows of the sheet at path that have problems, to fix and
+// upload again: the original header and cells, formatted as the template formats them
+// (dates as dates, amounts as numbers, NIS as text) with the template's checks (account
+// codes as a drop-down, dates and amounts checked while typing); every wrong cell filled
+// red with a note saying what is wrong, in p's language; then the row the cells came from
+// and all of its problems. The data sheet keeps the template's name and headers, so the
+// fixed file can be uploaded as it is. Both the sheet and the problems (by row, as the
+// store yields them) are streamed.
+func WriteErrorWorkbook(ctx context.Context, w io.Writer, path string, kind Kind, accounts []string, lim Limits,
 	issues iter.Seq2[store.UploadIssue, error], p i18n.Printer) (err error) {
 	defer recoverUnreadable(&err)
 	s, err := openSheet(path, kind, lim)
@@ -37,17 +43,14 @@ func WriteErrorWorkbook(ctx context.Context, w io.Writer, path string, kind Kind
 		return perr
 	}
 
-	out := excelize.NewFile()
+	out := excelize.NewFile(excelize.Options{TmpDir: lim.TempDir})
 	defer out.Close()
-	name := i18n.NewPrinter(i18n.Indonesian, nil).T("uploads.tpl.data_sheet." + string(kind))
+	id, en := i18n.NewPrinter(i18n.Indonesian, nil), i18n.NewPrinter(i18n.English, nil)
+	name := id.T("uploads.tpl.data_sheet." + string(kind))
 	if err := out.SetSheetName("Sheet1", name); err != nil {
 		return err
 	}
-	st, err := newTemplateStyles(out)
-	if err != nil {
-		return err
-	}
-	errStyle, err := out.NewStyle(&excelize.Style{Font: &excelize.Font{Color: "B42318"}, Alignment: &excelize.Alignment{WrapText: true, Vertical: "top"}})
+	st, err := newErrbookStyles(out)
 	if err != nil {
 		return err
 	}
@@ -73,6 +76,10 @@ func WriteErrorWorkbook(ctx context.Context, w io.Writer, path string, kind Kind
 			}
 		}
 		if err := sw.SetColWidth(i+1, i+1, w); err != nil {
+			return err
+		}
+		// Rows typed below keep the column's format, as in the template.
+		if err := sw.SetColStyle(i+1, i+1, st.col(fieldAt[i], false)); err != nil {
 			return err
 		}
 	}
@@ -105,9 +112,14 @@ func WriteErrorWorkbook(ctx context.Context, w io.Writer, path string, kind Kind
 			break
 		}
 		var msgs []string
+		notes := map[int][]string{} // by column: what is wrong with that cell
 		for more && pending.Row <= s.row {
 			if pending.Row == s.row {
-				msgs = append(msgs, IssueOf(pending).Message(p))
+				is := IssueOf(pending)
+				msgs = append(msgs, is.Message(p))
+				if is.Col >= 0 && is.Col < width {
+					notes[is.Col] = append(notes[is.Col], is.Text(p))
+				}
 			}
 			if pending, perr, more = next(); perr != nil {
 				return perr
@@ -119,18 +131,39 @@ func WriteErrorWorkbook(ctx context.Context, w io.Writer, path string, kind Kind
 		if outRow%1024 == 0 && ctx.Err() != nil {
 			return ctx.Err()
 		}
+		outRow++
 		values := make([]any, width+2)
 		for i := range width {
-			if i >= len(cells) {
-				continue
+			v := ""
+			if i < len(cells) {
+				v = cells[i]
 			}
-			values[i] = cellValue(cells[i], fieldAt[i], s.date1904, st.date)
+			_, bad := notes[i]
+			values[i] = excelize.Cell{StyleID: st.col(fieldAt[i], bad), Value: cellValue(v, fieldAt[i], s.date1904)}
+			if bad {
+				cell, _ := excelize.CoordinatesToCellName(i+1, outRow)
+				text := strings.Join(notes[i], "\n")
+				if err := out.AddComment(name, excelize.Comment{Cell: cell, Author: errbookAuthor,
+					Paragraph: []excelize.RichTextRun{{Text: text}}, Width: 300, Height: 90}); err != nil {
+					return err
+				}
+			}
 		}
 		values[width] = s.row
-		values[width+1] = excelize.Cell{StyleID: errStyle, Value: strings.Join(msgs, "\n")}
-		outRow++
+		values[width+1] = excelize.Cell{StyleID: st.message, Value: strings.Join(msgs, "\n")}
 		cell, _ := excelize.CoordinatesToCellName(1, outRow)
 		if err := sw.SetRow(cell, values); err != nil {
+			return err
+		}
+	}
+	// The template's checks, over the rows written and as far down as the template's.
+	last := strconv.Itoa(max(outRow, templateRows))
+	for i := range width {
+		if fieldAt[i] < 0 {
+			continue
+		}
+		col := colName(i)
+		if err := addCheck(out, name, col+"2:"+col+last, fieldAt[i], accounts, id, en); err != nil {
 			return err
 		}
 	}
@@ -140,14 +173,80 @@ func WriteErrorWorkbook(ctx context.Context, w io.Writer, path string, kind Kind
 	return out.Write(w)
 }
 
-// cellValue writes a cell back as the person meant it: a readable date as a date cell, a
-// plain number as a number, anything else as the text it was.
-func cellValue(v string, f Field, date1904 bool, dateStyle int) any {
+// errbookStyles are the error workbook's cell styles: the template's formats, each also
+// filled red for a wrong cell.
+type errbookStyles struct {
+	header, message             int
+	text, amount, date, plain   int
+	badText, badAmount, badDate int
+	badPlain                    int
+}
+
+func newErrbookStyles(f *excelize.File) (errbookStyles, error) {
+	var st errbookStyles
+	dateFmt := "dd/mm/yyyy"
+	// Excel's own "Bad" look: light red fill, dark red text.
+	bad := excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{"FFC7CE"}}
+	badFont := &excelize.Font{Color: "9C0006"}
+	specs := []struct {
+		dst   *int
+		style *excelize.Style
+	}{
+		{&st.header, &excelize.Style{Font: &excelize.Font{Bold: true, Color: "FFFFFF"},
+			Fill: excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{"1D4F91"}}, Alignment: &excelize.Alignment{Vertical: "center"}}},
+		{&st.message, &excelize.Style{Font: &excelize.Font{Color: "B42318"}, Alignment: &excelize.Alignment{WrapText: true, Vertical: "top"}}},
+		{&st.text, &excelize.Style{NumFmt: 49}}, // "@": NIS keep their leading zeros
+		{&st.amount, &excelize.Style{NumFmt: 3}},
+		{&st.date, &excelize.Style{CustomNumFmt: &dateFmt}},
+		{&st.plain, &excelize.Style{}},
+		{&st.badText, &excelize.Style{NumFmt: 49, Fill: bad, Font: badFont}},
+		{&st.badAmount, &excelize.Style{NumFmt: 3, Fill: bad, Font: badFont}},
+		{&st.badDate, &excelize.Style{CustomNumFmt: &dateFmt, Fill: bad, Font: badFont}},
+		{&st.badPlain, &excelize.Style{Fill: bad, Font: badFont}},
+	}
+	for _, s := range specs {
+		id, err := f.NewStyle(s.style)
+		if err != nil {
+			return st, err
+		}
+		*s.dst = id
+	}
+	return st, nil
+}
+
+// col is the style of a cell of field f, marked when bad.
+func (st errbookStyles) col(f Field, bad bool) int {
+	switch f {
+	case FieldAmount, FieldPenalty:
+		if bad {
+			return st.badAmount
+		}
+		return st.amount
+	case FieldDue, FieldExpiry, FieldActive:
+		if bad {
+			return st.badDate
+		}
+		return st.date
+	case -1:
+		if bad {
+			return st.badPlain
+		}
+		return st.plain
+	}
+	if bad {
+		return st.badText
+	}
+	return st.text
+}
+
+// cellValue writes a cell back as the person meant it: a readable date as a date, a plain
+// number in an amount column as a number, anything else as the text it was.
+func cellValue(v string, f Field, date1904 bool) any {
 	t := i18n.TrimSpace(v)
 	switch f {
 	case FieldDue, FieldExpiry, FieldActive:
 		if d, err := ParseDate(t, date1904); err == nil {
-			return excelize.Cell{StyleID: dateStyle, Value: d}
+			return d
 		}
 	case FieldAmount, FieldPenalty:
 		if len(t) <= 18 && isDigits(t) { // 18 digits always fit an int64

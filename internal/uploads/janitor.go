@@ -8,8 +8,9 @@ import (
 	"time"
 )
 
-// janitor removes the files of old uploads: finished jobs after Retention, and uploads
-// never committed (which it discards).
+// janitor forgets the sheets, error workbooks and problems of old uploads (finished jobs
+// after Retention, and uploads never committed, which it discards; their history lines
+// and counts stay), and the temporary copies a crash left behind.
 func (r *Runner) janitor() {
 	defer r.wg.Done()
 	for {
@@ -38,10 +39,14 @@ func (r *Runner) clean(ctx context.Context) {
 			r.removeFile(ctx, j.ID)
 		}
 	}
-	// Files of receptions cut short by a crash.
-	parts, _ := filepath.Glob(filepath.Join(r.cfg.Dir, "receive-*.part"))
-	for _, p := range parts {
-		if fi, err := os.Stat(p); err == nil && r.now().Sub(fi.ModTime()) > time.Hour {
+	// Temporary copies a crash left behind (a day is longer than any analysis or check).
+	dir := r.cfg.Limits.TempDir
+	if dir == "" {
+		dir = os.TempDir()
+	}
+	left, _ := filepath.Glob(filepath.Join(dir, tempPrefix+"*"))
+	for _, p := range left {
+		if fi, err := os.Stat(p); err == nil && time.Since(fi.ModTime()) > 24*time.Hour {
 			_ = os.Remove(p)
 		}
 	}

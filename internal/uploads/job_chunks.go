@@ -154,6 +154,9 @@ func (r *Runner) processChunk(ctx context.Context, j store.UploadJob, seq int) e
 				if err := save(); err != nil {
 					return err
 				}
+				if serviceDown(err) && attempt+1 >= quickTries {
+					return errServiceDown // still unknown: reconciled once the service answers
+				}
 				if attempt+1 >= r.cfg.MaxAttempts || !r.sleep(r.backoff(attempt)) {
 					return nil // still unknown: reconciled on a retry or at the next start
 				}
@@ -245,6 +248,9 @@ func (r *Runner) processChunk(ctx context.Context, j store.UploadJob, seq int) e
 			w.c.State, w.c.LastError = ChunkPending, truncate(err.Error(), 500)
 			if err := save(); err != nil {
 				return err
+			}
+			if serviceDown(err) && attempt+1 >= quickTries {
+				return errServiceDown // the job waits for the service, then sends it
 			}
 			if !r.sleep(r.backoff(attempt)) {
 				return nil

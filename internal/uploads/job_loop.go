@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sekolah/portal/internal/auth"
@@ -26,7 +26,9 @@ func (r *Runner) loop() {
 			continue
 		}
 		if len(jobs) == 0 {
-			t := time.NewTimer(time.Minute)
+			// Looked at again every LeaseRenew, not only when woken: a job committed on
+			// another instance, or released by one that stopped, is found here too.
+			t := time.NewTimer(r.cfg.LeaseRenew)
 			select {
 			case <-r.wake:
 			case <-t.C:
@@ -157,22 +159,64 @@ func (r *Runner) run(ctx context.Context, j store.UploadJob) error {
 			return r.db.FinishUploadJob(ctx, j.ID, StateFailed, 0, 0)
 		}
 	}
-	if err := r.send(ctx, j); err != nil {
-		return err
+	for attempt := 0; ; attempt++ {
+		down, err := r.send(ctx, j)
+		if err != nil {
+			return err
+		}
+		if r.quitting() || ctx.Err() != nil {
+			return nil
+		}
+		if !down {
+			break
+		}
+		again, err := r.waitForService(ctx, j.ID, attempt)
+		if err != nil {
+			return err
+		}
+		if r.quitting() || ctx.Err() != nil {
+			return nil
+		}
+		if !again {
+			if err := r.giveUpWaiting(ctx, j.ID); err != nil {
+				return err
+			}
+			break
+		}
 	}
-	if r.quitting() || ctx.Err() != nil {
-		return nil
+	if err := r.stopWaiting(ctx, j.ID); err != nil {
+		return err
 	}
 	return r.finish(ctx, j.ID)
 }
 
+// prepareWithRetries prepares the job, trying again while the service fails: a few
+// times quickly, then, when it does not answer at all, waiting for it (waitForService).
 func (r *Runner) prepareWithRetries(ctx context.Context, j store.UploadJob) error {
+	waits := 0
 	for attempt := 0; ; attempt++ {
 		err := r.prepare(ctx, j)
-		if err == nil || !isUpstream(err) || attempt+1 >= r.cfg.MaxAttempts {
+		if err == nil {
+			return r.stopWaiting(ctx, j.ID)
+		}
+		if !isUpstream(err) {
 			return err
 		}
 		r.log.Warn("upload job: checking the billing service", "job", j.ID, "attempt", attempt+1, "err", err)
+		if serviceDown(err) && attempt+1 >= quickTries {
+			again, werr := r.waitForService(ctx, j.ID, waits)
+			if werr != nil {
+				return werr
+			}
+			if !again {
+				return err
+			}
+			waits++
+			continue
+		}
+		if attempt+1 >= r.cfg.MaxAttempts {
+			return err
+		}
 		if !r.sleep(r.backoff(attempt)) {
 			return err
 		}
@@ -186,12 +230,16 @@ func (r *Runner) prepare(ctx context.Context, j store.UploadJob) error {
 	if !j.FileKept {
 		return ErrFileGone
 	}
-	errRows, err := r.db.UploadErrorRows(ctx, j.ID)
+	skipErr, err := r.badRows(ctx, j.ID)
 	if err != nil {
 		return err
 	}
-	skipErr := func(row int) bool { _, found := slices.BinarySearch(errRows, row); return found }
-	path := r.Path(j.ID)
+	return r.withSheet(ctx, j.ID, func(path string) error { return r.prepareFrom(ctx, j, path, skipErr) })
+}
+
+// prepareFrom is prepare with the sheet copied to path.
+func (r *Runner) prepareFrom(ctx context.Context, j store.UploadJob, path string, skipErr func(row int) bool) error {
+	var err error
 	opts := r.options(Kind(j.Kind))
 	exists := map[int]bool{}
 
@@ -283,24 +331,30 @@ func (r *Runner) prepare(ctx context.Context, j store.UploadJob) error {
 	return r.db.SetUploadSending(ctx, j.ID, StateSending, total, len(exists))
 }
 
-// send processes the job's open chunks, Concurrency at a time.
-func (r *Runner) send(ctx context.Context, j store.UploadJob) error {
-	j, err := r.db.UploadJobByID(ctx, j.ID)
+// send processes the job's open chunks, Concurrency at a time; down reports that the
+// service stopped answering (no more chunks were started then; those not sent stay open).
+func (r *Runner) send(ctx context.Context, j store.UploadJob) (down bool, err error) {
+	j, err = r.db.UploadJobByID(ctx, j.ID)
 	if err != nil {
-		return err
+		return false, err
 	}
 	states, err := r.db.UploadChunkStates(ctx, j.ID)
 	if err != nil {
-		return err
+		return false, err
 	}
 	work := make(chan int)
 	var wg sync.WaitGroup
+	var isDown atomic.Bool
 	for range r.cfg.Concurrency {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for seq := range work {
-				if err := r.processChunk(ctx, j, seq); err != nil && ctx.Err() == nil {
+				err := r.processChunk(ctx, j, seq)
+				switch {
+				case errors.Is(err, errServiceDown):
+					isDown.Store(true)
+				case err != nil && ctx.Err() == nil:
 					r.log.Error("upload chunk", "job", j.ID, "chunk", seq, "err", err)
 				}
 			}
@@ -310,6 +364,9 @@ feed:
 	for _, s := range states {
 		if s.State == ChunkConfirmed || s.State == ChunkFailed {
 			continue
+		}
+		if isDown.Load() {
+			break
 		}
 		select {
 		case work <- s.Seq:
@@ -321,7 +378,7 @@ feed:
 	}
 	close(work)
 	wg.Wait()
-	return nil
+	return isDown.Load(), nil
 }
 
 // finish records the job's outcome once no chunk is open.

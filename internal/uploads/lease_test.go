@@ -117,3 +117,51 @@ func TestLapsedLeaseIsTakenUp(t *testing.T) {
 		t.Errorf("%d components at the service, want 30", len(keys))
 	}
 }
+
+// TestIdleInstanceTakesOverAStoppedOnesJob: a job committed on one instance, which stops
+// while sending it, is taken over by another instance that had nothing to do: idle
+// instances look for work every LeaseRenew, not only when their own Commit wakes them.
+func TestIdleInstanceTakesOverAStoppedOnesJob(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, 2*time.Second)
+	sh, err := sheettest.Components(filepath.Join(e.dir, "a.xlsx"), sheettest.Options{Rows: 60, Students: 6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.enrol(t, sh)
+	cfg := e.config()
+	cfg.ChunkSize, cfg.Concurrency = 10, 1
+	cfg.LeaseTTL, cfg.LeaseRenew = time.Second, 50*time.Millisecond
+	idle := e.start(t, cfg) // started first, so it is idle when the job comes
+	f := &faulty{path: "/bill_component/batch", delay: 50 * time.Millisecond}
+	client, writer := e.instance(t, func(next http.RoundTripper) http.RoundTripper { f.next = next; return f })
+	busy := uploads.NewRunner(cfg, e.db, client, writer, e.log)
+	e.startRunner(t, busy)
+	j := receive(t, busy, uploads.Components, sh.Path)
+	// The job is busy's (its lease taken for it first, so the idle one cannot win the race
+	// to it), and busy is stopped while sending it.
+	now := time.Now()
+	if ok, err := e.db.ClaimUploadJob(context.Background(), j.ID, busy.ID(), now.Add(cfg.LeaseTTL), now); err != nil || !ok {
+		t.Fatalf("lease for busy: %v %v", ok, err)
+	}
+	if err := busy.Commit(context.Background(), j.ID, financeActor); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); f.calls.Load() < 2; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("busy did not send the job")
+		}
+	}
+	if err := busy.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	j, err = idle.Wait(ctx, j.ID)
+	if err != nil || j.State != uploads.StateDone || j.Created != 60 {
+		t.Fatalf("taken over by the idle instance: %s, created %d, %v", j.State, j.Created, err)
+	}
+	if keys := e.upstreamKeys(t); len(keys) != 60 {
+		t.Errorf("%d components at the service, want 60", len(keys))
+	}
+}

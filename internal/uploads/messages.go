@@ -16,6 +16,7 @@ var IssueCodes = []string{
 var FileCodes = []string{
 	"not_xlsx", "old_or_protected", "too_big_unzipped", "unreadable", "no_sheet", "empty", "empty_file",
 	"missing_columns", "duplicate_column", "too_many_rows", "upstream", "internal", "file_gone",
+	"cell_too_long", "text_too_long", "too_many_strings", "too_big_parts",
 }
 
 // FailCodes are the reasons a row was not created; each has a message "uploads.fail.<code>".
@@ -23,6 +24,9 @@ var FailCodes = []string{FailRejected, FailUnavailable, FailRefused}
 
 // CellName is the A1 name of a 0-based column in a 1-based row.
 func CellName(col, row int) string { return cellName(col, row) }
+
+// ColumnName is the letters of a 0-based column: 0 → A, 26 → AA.
+func ColumnName(col int) string { return colName(col) }
 
 // FileMessage says in p's language what is wrong with a whole file.
 func FileMessage(p i18n.Printer, code string, args []string) string {

@@ -5,17 +5,8 @@ import (
 	"io"
 	"slices"
 
-	"github.com/sekolah/portal/internal/i18n"
 	"github.com/sekolah/portal/internal/store"
 )
-
-// ErrorWorkbook writes the job's error workbook (see WriteErrorWorkbook) in p's language.
-func (r *Runner) ErrorWorkbook(ctx context.Context, j store.UploadJob, w io.Writer, p i18n.Printer) error {
-	if !j.FileKept {
-		return ErrFileGone
-	}
-	return WriteErrorWorkbook(ctx, w, r.Path(j.ID), Kind(j.Kind), r.cfg.Limits, r.db.AllUploadIssues(ctx, j.ID), p)
-}
 
 // Template writes the kind's template with the configured account codes.
 func (r *Runner) Template(w io.Writer, kind Kind) error {

@@ -21,8 +21,8 @@ type Received struct {
 }
 
 // Receive stores the file read from src (at most MaxBytes, else ErrTooBig) with its
-// SHA-256, records the upload and starts its analysis. When the same file was uploaded
-// before, the upload is held instead, until the person confirms.
+// SHA-256 in the database, records the upload and starts its analysis. When the same file
+// was uploaded before, the upload is held instead, until the person confirms.
 func (r *Runner) Receive(ctx context.Context, actor auth.Actor, kind Kind, name string, src io.Reader) (Received, error) {
 	ext := strings.ToLower(filepath.Ext(name))
 	switch {
@@ -31,19 +31,15 @@ func (r *Runner) Receive(ctx context.Context, actor auth.Actor, kind Kind, name 
 	case ext != ".xlsx":
 		return Received{}, &FileError{Code: "not_xlsx"}
 	}
-	if err := os.MkdirAll(r.cfg.Dir, 0o750); err != nil {
-		return Received{}, fmt.Errorf("uploads: create upload directory: %w", err)
-	}
-	tmp, err := os.CreateTemp(r.cfg.Dir, "receive-*.part")
+	// A temporary copy first: the hash decides the upload's state before it is recorded,
+	// and the job and its sheet are then written in one transaction.
+	tmp, err := r.tempFile("receive")
 	if err != nil {
 		return Received{}, fmt.Errorf("uploads: store file: %w", err)
 	}
-	defer os.Remove(tmp.Name()) // a no-op once renamed
+	defer removeTemp(tmp)
 	h := sha256.New()
 	n, err := io.Copy(io.MultiWriter(tmp, h), io.LimitReader(src, r.cfg.MaxBytes+1))
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
 	if err != nil {
 		return Received{}, fmt.Errorf("uploads: store file: %w", err)
 	}
@@ -52,6 +48,9 @@ func (r *Runner) Receive(ctx context.Context, actor auth.Actor, kind Kind, name 
 	}
 	if n == 0 {
 		return Received{}, &FileError{Code: "empty_file"}
+	}
+	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
+		return Received{}, fmt.Errorf("uploads: store file: %w", err)
 	}
 	sum := hex.EncodeToString(h.Sum(nil))
 	earlier, err := r.db.UploadJobsWithHash(ctx, sum, "", StateDiscarded)
@@ -62,14 +61,9 @@ func (r *Runner) Receive(ctx context.Context, actor auth.Actor, kind Kind, name 
 	if len(earlier) > 0 {
 		state = StateHeld
 	}
-	job, err := r.db.CreateUploadJob(ctx, store.UploadJob{Kind: string(kind), FileName: cleanName(name), FileSHA256: sum,
-		FileSize: n, FileKept: true, State: state, UploadedByID: actor.ID, UploadedBy: actor.Username})
+	job, err := r.db.CreateUploadJobWithFile(ctx, store.UploadJob{Kind: string(kind), FileName: cleanName(name), FileSHA256: sum,
+		FileSize: n, State: state, UploadedByID: actor.ID, UploadedBy: actor.Username}, tmp)
 	if err != nil {
-		return Received{}, err
-	}
-	if err := os.Rename(tmp.Name(), r.Path(job.ID)); err != nil {
-		_, _ = r.db.SetUploadJobState(ctx, job.ID, StateDiscarded, state)
-		_ = r.db.SetUploadFileKept(ctx, job.ID, false)
 		return Received{}, fmt.Errorf("uploads: store file: %w", err)
 	}
 	if state == StateAnalysing {
@@ -85,4 +79,40 @@ func cleanName(name string) string {
 		name = name[:200]
 	}
 	return name
+}
+
+// tempPrefix starts the names of the runner's temporary files, so the janitor finds those
+// a crash left behind.
+const tempPrefix = "portal-upload-"
+
+// tempFile makes a temporary file for a copy of a sheet or a workbook being written, in
+// Limits.TempDir (the system's temporary directory unless configured).
+func (r *Runner) tempFile(what string) (*os.File, error) {
+	return os.CreateTemp(r.cfg.Limits.TempDir, tempPrefix+what+"-*.xlsx")
+}
+
+func removeTemp(f *os.File) {
+	_ = f.Close()
+	_ = os.Remove(f.Name())
+}
+
+// withSheet copies the job's sheet from the database to a temporary file (excelize reads
+// a file as a stream, unpacking large parts to disk, not memory), calls fn with its path
+// and removes it. ErrFileGone when the sheet is no longer kept.
+func (r *Runner) withSheet(ctx context.Context, id string, fn func(path string) error) error {
+	tmp, err := r.tempFile("sheet")
+	if err != nil {
+		return fmt.Errorf("uploads: copy sheet: %w", err)
+	}
+	defer removeTemp(tmp)
+	if _, err := r.db.CopyUploadFile(ctx, id, store.UploadSheet, tmp); err != nil {
+		if isNotFound(err) {
+			return ErrFileGone
+		}
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("uploads: copy sheet: %w", err)
+	}
+	return fn(tmp.Name())
 }

@@ -7,9 +7,10 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"sync"
 	"time"
+
+	"golang.org/x/sync/singleflight"
 
 	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/changes"
@@ -63,6 +64,8 @@ var (
 	ErrState = errors.New("uploads: not possible in the job's state")
 	// ErrFileGone: the file was cleaned up; only the history remains.
 	ErrFileGone = errors.New("uploads: file no longer kept")
+	// ErrStopped: the runner is not running (not started yet, or stopping).
+	ErrStopped = errors.New("uploads: the runner is not running")
 )
 
 // Runner receives files, analyses them and runs the jobs that send their rows, in the
@@ -79,17 +82,22 @@ type Runner struct {
 	log    *slog.Logger
 	now    func() time.Time
 
-	mu       sync.Mutex
-	started  bool
-	stopped  bool
-	ctx      context.Context // cancelled to abort calls in flight (hard stop)
-	cancel   context.CancelFunc
-	quit     chan struct{} // closed to stop taking new work (graceful stop)
-	wake     chan struct{}
-	wg       sync.WaitGroup
-	analyses map[string]bool
+	mu      sync.Mutex
+	started bool
+	stopped bool
+	ctx     context.Context // cancelled to abort calls in flight (hard stop)
+	cancel  context.CancelFunc
+	quit    chan struct{} // closed to stop taking new work (graceful stop)
+	wake    chan struct{}
+	wg      sync.WaitGroup
+	// analyses are the analyses this instance runs (or waits to), each with the function
+	// that stops it.
+	analyses map[string]context.CancelFunc
 	// slots bounds the analyses running at once: each reads a whole file at full speed.
+	// Error workbooks are made under it too.
 	slots chan struct{}
+	// books makes each error workbook once however many ask for it at the same moment.
+	books singleflight.Group
 }
 
 // NewRunner makes a runner; Start sets it going.
@@ -99,8 +107,12 @@ func NewRunner(cfg Config, db *store.DB, client *billing.Client, writer *changes
 		log = slog.Default()
 	}
 	return &Runner{cfg: cfg, owner: store.NewID(), db: db, client: client, writer: writer, log: log, now: time.Now,
-		quit: make(chan struct{}), wake: make(chan struct{}, 1), analyses: map[string]bool{}, slots: make(chan struct{}, 2)}
+		quit: make(chan struct{}), wake: make(chan struct{}, 1), analyses: map[string]context.CancelFunc{}, slots: make(chan struct{}, 2)}
 }
+
+// ID is the runner's lease owner id: a job whose UploadJob.LeaseOwner is this runner's
+// is run (or analysed) here.
+func (r *Runner) ID() string { return r.owner }
 
 // Start resumes what a previous process left (analyses and jobs) and starts the job loop
 // and the clean-up of old files. It returns at once.
@@ -113,8 +125,13 @@ func (r *Runner) Start(ctx context.Context) error {
 	r.started = true
 	r.ctx, r.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	r.mu.Unlock()
-	if err := os.MkdirAll(r.cfg.Limits.TempDir, 0o750); err != nil {
-		return fmt.Errorf("uploads: create upload directory: %w", err)
+	if d := r.cfg.Limits.TempDir; d != "" {
+		if err := os.MkdirAll(d, 0o750); err != nil {
+			return fmt.Errorf("uploads: create temporary directory: %w", err)
+		}
+	}
+	if err := r.moveLegacySheets(ctx); err != nil {
+		return err
 	}
 	pending, err := r.db.UploadJobsInStates(ctx, StateAnalysing)
 	if err != nil {
@@ -123,9 +140,10 @@ func (r *Runner) Start(ctx context.Context) error {
 	for _, j := range pending {
 		r.startAnalysis(j.ID)
 	}
-	r.wg.Add(2)
+	r.wg.Add(3)
 	go r.loop()
 	go r.janitor()
+	go r.watchAnalyses()
 	return nil
 }
 
@@ -193,5 +211,4 @@ func (r *Runner) backoff(attempt int) time.Duration {
 	return d/2 + rand.N(d/2+1)
 }
 
-// Path is where a job's file is kept.
-func (r *Runner) Path(id string) string { return filepath.Join(r.cfg.Dir, id+".xlsx") }
+func isNotFound(err error) bool { return errors.Is(err, store.ErrNotFound) }

@@ -149,6 +149,7 @@ func TestRefusedRowsAndRetry(t *testing.T) {
 	cfg := e.config()
 	cfg.Accounts = []string{"SPP", "BCA", "KOPERASI"}
 	cfg.ChunkSize, cfg.Concurrency, cfg.MaxAttempts = 30, 1, 3
+	cfg.WaitFor = 300 * time.Millisecond // how long it waits for the service before leaving the rows for Retry
 	r := e.start(t, cfg)
 	j := receive(t, r, uploads.Components, sh.Path)
 	if j.RowsNew != 60 {
@@ -406,11 +407,12 @@ func TestCrashWhileSending(t *testing.T) {
 	}
 }
 
-// TestCleanUp: files of old uploads are removed; uploads never committed are discarded.
+// TestCleanUp: the sheets and problems of old uploads are forgotten (their counts stay);
+// uploads never committed are discarded.
 func TestCleanUp(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, 2*time.Second)
-	sh, err := sheettest.Components(filepath.Join(e.dir, "a.xlsx"), sheettest.Options{Rows: 10, Students: 5})
+	sh, err := sheettest.Components(filepath.Join(e.dir, "a.xlsx"), sheettest.Options{Rows: 10, Students: 5, Bad: []int{3}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -447,9 +449,15 @@ func TestCleanUp(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	for _, id := range []string{done.ID, previewed.ID} {
-		if _, err := os.Stat(r2.Path(id)); !os.IsNotExist(err) {
-			t.Errorf("file of %s: %v", id, err)
+		if _, err := e.db.UploadFileSize(context.Background(), id, store.UploadSheet); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("sheet of %s still kept: %v", id, err)
 		}
+	}
+	if n := countIssues(t, e.db, done.ID); n != 0 {
+		t.Errorf("%d problems of a cleaned-up upload kept", n)
+	}
+	if j, _ := e.db.UploadJobByID(context.Background(), done.ID); j.Issues != 1 || j.IssuesKept != 0 || j.Created != 9 {
+		t.Errorf("cleaned-up upload: %d issues, %d kept, %d created", j.Issues, j.IssuesKept, j.Created)
 	}
 	var buf strings.Builder
 	j, _ := e.db.UploadJobByID(context.Background(), done.ID)
@@ -469,7 +477,7 @@ func TestRetryAfterTheCheckFailed(t *testing.T) {
 	}
 	e.enrol(t, sh)
 	cfg := e.config()
-	cfg.MaxAttempts = 2
+	cfg.MaxAttempts, cfg.WaitFor = 2, 300*time.Millisecond
 	r := e.start(t, cfg)
 	j := receive(t, r, uploads.Components, sh.Path)
 	e.sb.SetFaults(sandbox.Faults{ErrorRate: 1, Status: 503})
@@ -533,9 +541,6 @@ func TestAnalysisUnderLease(t *testing.T) {
 	}
 	e.enrol(t, sh)
 	cfg := e.config()
-	if err := os.MkdirAll(cfg.Dir, 0o750); err != nil {
-		t.Fatal(err)
-	}
 	// A runner that never started receives the file: the upload waits in "analysing", as
 	// one left by an instance that stopped mid-analysis.
 	idle := uploads.NewRunner(cfg, e.db, e.client, e.writer, e.log)

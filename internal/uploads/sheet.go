@@ -27,25 +27,44 @@ func (e *FileError) Error() string {
 	return fmt.Sprintf("uploads: file: %s %s", e.Code, strings.Join(e.Args, ", "))
 }
 
-// Limits bound what reading one file may cost.
+// Limits bound what reading one file may cost (see guardWorkbook, which checks them all
+// before excelize opens the file).
 type Limits struct {
-	// UnzipSize caps the total unzipped size of the workbook's parts (the zip bomb guard):
-	// excelize checks the sizes the zip declares, and Go's zip reader refuses an entry that
-	// inflates past what it declared.
+	// UnzipSize caps the total unzipped size of the workbook's parts (the zip bomb guard),
+	// by the sizes the zip declares; Go's zip reader refuses a part that inflates past what
+	// it declared.
 	UnzipSize int64
 	// UnzipXMLSize is the largest worksheet or string table held in memory; bigger ones are
 	// unpacked to TempDir and streamed from there.
 	UnzipXMLSize int64
-	// TempDir receives those unpacked parts ("" is the system default).
+	// InMemory caps the parts excelize holds in memory once the file is open: every part
+	// but the worksheets and the shared strings bigger than UnzipXMLSize (styles, images,
+	// drawings, small sheets).
+	InMemory int64
+	// MaxSharedStrings caps the distinct texts of the shared-string table (excelize keeps
+	// an index entry for each while a sheet is read).
+	MaxSharedStrings int
+	// TempDir receives those unpacked parts, and the runner's temporary copies of sheets
+	// and workbooks ("" is the system's temporary directory, $TMPDIR).
 	TempDir string
 	// MaxRows caps the data rows of one sheet.
 	MaxRows int
 }
 
-// DefaultLimits fit a 20 MB upload: a sheet that big unzips to well under 400 MB, and
-// anything over 8 MB of XML is read from disk, not memory.
+// DefaultLimits fit a 20 MB upload and keep the memory of reading one file to a few tens
+// of MB whatever it holds:
+//   - unzipped at most 20 times the upload (400 MB for 20 MB, at least 64 MB): a real sheet
+//     of that size unzips to well under half of it, and what is over 2 MB of XML is read
+//     from disk, not memory;
+//   - at most 16 MB of other parts (styles, images, drawings) held in memory: a school's
+//     sheet has a few hundred KB of them;
+//   - at most 500,000 distinct texts: far more than any school's sheet has (200,000 rows of
+//     components share a few hundred names; a school has a few thousand students), and
+//     excelize keeps an index entry of about 70 bytes for each while the sheet is read;
+//   - at most 200,000 data rows.
 func DefaultLimits(maxUpload int64) Limits {
-	return Limits{UnzipSize: max(maxUpload*20, 64<<20), UnzipXMLSize: 8 << 20, MaxRows: 200_000}
+	return Limits{UnzipSize: max(maxUpload*20, 64<<20), UnzipXMLSize: 2 << 20, InMemory: 16 << 20,
+		MaxSharedStrings: 500_000, MaxRows: 200_000}
 }
 
 // zipMagic opens every .xlsx (a zip); oleMagic opens .xls and password-protected workbooks.
@@ -71,6 +90,9 @@ func openWorkbook(path string, lim Limits) (*excelize.File, error) {
 		return nil, &FileError{Code: "old_or_protected"}
 	case !bytes.HasPrefix(head, zipMagic):
 		return nil, &FileError{Code: "not_xlsx"}
+	}
+	if err := guardWorkbook(path, lim); err != nil {
+		return nil, err
 	}
 	f, err := excelize.OpenFile(path, excelize.Options{
 		RawCellValue:      true,

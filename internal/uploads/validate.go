@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/component"
@@ -36,6 +38,19 @@ func (i Issue) Message(p i18n.Printer) string {
 		return p.T("uploads.err.at_value", i.Cell(), i.Value, i.Problem.Message(p))
 	}
 	return p.T("uploads.err.at", i.Cell(), i.Problem.Message(p))
+}
+
+// Text says in p's language what is wrong with the cell without naming it, for a note on
+// the cell itself: ""seribu" — bukan nominal ...".
+func (i Issue) Text(p i18n.Printer) string {
+	msg := i.Problem.Message(p)
+	if i.Value != "" {
+		return p.T("uploads.err.value", i.Value, msg)
+	}
+	if r, n := utf8.DecodeRuneInString(msg); n > 0 {
+		msg = string(unicode.ToUpper(r)) + msg[n:]
+	}
+	return msg
 }
 
 // dateMark prefixes a stored argument that is a calendar day (YYYY-MM-DD); valueMark a

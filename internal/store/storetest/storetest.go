@@ -1,4 +1,6 @@
-// Package storetest gives other packages' tests a real, migrated database.
+// Package storetest gives other packages' tests a real, migrated database: a SQLite file
+// of their own, or, when PORTAL_TEST_POSTGRES_URL is set, a PostgreSQL schema of their own
+// (so tests and engineers sharing one PostgreSQL never see each other's rows).
 package storetest
 
 import (
@@ -11,14 +13,39 @@ import (
 	"path/filepath"
 	"testing"
 
+	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" driver, for creating and dropping schemas
+
 	"github.com/sekolah/portal/internal/store"
 )
+
+// PostgresEnv names the variable holding the URL of a PostgreSQL database tests may use;
+// tests that need it are skipped when it is empty.
+const PostgresEnv = "PORTAL_TEST_POSTGRES_URL"
 
 // OpenTest opens a migrated SQLite file in t.TempDir() and closes it when the
 // test ends.
 func OpenTest(t testing.TB) *store.DB {
 	t.Helper()
-	db, err := store.Open(context.Background(), "sqlite:"+filepath.Join(t.TempDir(), "portal.db"))
+	return Open(t, "sqlite:"+filepath.Join(t.TempDir(), "portal.db"))
+}
+
+// OpenPostgres opens the store in a fresh PostgreSQL schema of its own, dropped after the
+// test; the test is skipped when PORTAL_TEST_POSTGRES_URL is not set.
+func OpenPostgres(t testing.TB) *store.DB {
+	t.Helper()
+	db := Open(t, PostgresURL(t))
+	if db.Dialect() != store.DialectPostgres {
+		t.Fatalf("Dialect() = %q, want postgres", db.Dialect())
+	}
+	return db
+}
+
+// Open opens (and migrates) the database at databaseURL and closes it when the test ends.
+// Several calls with the same URL are several connection pools on one database, as
+// several portal instances have.
+func Open(t testing.TB, databaseURL string) *store.DB {
+	t.Helper()
+	db, err := store.Open(context.Background(), databaseURL)
 	if err != nil {
 		t.Fatalf("open test database: %v", err)
 	}
@@ -30,13 +57,10 @@ func OpenTest(t testing.TB) *store.DB {
 	return db
 }
 
-// PostgresEnv names the variable that points tests at a PostgreSQL database.
-const PostgresEnv = "PORTAL_TEST_POSTGRES_URL"
-
-// OpenPostgres opens a migrated store in a fresh schema of the PostgreSQL database named
-// by PORTAL_TEST_POSTGRES_URL, dropped when the test ends; it skips the test when the
-// variable is not set.
-func OpenPostgres(t testing.TB) *store.DB {
+// PostgresURL creates an empty schema in the database at PORTAL_TEST_POSTGRES_URL,
+// dropped after the test, and returns a URL whose connections use it. The test is
+// skipped when the variable is not set.
+func PostgresURL(t testing.TB) string {
 	t.Helper()
 	base := os.Getenv(PostgresEnv)
 	if base == "" {
@@ -45,14 +69,23 @@ func OpenPostgres(t testing.TB) *store.DB {
 	b := make([]byte, 6)
 	_, _ = rand.Read(b)
 	schema := "test_" + hex.EncodeToString(b)
+
 	admin, err := sql.Open("pgx", base)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { admin.Close() })
 	if _, err := admin.Exec(`CREATE SCHEMA ` + schema); err != nil {
+		admin.Close()
 		t.Fatalf("create schema: %v", err)
 	}
+	// Registered before the pools that use the schema, so it runs after they are closed.
+	t.Cleanup(func() {
+		defer admin.Close()
+		if _, err := admin.Exec(`DROP SCHEMA ` + schema + ` CASCADE`); err != nil {
+			t.Errorf("drop schema: %v", err)
+		}
+	})
+
 	u, err := url.Parse(base)
 	if err != nil {
 		t.Fatal(err)
@@ -60,16 +93,5 @@ func OpenPostgres(t testing.TB) *store.DB {
 	q := u.Query()
 	q.Set("search_path", schema)
 	u.RawQuery = q.Encode()
-	db, err := store.Open(context.Background(), u.String())
-	if err != nil {
-		t.Fatalf("open postgres: %v", err)
-	}
-	// Cleanups run last-in first-out: the store closes before its schema is dropped.
-	t.Cleanup(func() {
-		if _, err := admin.Exec(`DROP SCHEMA ` + schema + ` CASCADE`); err != nil {
-			t.Errorf("drop schema: %v", err)
-		}
-	})
-	t.Cleanup(func() { db.Close() })
-	return db
+	return u.String()
 }

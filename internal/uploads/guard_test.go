@@ -1,0 +1,77 @@
+package uploads_test
+
+import (
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sekolah/portal/internal/i18n"
+	"github.com/sekolah/portal/internal/uploads"
+	"github.com/sekolah/portal/internal/uploads/sheettest"
+)
+
+// TestHostileWorkbooksRefused: workbooks whose reading would cost far more than they
+// weigh are refused with a file problem that says what and why, before excelize reads
+// them: a cell over Excel's 32,767 characters (inline or shared, named by its cell), a
+// shared-string bomb, a sheet over the unzipped bound, oversized parts held in memory. A
+// cell of exactly 32,767 characters, multi-byte ones included, is fine.
+func TestHostileWorkbooksRefused(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	lim := uploads.DefaultLimits(20 << 20)
+	small := uploads.DefaultLimits(20 << 20)
+	small.UnzipSize, small.MaxSharedStrings, small.InMemory = 8<<20, 10_000, 1<<20
+	write := func(name string, fn func(path string) error) string {
+		path := filepath.Join(dir, name)
+		if err := fn(path); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	tests := []struct {
+		name    string
+		path    string
+		lim     uploads.Limits
+		code    string
+		message string // in Indonesian
+	}{
+		{"inline cell one over", write("inline.xlsx", func(p string) error { return sheettest.HostileCell(p, uploads.MaxCellChars+1, false) }),
+			lim, "cell_too_long", "Sel B2 di berkas ini berisi teks lebih panjang daripada yang diizinkan Excel (32.767 karakter per sel)"},
+		{"inline cell of 16 MiB", write("inline16.xlsx", func(p string) error { return sheettest.HostileCell(p, 16<<20, false) }),
+			lim, "cell_too_long", "Sel B2"},
+		{"shared string one over", write("shared.xlsx", func(p string) error { return sheettest.HostileCell(p, uploads.MaxCellChars+1, true) }),
+			lim, "cell_too_long", "Sel B2"},
+		{"shared-string bomb", write("bomb.xlsx", func(p string) error { return sheettest.SharedStringBomb(p, 10_001) }),
+			small, "too_many_strings", "lebih dari 10.000 teks berbeda"},
+		{"huge sheet", write("sheet.xlsx", func(p string) error { return sheettest.HugeSheet(p, 9<<20) }),
+			small, "too_big_unzipped", "lebih dari 8 MB setelah dibuka"},
+		{"big styles", write("styles.xlsx", func(p string) error { return sheettest.BigStyles(p, 2<<20) }),
+			small, "too_big_parts", "batasnya 1 MB"},
+		{"cell at the limit", write("limit.xlsx", func(p string) error { return sheettest.HostileCell(p, uploads.MaxCellChars, false) }),
+			lim, "", ""},
+		{"shared string at the limit", write("limit-shared.xlsx", func(p string) error { return sheettest.HostileCell(p, uploads.MaxCellChars, true) }),
+			lim, "", ""},
+		{"strings at the bound", write("bomb-ok.xlsx", func(p string) error { return sheettest.SharedStringBomb(p, 10_000) }),
+			small, "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, _, err := analyse(t, tt.path, uploads.Options{Kind: uploads.Components, Limits: tt.lim, Students: knownNIS{"2026001": true}})
+			var fe *uploads.FileError
+			if tt.code == "" {
+				if errors.As(err, &fe) {
+					t.Fatalf("refused: %v", err)
+				}
+				return
+			}
+			if !errors.As(err, &fe) || fe.Code != tt.code {
+				t.Fatalf("err %v, want the file problem %s", err, tt.code)
+			}
+			msg := uploads.FileMessage(i18n.NewPrinter(i18n.Indonesian, nil), fe.Code, fe.Args)
+			if !strings.Contains(msg, tt.message) {
+				t.Errorf("message %q, want it to say %q", msg, tt.message)
+			}
+		})
+	}
+}

@@ -10,7 +10,7 @@ import (
 	"github.com/sekolah/portal/internal/store"
 )
 
-// Run is one sync run as every instance sees it (migration 00014): the admins' data page
+// Run is one sync run as every instance sees it (migration 00016): the admins' data page
 // lists them, and the students page shows the last one.
 type Run struct {
 	ID       string

@@ -14,6 +14,7 @@ import (
 	"github.com/sekolah/portal/internal/component"
 	"github.com/sekolah/portal/internal/i18n"
 	"github.com/sekolah/portal/internal/problem"
+	"github.com/sekolah/portal/internal/store"
 	"github.com/sekolah/portal/views/components"
 	"github.com/sekolah/portal/views/pages"
 )
@@ -24,6 +25,7 @@ var billsFieldLabels = map[string]string{
 	billlist.ParamDueFrom: "bills.filter.due_from", billlist.ParamDueTo: "bills.filter.due_to",
 	billlist.ParamPaidFrom: "bills.filter.paid_from", billlist.ParamPaidTo: "bills.filter.paid_to",
 	billlist.ParamNIS: "term.nis", billlist.ParamNotes: "term.notes", billlist.ParamRef: "term.ref_number",
+	billlist.ParamSearch: "bills.search",
 }
 
 // billsProblemList words the problems as a list above the table, each naming its field.
@@ -44,7 +46,7 @@ func (h *Handler) billsView(ctx context.Context, f billlist.Filter) pages.BillsV
 	v := pages.BillsView{
 		Form: pages.BillsForm{
 			State: f.State, Account: f.Account, DueFrom: f.DueFrom, DueTo: f.DueTo,
-			PaidFrom: f.PaidFrom, PaidTo: f.PaidTo, NIS: f.NIS, Notes: f.Notes, Ref: f.Ref,
+			PaidFrom: f.PaidFrom, PaidTo: f.PaidTo, NIS: f.NIS, Search: f.Search, Notes: f.Notes, Ref: f.Ref,
 			Sort: f.Sort, Limit: strconv.Itoa(f.Limit),
 		},
 		Sorts:  map[string]pages.BillsSortLink{},
@@ -78,7 +80,7 @@ func (h *Handler) billsView(ctx context.Context, f billlist.Filter) pages.BillsV
 		v.Sorts[k] = link
 	}
 	v.Pager = components.Pager{
-		Offset: f.Offset, Limit: f.Limit, Total: -1, Target: "#bills-results",
+		Offset: f.Offset, Limit: f.Limit, Target: "#bills-results",
 		URL: func(off int) string { return f.WithOffset(off).URL("/bills") },
 	}
 	return v
@@ -102,46 +104,57 @@ func billsRow(b billing.Bill, today time.Time, canPay bool) pages.BillsRow {
 	return r
 }
 
-// listBills is the bills browser: one page of the service's search, with the filters in
-// the URL. Sorting and totals apply to the page shown (the service has no total).
+// listBills is the bills browser, read from the ledger: one page of the whole result in
+// the order asked for, the count and totals of all of it, the filters and the search in
+// the URL. An open page asks every LiveEvery whether it changed (?live=token).
 func (h *Handler) listBills(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	today := h.today()
 	req, probs := billlist.ParseFilter(r.URL.Query(), h.cfg.AccountCodes)
 	f := req.Filter
+	fresh, err := h.ledger.Freshness(ctx)
+	if err != nil {
+		h.serverError(w, r, err)
+		return
+	}
+	token := h.liveToken(fresh)
+	if len(probs) == 0 && h.unchanged(w, r, token) {
+		return
+	}
 	v := h.billsView(ctx, f)
 	status := http.StatusOK
 	if len(probs) > 0 {
 		v.Errors, v.Problems = problemMessages(ctx, probs), billsProblemList(ctx, probs)
 		status = http.StatusUnprocessableEntity
 	} else {
-		var got []billing.Bill
-		var err error
-		if req.NIS != "" {
-			got, err = h.billing.StudentBills(ctx, req.NIS, req.Query)
+		page, err := h.ledger.Bills(ctx, req.Query)
+		if err != nil {
+			h.log.Error("bills from the ledger", "err", err)
+			v.Notice, v.Failed, status = i18n.T(ctx, "ledger.unreadable"), true, http.StatusInternalServerError
 		} else {
-			got, err = h.billing.Search(ctx, req.Query)
-		}
-		switch {
-		case err != nil && req.NIS != "" && errors.Is(err, billing.ErrNotFound):
-			v.Notice = i18n.T(ctx, "bills.unknown_student", req.NIS)
-		case err != nil:
-			h.log.Warn("bills search", "err", err)
-			v.Notice, v.Failed, status = h.upstreamMessage(ctx, err, false), true, http.StatusBadGateway
-		default:
-			rows, next := billlist.Page(got, f.Limit)
-			billlist.SortBills(rows, f.Sort)
-			for _, b := range rows {
+			for _, b := range page.Bills {
 				v.Rows = append(v.Rows, billsRow(b, today, v.CanPay))
 			}
-			t := billlist.Total(rows, today)
+			t := page.Totals
 			v.Totals = pages.BillsTotals{Count: t.Count, Amount: t.Amount, PenaltyToday: t.PenaltyToday, DueToday: t.DueToday, AmountPaid: t.Paid}
-			v.Pager.Shown, v.Pager.HasNext = len(rows), next
+			v.Pager.Shown, v.Pager.Total = len(v.Rows), t.Count
+			if t.Count == 0 && f.NIS != "" && !h.studentKnown(r, f.NIS) {
+				v.Notice = i18n.T(ctx, "bills.unknown_student", f.NIS)
+			}
+			v.Fresh = h.freshness(ctx, fresh, "")
+			v.Live = h.live(f.URL("/bills")+"&", token)
 		}
 	}
-	if isPartial(r) {
+	if isPartial(r) && r.URL.Query().Get("live") == "" {
 		// The form sends every field, empty ones included; the address bar gets the short form.
 		w.Header().Set("HX-Push-Url", f.URL("/bills"))
 	}
 	h.page(w, r, status, pages.Bills(v), pages.BillsResults(v))
+}
+
+// studentKnown reports whether the roster knows nis (a failure to read it counts as known:
+// the notice would be wrong, not missing).
+func (h *Handler) studentKnown(r *http.Request, nis string) bool {
+	_, err := h.db.StudentByNIS(r.Context(), nis)
+	return !errors.Is(err, store.ErrNotFound)
 }

@@ -6,11 +6,12 @@ import (
 	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/billlist"
+	"github.com/sekolah/portal/internal/i18n"
 	"github.com/sekolah/portal/views/pages"
 )
 
 // listUpcomingBills shows the unpaid components due in the next days, grouped by day, with
-// whether the service's reminder has gone out.
+// whether the service's reminder has gone out; read from the ledger.
 func (h *Handler) listUpcomingBills(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	today := h.today()
@@ -19,7 +20,7 @@ func (h *Handler) listUpcomingBills(w http.ResponseWriter, r *http.Request) {
 	status := http.StatusOK
 	var got []billing.Bill
 	var err error
-	for b, e := range h.billing.All(ctx, billlist.UpcomingQuery(today)) {
+	for b, e := range h.ledger.All(ctx, billlist.UpcomingQuery(today)) {
 		if e != nil {
 			err = e
 			break
@@ -27,8 +28,8 @@ func (h *Handler) listUpcomingBills(w http.ResponseWriter, r *http.Request) {
 		got = append(got, b)
 	}
 	if err != nil {
-		h.log.Warn("upcoming bills", "err", err)
-		v.Notice, status = h.upstreamMessage(ctx, err, false), http.StatusBadGateway
+		h.log.Error("upcoming bills from the ledger", "err", err)
+		v.Notice, status = i18n.T(ctx, "ledger.unreadable"), http.StatusInternalServerError
 	} else {
 		u := billlist.GroupUpcoming(got, today)
 		v.Count, v.Total, v.Reminded, v.RemindedSoon = u.Count, u.Total, u.Reminded, u.RemindedSoon

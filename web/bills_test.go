@@ -79,6 +79,8 @@ func seedBills(t *testing.T, p *portaltest.Portal) billsSchool {
 		t.Fatalf("pay: %v", err)
 	}
 	p.Sandbox.SetClock(billsNow)
+	// Made at the service behind the portal's back: the next sync brings it.
+	p.SyncLedger(t)
 	return s
 }
 
@@ -152,15 +154,18 @@ func TestBillsBrowserPage(t *testing.T) {
 	if got := billsText(onTime.Find(`[data-testid="due-today"] strong`)); got != "Rp 260.000" || onTime.AttrOr("data-status", "") != "provisioned" {
 		t.Errorf("on-time row: due %q status %q", got, onTime.AttrOr("data-status", ""))
 	}
-	// Totals of the page, and the page says they are the page's.
+	// Totals of the whole result, and the page says they are.
 	if got := billsText(doc.Find(`[data-testid="total-due"]`)); got != "Rp 1.235.000" {
 		t.Errorf("total due today = %q", got)
 	}
 	if got := billsText(doc.Find(`[data-testid="total-penalty"]`)); got != "Rp 25.000" {
 		t.Errorf("total penalty = %q", got)
 	}
-	if note := billsText(doc.Find(`[data-testid="page-note"]`)); !strings.Contains(note, "hanya untuk baris 1–4") {
+	if note := billsText(doc.Find(`[data-testid="page-note"]`)); !strings.Contains(note, "Baris 1–4 dari 4") || !strings.Contains(note, "semua hasil") {
 		t.Errorf("page note = %q", note)
+	}
+	if got := billsText(doc.Find(`[data-testid="bills-summary"]`)); got != "4 tagihan · nilai Rp 1.210.000 · harus dibayar hari ini Rp 1.235.000" {
+		t.Errorf("summary = %q", got)
 	}
 	// Every control works without JavaScript: a plain GET form and real links.
 	form := doc.Find(`form[data-testid="bills-filters"]`)
@@ -331,10 +336,10 @@ func TestBillsInvalidFilters(t *testing.T) {
 			}
 		}
 	}
-	// With valid filters the failure is the service's, said plainly.
+	// With valid filters the list answers from the ledger, the service down or not.
 	res := c.Get("/bills")
-	if res.StatusCode != http.StatusBadGateway || !strings.Contains(billsText(res.Doc.Find(`[data-testid="bills-notice"]`)), "tidak tersedia") {
-		t.Errorf("service down: %d %q", res.StatusCode, billsText(res.Doc.Find(`[data-testid="bills-notice"]`)))
+	if res.StatusCode != http.StatusOK || len(billRowNames(res.Doc)) != 4 {
+		t.Errorf("service down: %d %v", res.StatusCode, billRowNames(res.Doc))
 	}
 }
 
@@ -353,6 +358,7 @@ func TestBillsPaging(t *testing.T) {
 	if _, err := p.Billing.CreateComponents(ctx, in); err != nil {
 		t.Fatal(err)
 	}
+	p.SyncLedger(t)
 	c := p.SignedIn(t, "finance")
 	res := c.Get("/bills?limit=25")
 	if n := len(billRowNames(res.Doc)); n != 25 {
@@ -362,9 +368,15 @@ func TestBillsPaging(t *testing.T) {
 	if next != "/bills?limit=25&offset=25&state=provisioned" || res.Doc.Find(`[data-testid="page-prev"]`).Length() != 0 {
 		t.Fatalf("first page links: next %q", next)
 	}
-	// The total is of the 25 rows shown, which the page says.
-	if got := billsText(res.Doc.Find(`[data-testid="bills-totals"] th`)); !strings.Contains(got, "25 baris") {
+	// The total is of all 30, which the page says; so does the pager.
+	if got := billsText(res.Doc.Find(`[data-testid="bills-totals"] th`)); got != "Total semua 30 tagihan" {
 		t.Errorf("totals label %q", got)
+	}
+	if got := billsText(res.Doc.Find(`[data-testid="total-amount"]`)); got != "Rp 465.000" { // 1.000 + … + 30.000
+		t.Errorf("total amount %q", got)
+	}
+	if got := billsText(res.Doc.Find(`[data-testid="pagination"]`)); !strings.Contains(got, "1–25 dari 30") {
+		t.Errorf("pager %q", got)
 	}
 	res = c.Get(next, "HX-Request", "true")
 	if n := len(billRowNames(res.Doc)); n != 5 {
@@ -376,7 +388,7 @@ func TestBillsPaging(t *testing.T) {
 	if note := billsText(res.Doc.Find(`[data-testid="page-note"]`)); !strings.Contains(note, "26–30") {
 		t.Errorf("page note %q", note)
 	}
-	// Exactly a full page: no next page (one row more was asked for, none came).
+	// Exactly a full page: no next page (the count says so).
 	res = c.Get("/bills?limit=25&offset=5")
 	if n := len(billRowNames(res.Doc)); n != 25 || res.Doc.Find(`[data-testid="page-next"]`).Length() != 0 {
 		t.Fatalf("offset 5: %d rows, next %d", n, res.Doc.Find(`[data-testid="page-next"]`).Length())
@@ -875,4 +887,108 @@ func TestBillsDemoSchool(t *testing.T) {
 			t.Errorf("day %s outside the week", d.AttrOr("data-day", ""))
 		}
 	})
+}
+
+// The bills list reads the ledger: the count and total of the whole result, a sort that
+// orders every page, a search by a student's name or NIS, exact pages.
+func TestBillsWholeResult(t *testing.T) {
+	t.Parallel()
+	p, _ := startBills(t)
+	c := p.SignedIn(t, "finance")
+
+	// Sorted by amount across all of it (the paging's own test pages a sort by due).
+	res := c.Get("/bills?state=all&sort=amount")
+	if got := billRowNames(res.Doc); !slices.Equal(got, []string{"Buku", "SPP November", "SPP Oktober", "SPP Desember", "Seragam", "Study tour"}) {
+		t.Errorf("all by amount: %v", got)
+	}
+	if got := billsText(res.Doc.Find(`[data-testid="bills-count"]`)); got != "6 tagihan" {
+		t.Errorf("count %q", got)
+	}
+	if got := billsText(res.Doc.Find(`[data-testid="bills-summary-paid"]`)); got != "sudah dibayar Rp 150.000" {
+		t.Errorf("paid %q", got)
+	}
+	// A sort header links to the first page of the other order.
+	if href := res.Doc.Find(`[data-testid="sort-amount"]`).AttrOr("href", ""); href != "/bills?sort=-amount&state=all" {
+		t.Errorf("sort header %q", href)
+	}
+
+	// Search by part of a name (any case), or by the start of a NIS.
+	for _, tt := range []struct {
+		q    string
+		want []string
+	}{
+		{"siti", []string{"SPP Oktober", "SPP Desember"}},
+		{"  BUDI   santoso ", []string{"SPP November", "Seragam"}},
+		{"202400", []string{"Study tour", "Buku", "Seragam", "SPP November", "SPP Desember", "SPP Oktober"}},
+		{"2024003", []string{"Study tour", "Buku"}},
+		{"nobody", nil},
+	} {
+		res := c.Get("/bills?" + url.Values{"state": {"all"}, "q": {tt.q}, "sort": {"-due"}}.Encode())
+		got := billRowNames(res.Doc)
+		if res.StatusCode != http.StatusOK || len(got) != len(tt.want) {
+			t.Errorf("search %q: %d %v, want %v", tt.q, res.StatusCode, got, tt.want)
+			continue
+		}
+		for _, w := range tt.want {
+			if !slices.Contains(got, w) {
+				t.Errorf("search %q: %v lacks %s", tt.q, got, w)
+			}
+		}
+		if v := res.Doc.Find(`[data-testid="bills-search"]`).AttrOr("value", ""); v != strings.Join(strings.Fields(tt.q), " ") {
+			t.Errorf("search %q shows as %q", tt.q, v)
+		}
+		if got := billsText(res.Doc.Find(`[data-testid="bills-count"]`)); got != fmt.Sprintf("%d tagihan", len(tt.want)) {
+			t.Errorf("search %q: count %q", tt.q, got)
+		}
+	}
+	// Without JavaScript the search is a field of the GET form.
+	if el := c.Get("/bills").Doc.Find(`form[data-testid="bills-filters"] input[name="q"][type="search"]`); el.Length() != 1 {
+		t.Error("no search field in the filter form")
+	}
+}
+
+// An open bills page or dashboard asks every few seconds whether its figures changed: a
+// cheap 204 while nothing did; the new figures once something did (here a payment the
+// service announces through its callback, over real HTTP, to the real route).
+func TestLivePagesAnswerOnlyChanges(t *testing.T) {
+	t.Parallel()
+	p, s := startBills(t)
+	c := p.SignedIn(t, "finance")
+	for _, page := range []struct{ path, container string }{{"/", "#dashboard"}, {"/bills?state=all", "#bills-results"}} {
+		res := c.Get(page.path)
+		live := res.Doc.Find(page.container).AttrOr("hx-get", "")
+		if live == "" || res.Doc.Find(page.container).AttrOr("hx-trigger", "") != "every 10s, live:show" {
+			t.Fatalf("%s: no live updates on %s: %q", page.path, page.container, live)
+		}
+		if res := c.Get(live, "HX-Request", "true"); res.StatusCode != http.StatusNoContent || res.Body != "" {
+			t.Errorf("%s unchanged: %d %q", page.path, res.StatusCode, res.Body)
+		}
+		// Without HTMX the same address is the page.
+		if res := c.Get(live); res.StatusCode != http.StatusOK || !strings.Contains(res.Body, "<html") {
+			t.Errorf("%s live address without HTMX: %d", page.path, res.StatusCode)
+		}
+	}
+	dash := c.Get("/").Doc.Find("#dashboard").AttrOr("hx-get", "")
+	bills := c.Get("/bills?state=all").Doc.Find("#bills-results").AttrOr("hx-get", "")
+
+	// A parent pays SPP November at a bank; the service calls the portal back.
+	if err := sandboxPost(p, "/_sandbox/bank-payment", map[string]any{"bill_key": "2024002", "bill_component_list": []string{s.id("SPP November")},
+		"merchant_name": "BCA"}); err != nil {
+		t.Fatal(err)
+	}
+	p.AwaitCallbacks(t)
+	res := c.Get(dash, "HX-Request", "true")
+	if res.StatusCode != http.StatusOK || strings.Contains(res.Body, "<html") || res.Doc.Find("#dashboard").Length() != 1 {
+		t.Fatalf("dashboard after a payment: %d", res.StatusCode)
+	}
+	if got := billsText(res.Doc.Find(`[data-testid="card-collected-today"] [data-testid="value"]`)); got != "Rp 200.000" {
+		t.Errorf("collected today after the callback: %q", got)
+	}
+	res = c.Get(bills, "HX-Request", "true")
+	if row := billRow(res.Doc, s.id("SPP November")); res.StatusCode != http.StatusOK || row.AttrOr("data-status", "") != "paid" {
+		t.Errorf("bills after the callback: %d, SPP November %q", res.StatusCode, row.AttrOr("data-status", ""))
+	}
+	if res.Header.Get("HX-Push-Url") != "" {
+		t.Errorf("a live update pushed %q into the history", res.Header.Get("HX-Push-Url"))
+	}
 }

@@ -1,12 +1,15 @@
 package web
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"net/http"
 	"time"
 
 	"github.com/sekolah/portal/internal/billlist"
 	"github.com/sekolah/portal/internal/i18n"
+	"github.com/sekolah/portal/internal/ledger"
 	"github.com/sekolah/portal/internal/reports"
 	"github.com/sekolah/portal/views/components"
 	"github.com/sekolah/portal/views/pages"
@@ -162,12 +165,87 @@ func agingClass(bucket int) int {
 	return [...]int{1, 3, 3, 4, 4}[bucket]
 }
 
-// freshness tells the page how old its figures are; warning is a refresh that failed,
-// whose detail the reports service has logged.
-func (h *Handler) freshness(ctx context.Context, at time.Time, warning error, action string) pages.Freshness {
-	f := pages.Freshness{At: at, Now: h.now(), Action: action}
-	if warning != nil {
-		f.Warning = i18n.T(ctx, "dashboard.stale", i18n.From(ctx).DateTime(at), h.upstreamMessage(ctx, warning, false))
+// freshness words how fresh the ledger's figures are for a page; action is where its
+// "sync now" control posts (empty: none).
+func (h *Handler) freshness(ctx context.Context, f ledger.Freshness, action string) pages.Freshness {
+	p := i18n.From(ctx)
+	now := h.now()
+	v := pages.Freshness{Permille: -1, Action: action, Asked: !f.SyncAsked.IsZero()}
+	problem := func() string {
+		if f.Failing() {
+			return p.T("ledger.problem." + cmp.Or(f.LastProblem, ledger.ProblemOther))
+		}
+		return p.T("ledger.problem.idle")
 	}
-	return f
+	switch {
+	case f.Fill == ledger.FillEmpty && !f.Failing():
+		v.State, v.Text = pages.FreshEmpty, p.T("ledger.empty")
+	case f.Filling():
+		v.State = pages.FreshFilling
+		if f.FillTotal > 0 {
+			v.Permille = f.FillPermille()
+			v.Text = p.T("ledger.filling", v.Permille/10, i18n.Number(int64(f.FillRead)), i18n.Number(int64(max(f.FillTotal, f.FillRead))))
+		} else {
+			v.Text = p.T("ledger.filling_count", i18n.Number(int64(f.FillRead)))
+		}
+		if f.Failing() {
+			v.Text = p.T("ledger.filling_stopped", v.Text, p.Ago(now.Sub(f.LastEnd)), problem())
+		}
+	// One failed sync of a minute-old ledger is not worth a warning; a missed interval is.
+	case f.Failing() && (f.SyncedAt.IsZero() || f.Age(now) > 2*h.sync.Every()) || h.syncLate(f, now):
+		v.State = pages.FreshStale
+		if f.SyncedAt.IsZero() {
+			v.Text = p.T("ledger.stale_never", problem())
+		} else {
+			v.Text = p.T("ledger.stale", p.Ago(f.Age(now)), problem())
+		}
+	default:
+		v.State, v.Text = pages.FreshUpToDate, p.T("ledger.fresh", h.clock(ctx, f.SyncedAt))
+	}
+	return v
+}
+
+// syncLate reports a ledger whose last good sync is much older than the interval and
+// that no run is bringing up to date (every instance that syncs has stopped).
+func (h *Handler) syncLate(f ledger.Freshness, now time.Time) bool {
+	return !f.SyncedAt.IsZero() && !f.Running() && f.Age(now) > max(5*h.sync.Every(), 5*time.Minute)
+}
+
+// clock shows instant t as a time of day in the school's zone ("12.03"), with its date
+// when it is not today.
+func (h *Handler) clock(ctx context.Context, t time.Time) string {
+	p := i18n.From(ctx)
+	lt, now := t.In(h.cfg.Location), h.now().In(h.cfg.Location)
+	if y, m, d := lt.Date(); !(y == now.Year() && m == now.Month() && d == now.Day()) {
+		return p.DateTime(t)
+	}
+	return p.T("ledger.clock", fmt.Sprintf("%02d", lt.Hour()), fmt.Sprintf("%02d", lt.Minute()))
+}
+
+// liveToken names the state of the ledger a page was made from: the change sequence
+// (every write moves it on), the sync's state (what the freshness line says) and today
+// (the figures that follow the date). A page whose token is still current is up to date.
+func (h *Handler) liveToken(f ledger.Freshness) string {
+	asked := 0
+	if !f.SyncAsked.IsZero() {
+		asked = 1
+	}
+	return fmt.Sprintf("%d.%d.%d.%d.%d.%s", f.ChangeSeq, f.SyncedAt.Unix(), f.LastEnd.Unix(), f.FillRead, asked,
+		h.today().Format("20060102"))
+}
+
+// live is how a page asks whether it changed: url (ending in "?" or "&") with the token.
+func (h *Handler) live(url, token string) pages.Live {
+	return pages.Live{URL: url + "live=" + token, Every: fmt.Sprintf("every %ds, live:show", int(h.cfg.LiveEvery.Seconds()))}
+}
+
+// unchanged answers 204 to a page asking whether it changed (HTMX leaves the page as it
+// is) when its token is still current.
+func (h *Handler) unchanged(w http.ResponseWriter, r *http.Request, token string) bool {
+	if !isPartial(r) || r.URL.Query().Get("live") != token {
+		return false
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusNoContent)
+	return true
 }

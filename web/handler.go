@@ -15,11 +15,11 @@ import (
 	"github.com/sekolah/portal/internal/changes"
 	"github.com/sekolah/portal/internal/config"
 	"github.com/sekolah/portal/internal/counter"
+	"github.com/sekolah/portal/internal/ledger"
 	"github.com/sekolah/portal/internal/registration"
 	"github.com/sekolah/portal/internal/reports"
 	"github.com/sekolah/portal/internal/school"
 	"github.com/sekolah/portal/internal/store"
-	"github.com/sekolah/portal/internal/students"
 	"github.com/sekolah/portal/internal/uploads"
 )
 
@@ -43,7 +43,8 @@ type Handler struct {
 	counter      *counter.Service
 	school       *school.Service
 	uploads      *uploads.Runner
-	syncer       *students.Syncer // the roster sync job: one per portal process
+	ledger       *ledger.Ledger // what every page reads
+	sync         *ledger.Syncer // the ledger's sync: asked to run now by people
 	log          *slog.Logger
 	sessions     *sessions.CookieStore
 	now          func() time.Time
@@ -58,7 +59,7 @@ func newHandler(d Deps) *Handler {
 	cs.MaxAge(0)
 	h := &Handler{
 		cfg: a.Config, db: a.DB, auth: a.Auth, billing: a.Billing, writer: a.Writer, reports: a.Reports,
-		registration: a.Registration, counter: a.Counter, school: a.School, uploads: a.Uploads, syncer: a.Roster,
+		registration: a.Registration, counter: a.Counter, school: a.School, uploads: a.Uploads, ledger: a.Ledger, sync: a.Sync,
 		log: a.Log, sessions: cs, now: a.Now,
 	}
 	if h.log == nil {

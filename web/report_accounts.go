@@ -36,11 +36,12 @@ func (h *Handler) reportAccounts(w http.ResponseWriter, r *http.Request) {
 		}, nil)
 		return
 	}
-	res, err := h.reports.Accounts(ctx, filter, r.Method == http.MethodPost)
 	if r.Method == http.MethodPost {
+		h.reports.Refresh(ctx)
 		h.redirect(w, r, v.URL)
 		return
 	}
+	res, err := h.reports.Accounts(ctx, filter, false)
 	status := http.StatusOK
 	if err != nil {
 		status = h.reportFailure(ctx, &v.ReportShell, err)
@@ -50,7 +51,7 @@ func (h *Handler) reportAccounts(w http.ResponseWriter, r *http.Request) {
 		for _, a := range rep.Rows {
 			v.Report.Rows = append(v.Report.Rows, accountRow(a, rep.Filter))
 		}
-		v.Fresh = h.freshness(ctx, res.At, res.Warning, v.URL)
+		v.Fresh = h.freshness(ctx, res.Fresh, v.URL)
 	}
 	h.page(w, r, status, pages.Accounts(v), pages.AccountsResults(v))
 }

@@ -49,11 +49,12 @@ func (h *Handler) reportOutstanding(w http.ResponseWriter, r *http.Request) {
 		}, nil)
 		return
 	}
-	res, err := h.reports.Outstanding(ctx, filter, r.Method == http.MethodPost)
 	if r.Method == http.MethodPost {
+		h.reports.Refresh(ctx)
 		h.redirect(w, r, v.URL)
 		return
 	}
+	res, err := h.reports.Outstanding(ctx, filter, false)
 	status := http.StatusOK
 	if err != nil {
 		status = h.reportFailure(ctx, &v.ReportShell, err)
@@ -68,7 +69,7 @@ func (h *Handler) reportOutstanding(w http.ResponseWriter, r *http.Request) {
 		for _, o := range rows {
 			v.Rows = append(v.Rows, outstandingRow(ctx, o))
 		}
-		v.Fresh = h.freshness(ctx, res.At, res.Warning, v.URL)
+		v.Fresh = h.freshness(ctx, res.Fresh, v.URL)
 	}
 	h.page(w, r, status, pages.Outstanding(v), pages.OutstandingResults(v))
 }

@@ -39,11 +39,12 @@ func (h *Handler) reportPayments(w http.ResponseWriter, r *http.Request) {
 		}, nil)
 		return
 	}
-	res, err := h.reports.Payments(ctx, filter, r.Method == http.MethodPost)
 	if r.Method == http.MethodPost {
+		h.reports.Refresh(ctx)
 		h.redirect(w, r, v.URL)
 		return
 	}
+	res, err := h.reports.Payments(ctx, filter, false)
 	status := http.StatusOK
 	if err != nil {
 		status = h.reportFailure(ctx, &v.ReportShell, err)
@@ -56,7 +57,7 @@ func (h *Handler) reportPayments(w http.ResponseWriter, r *http.Request) {
 				Component: p.Component, Account: p.Account, Ref: p.Ref, Amount: p.Amount, Penalty: p.Penalty, Paid: p.Paid,
 				StatementURL: statementURL(p.NIS)})
 		}
-		v.Fresh = h.freshness(ctx, res.At, res.Warning, v.URL)
+		v.Fresh = h.freshness(ctx, res.Fresh, v.URL)
 	}
 	h.page(w, r, status, pages.Payments(v), pages.PaymentsResults(v))
 }

@@ -33,11 +33,12 @@ func (h *Handler) reportStatement(w http.ResponseWriter, r *http.Request) {
 		}, notFound)
 		return
 	}
-	res, err := h.reports.Statement(ctx, nis, r.Method == http.MethodPost)
 	if r.Method == http.MethodPost {
+		h.reports.Refresh(ctx)
 		h.redirect(w, r, v.URL)
 		return
 	}
+	res, err := h.reports.Statement(ctx, nis, false)
 	status := http.StatusOK
 	switch {
 	case errors.Is(err, billing.ErrNotFound):
@@ -55,7 +56,7 @@ func (h *Handler) reportStatement(w http.ResponseWriter, r *http.Request) {
 			v.Rows = append(v.Rows, pages.StatementRow{Due: s.Due, Component: s.Component, Account: s.Account, Amount: s.Amount,
 				Penalty: s.Penalty, Status: string(s.Status), PaidAt: s.PaidAt, Paid: s.Paid, DueToday: s.DueToday, Running: s.Running})
 		}
-		v.Fresh = h.freshness(ctx, res.At, res.Warning, v.URL)
+		v.Fresh = h.freshness(ctx, res.Fresh, v.URL)
 	}
 	h.page(w, r, status, pages.Statement(v), pages.StatementResults(v))
 }

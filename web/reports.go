@@ -77,13 +77,14 @@ func pageOf[T any](r *http.Request, rows []T, url string) ([]T, components.Pager
 	}
 }
 
-// reportFailure fills the page's error for a report that could not be computed.
+// reportFailure fills the page's error for a report that could not be read from the
+// ledger (the figures never depend on the service answering).
 func (h *Handler) reportFailure(ctx context.Context, s *pages.ReportShell, err error) int {
 	if msg := rangeMessage(ctx, err); msg != "" {
 		s.FormError = msg
 		return http.StatusUnprocessableEntity
 	}
-	h.log.Error("report figures", "report", s.URL, "err", err)
-	s.Error = i18n.T(ctx, "dashboard.unavailable", h.upstreamMessage(ctx, err, false))
-	return http.StatusBadGateway
+	h.log.Error("report figures from the ledger", "report", s.URL, "err", err)
+	s.Error = i18n.T(ctx, "ledger.unreadable")
+	return http.StatusInternalServerError
 }

@@ -36,6 +36,10 @@ func New(d Deps) http.Handler {
 	r.Get("/healthz", h.healthz)
 	r.Handle("/static/*", static.Handler())
 
+	// The billing service's payment callbacks: no session, no CSRF (the signature is the
+	// proof); the handler bounds the body.
+	r.Post("/hooks/payments", h.receivePaymentCallback)
+
 	// The upload form's POST: the body limit is the upload limit; only a person allowed to
 	// upload, from the portal's own pages (the cross-origin check comes first), gets the
 	// body read (a large file into a temporary file), before the CSRF check looks for the
@@ -182,6 +186,8 @@ func New(d Deps) http.Handler {
 				r.Post("/settings/registration", h.saveRegistrationSettings)
 				r.Get("/settings/school", h.showSchoolSettings)
 				r.Post("/settings/school/logo/delete", h.deleteSchoolLogo)
+				r.Get("/settings/data", h.showDataSettings)
+				r.Post("/settings/data/reconcile", h.askReconcile)
 			})
 
 			// Staff accounts (admins only).

@@ -11,7 +11,8 @@ import (
 
 const studentsPageSize = 50
 
-// listStudents is the roster: search by NIS or name, filter by class, paged.
+// listStudents is the roster: search by NIS or name, filter by class, paged, with what
+// each student owes today (the ledger's) and the state of the sync.
 func (h *Handler) listStudents(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	q := r.URL.Query()
@@ -24,11 +25,32 @@ func (h *Handler) listStudents(w http.ResponseWriter, r *http.Request) {
 		h.serverError(w, r, err)
 		return
 	}
-	v := pages.StudentsView{Filter: f, Sync: h.syncView(ctx), Now: h.now(), CanWrite: can(ctx, auth.WriteBilling), Classes: classes}
+	v := pages.StudentsView{Filter: f, Now: h.now(), CanWrite: can(ctx, auth.WriteBilling), Classes: classes}
+	if v.Sync, err = h.syncView(ctx); err != nil {
+		h.serverError(w, r, err)
+		return
+	}
+	// What each student on the page owes today, from the ledger; while its first fill
+	// runs the totals would be partial, so they are not shown.
+	fresh, err := h.ledger.Freshness(ctx)
+	if err != nil {
+		h.serverError(w, r, err)
+		return
+	}
+	nis := make([]string, len(list))
+	for i, s := range list {
+		nis[i] = s.NIS
+	}
+	totals, err := h.ledger.StudentTotals(ctx, nis)
+	if err != nil {
+		h.serverError(w, r, err)
+		return
+	}
 	for _, s := range list {
+		t := totals[s.NIS]
 		v.Rows = append(v.Rows, pages.StudentRow{
 			NIS: s.NIS, Name: s.Name, Class: s.Description, Phone: s.Phone, Source: s.Source,
-			HasTotals: s.HasTotals(), Outstanding: s.Outstanding, Overdue: s.OverdueCount, SyncedAt: s.SyncedAt,
+			HasTotals: !fresh.Filling(), Outstanding: t.Outstanding, Overdue: t.Overdue, SyncedAt: s.SyncedAt,
 		})
 	}
 	v.Pager = components.Pager{

@@ -1,31 +1,33 @@
 package web
 
 import (
+	"errors"
 	"net/http"
 
 	"github.com/sekolah/portal/internal/auth"
+	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/component"
 	"github.com/sekolah/portal/internal/i18n"
 	"github.com/sekolah/portal/internal/students"
 	"github.com/sekolah/portal/views/pages"
 )
 
-// studentView reads the student's components and shapes the page; status is 200, or the
-// upstream failure's status with the message on the page. The roster's totals are
-// refreshed from what was read, so the list agrees with the page just seen.
+// studentView reads the student's components from the ledger and shapes the page;
+// status is 200, or 500 with the message on the page when the ledger cannot be read.
 func (h *Handler) studentView(r *http.Request) (pages.StudentView, int) {
 	ctx := r.Context()
 	s := studentFrom(r)
 	today := h.today()
 	v := pages.StudentView{Student: studentInfo(s), Today: today, CanWrite: can(ctx, auth.WriteBilling), PayURL: paymentNewURL(s.NIS),
 		LetterURL: letterURL(s.NIS)}
-	uctx, cancel := h.upstreamCtx(ctx)
-	acc, err := students.LoadAccount(uctx, h.billing, s.NIS, today)
-	cancel()
+	acc, err := students.LoadAccount(ctx, h.ledger, s.NIS, today)
+	if errors.Is(err, billing.ErrNotFound) {
+		err = nil // on the roster with no component at all (the ledger knows no bill of theirs)
+	}
 	if err != nil {
-		h.log.Warn("student bills", "nis", s.NIS, "err", err)
-		v.Error = h.upstreamMessage(ctx, err, false)
-		return v, upstreamStatus(err)
+		h.log.Error("student bills from the ledger", "nis", s.NIS, "err", err)
+		v.Error = i18n.T(ctx, "ledger.unreadable")
+		return v, http.StatusInternalServerError
 	}
 	if v.CanWrite {
 		// Asked where the rule lives, so the page and the delete agree; a failure to ask
@@ -58,9 +60,6 @@ func (h *Handler) studentView(r *http.Request) (pages.StudentView, int) {
 			ExpiryDays: i18n.DayCount(today, h.cfg.Location, b.Expiry), PaidAt: b.PaidAt,
 			RefNumber: b.RefNumber, Notes: b.Notes, Running: running, NotYetActive: c.NotYetActive,
 		})
-	}
-	if err := h.db.SetStudentTotals(ctx, s.NIS, sum.Totals.Outstanding, sum.Totals.Overdue, h.now()); err != nil {
-		h.log.Error("refresh student totals", "nis", s.NIS, "err", err)
 	}
 	return v, http.StatusOK
 }

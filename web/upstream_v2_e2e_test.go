@@ -201,6 +201,7 @@ func TestLooseServiceGivesCompleteFigures(t *testing.T) {
 			paidNow++
 		}
 	}
+	p.AwaitCallbacks(t) // the service has told the portal of each payment
 	recs := svc.all()
 	want := computeFigures(t, recs, e2eNow, jakarta)
 	if len(recs) < 5000 || want.collectedToday <= 0 || want.overdue <= 0 || want.notYetDue <= 0 || want.expired <= 0 || paidNow != 3 {

@@ -88,12 +88,19 @@ func serve(ctx context.Context, cfg config.Config, db *store.DB, authSvc *auth.S
 		return err
 	}
 
+	// Listening comes first: the embedded sandbox sends its payment callbacks here.
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s (PORTAL_ADDR): %w", cfg.Addr, err)
+	}
+	defer ln.Close()
+
 	billingCfg := billing.Config{
 		BaseURL: cfg.UpstreamURL, Username: cfg.UpstreamUsername, Password: cfg.UpstreamPassword,
 		Location: cfg.Location, Timeout: cfg.UpstreamTimeout, Deadline: cfg.UpstreamDeadline, Logger: log,
 	}
 	if cfg.Sandbox() {
-		url, closeSandbox, err := startSandbox(cfg, log)
+		url, closeSandbox, err := startSandbox(cfg, callbackURL(ln.Addr()), log)
 		if err != nil {
 			return err
 		}
@@ -106,7 +113,10 @@ func serve(ctx context.Context, cfg config.Config, db *store.DB, authSvc *auth.S
 	}
 
 	// Every service and background worker is built once here and handed to the routes.
-	a := app.New(app.Options{Config: cfg, DB: db, Billing: client, Logger: log, Auth: authSvc})
+	a, err := app.New(ctx, app.Options{Config: cfg, DB: db, Billing: client, Logger: log, Auth: authSvc})
+	if err != nil {
+		return fmt.Errorf("build the portal (PORTAL_DATABASE_URL): %w", err)
+	}
 	if err := a.Start(ctx); err != nil {
 		return fmt.Errorf("start the portal's workers (PORTAL_DATA_DIR): %w", err)
 	}
@@ -137,11 +147,6 @@ func serve(ctx context.Context, cfg config.Config, db *store.DB, authSvc *auth.S
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
-	ln, err := net.Listen("tcp", cfg.Addr)
-	if err != nil {
-		return fmt.Errorf("listen on %s (PORTAL_ADDR): %w", cfg.Addr, err)
-	}
-
 	signIn := "sign in as admin with the password printed above"
 	switch {
 	case !created:
@@ -173,15 +178,31 @@ func serve(ctx context.Context, cfg config.Config, db *store.DB, authSvc *auth.S
 // the sandbox listens on loopback only and the browser never talks to it.
 var sandboxPassword = rand.Text()
 
+// callbackURL is where the embedded sandbox sends its payment callbacks: this portal's
+// own route, on the address it listens on (loopback when it listens on every address).
+func callbackURL(addr net.Addr) string {
+	host, port, err := net.SplitHostPort(addr.String())
+	if err != nil {
+		return ""
+	}
+	if ip := net.ParseIP(host); ip == nil || ip.IsUnspecified() {
+		host = "127.0.0.1"
+	}
+	return "http://" + net.JoinHostPort(host, port) + "/hooks/payments"
+}
+
 // startSandbox runs the embedded billing sandbox with its demo school on a loopback port,
 // keeping its data next to the portal's so payments made in the demo survive restarts.
-func startSandbox(cfg config.Config, log *slog.Logger) (url string, closeFn func(), err error) {
+// Parents of the demo school pay at banks every PORTAL_DEMO_BANK_PAYMENTS, and each
+// payment's callback comes to callback, so a dashboard shows money arriving.
+func startSandbox(cfg config.Config, callback string, log *slog.Logger) (url string, closeFn func(), err error) {
 	if err := os.MkdirAll(cfg.DataDir, 0o750); err != nil {
 		return "", nil, fmt.Errorf("create data directory (PORTAL_DATA_DIR): %w", err)
 	}
 	sb, err := sandbox.New(sandbox.Options{
 		Username: "portal", Password: sandboxPassword, Location: cfg.Location, Accounts: cfg.AccountCodes,
 		DBPath: filepath.Join(cfg.DataDir, "sandbox.db"), Demo: true, Logger: log.With("component", "sandbox"),
+		CallbackURL: callback, BankPayments: cfg.BankPayments,
 	})
 	if err != nil {
 		return "", nil, fmt.Errorf("start embedded sandbox: %w", err)

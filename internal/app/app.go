@@ -2,9 +2,9 @@
 // configuration, the database and the billing client: the one wiring that cmd/portal
 // runs and internal/portaltest tests. web.New takes the App and only builds routes.
 //
-// The workers (the uploads runner, the roster sync, the pruner of old sign-in attempts and
-// expired sessions) start with Start and stop with Stop, which returns only once none of
-// them runs any more: the caller closes the database after it.
+// The workers (the uploads runner, the ledger's sync, the pruner of old sign-in attempts
+// and expired sessions) start with Start and stop with Stop, which returns only once none
+// of them runs any more: the caller closes the database after it.
 package app
 
 import (
@@ -19,11 +19,11 @@ import (
 	"github.com/sekolah/portal/internal/changes"
 	"github.com/sekolah/portal/internal/config"
 	"github.com/sekolah/portal/internal/counter"
+	"github.com/sekolah/portal/internal/ledger"
 	"github.com/sekolah/portal/internal/registration"
 	"github.com/sekolah/portal/internal/reports"
 	"github.com/sekolah/portal/internal/school"
 	"github.com/sekolah/portal/internal/store"
-	"github.com/sekolah/portal/internal/students"
 	"github.com/sekolah/portal/internal/uploads"
 )
 
@@ -41,6 +41,9 @@ type Options struct {
 	// Uploads adjusts the uploads runner's configuration (made from Config) before the
 	// runner is built.
 	Uploads func(*uploads.Config)
+	// Sync adjusts the ledger's sync configuration (made from Config) before the syncer
+	// is built.
+	Sync func(*ledger.SyncConfig)
 }
 
 // Worker is a part that runs in the background of the portal process.
@@ -67,8 +70,11 @@ type App struct {
 	// School is the school's profile, logo and receipt numbers.
 	School *school.Service
 
-	// Roster is the roster sync (a worker).
-	Roster *students.Syncer
+	// Ledger is the portal's read model of the service: every page reads it.
+	Ledger *ledger.Ledger
+	// Sync keeps the ledger true to the service: the first fill, the incremental sync
+	// every LedgerSyncEvery, the nightly reconcile (a worker, under a database lease).
+	Sync *ledger.Syncer
 	// Uploads is the upload job runner (a worker).
 	Uploads *uploads.Runner
 	// Pruner drops old sign-in attempts and expired sessions hourly (a worker).
@@ -78,8 +84,9 @@ type App struct {
 	started []Worker
 }
 
-// New builds every service and worker; nothing runs until Start.
-func New(o Options) *App {
+// New builds every service and worker; nothing runs until Start. It reads the ledger's
+// state once (the zone its payment days were computed in).
+func New(ctx context.Context, o Options) (*App, error) {
 	now := o.Now
 	if now == nil {
 		now = time.Now
@@ -96,18 +103,30 @@ func New(o Options) *App {
 		a.Auth = auth.NewService(o.DB)
 		a.Auth.Now, a.Auth.Logger, a.Auth.SessionIdle = now, log, cfg.SessionIdle
 	}
-	a.Writer = &changes.Writer{Client: o.Billing, DB: o.DB, Log: log, Now: now}
-	// Every figure about money is computed (and cached) by the reports service.
-	a.Reports = reports.New(reports.Config{
-		Source: o.Billing, Roster: o.DB, Location: cfg.Location, Now: now, CacheTTL: cfg.ReportCacheTTL, Logger: log,
-	})
+	var err error
+	a.Ledger, err = ledger.New(ctx, ledger.Config{DB: o.DB, Location: cfg.Location, Now: now, Verify: o.Billing.VerifyCallback,
+		Logger: log.With("component", "ledger")})
+	if err != nil {
+		return nil, fmt.Errorf("app: %w", err)
+	}
+	scfg := ledger.SyncConfig{Ledger: a.Ledger, Client: o.Billing, Every: cfg.LedgerSyncEvery, ReconcileHour: cfg.LedgerReconcileHour,
+		Logger: log.With("component", "ledger-sync")}
+	if o.Sync != nil {
+		o.Sync(&scfg)
+	}
+	if a.Sync, err = ledger.NewSyncer(scfg); err != nil {
+		return nil, fmt.Errorf("app: %w", err)
+	}
+	a.Writer = &changes.Writer{Client: o.Billing, DB: o.DB, Ledger: a.Ledger, Nudge: a.Sync.Nudge, Log: log, Now: now}
+	// Every figure about money is the ledger's; a person's "refresh" asks for a sync now.
+	a.Reports = reports.New(reports.Config{Ledger: a.Ledger, Roster: o.DB, Logger: log,
+		Refresh: func(ctx context.Context) error { return a.Sync.AskSync(ctx, "") }})
 	a.Registration = &registration.Service{
 		DB: o.DB, Writer: a.Writer, Billing: o.Billing, Accounts: cfg.AccountCodes, Location: cfg.Location, Now: now, Log: log,
 	}
 	a.School = &school.Service{DB: o.DB, Location: cfg.Location, Now: now, Log: log}
 	a.Counter = &counter.Service{Billing: o.Billing, Writer: a.Writer, DB: o.DB, School: a.School, Location: cfg.Location, Now: now, Log: log}
 
-	a.Roster = &students.Syncer{Billing: o.Billing, DB: o.DB, Log: log.With("component", "roster"), Now: now, Location: cfg.Location}
 	ucfg := uploads.ConfigFrom(cfg)
 	if o.Uploads != nil {
 		o.Uploads(&ucfg)
@@ -121,8 +140,8 @@ func New(o Options) *App {
 			_, errSessions := a.Auth.PruneSessions(ctx)
 			return errors.Join(errSignIns, errSessions)
 		}}
-	a.workers = []Worker{a.Uploads, a.Roster, a.Pruner}
-	return a
+	a.workers = []Worker{a.Uploads, a.Sync, a.Pruner}
+	return a, nil
 }
 
 // Start starts every worker (the uploads runner resumes what a previous process left).
@@ -153,19 +172,13 @@ func (a *App) Stop(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// PrepareDemo makes the embedded sandbox's demo school usable at once: the roster sync
-// runs when the roster is empty, a sample fee template is there for the registration
-// wizard, and the school has a sample profile for its receipts and letters. cmd/portal
-// runs it after Start when it serves the embedded sandbox.
+// PrepareDemo makes the embedded sandbox's demo school usable at once: a sample fee
+// template is there for the registration wizard and the school has a sample profile for
+// its receipts and letters (the roster and the bills arrive with the ledger's first fill,
+// which Start sets going). cmd/portal runs it after Start when it serves the embedded
+// sandbox.
 func (a *App) PrepareDemo(ctx context.Context) error {
 	var errs []error
-	if _, known, err := a.DB.ListStudents(ctx, store.StudentFilter{Limit: 1}); err != nil {
-		errs = append(errs, fmt.Errorf("read roster for the demo: %w", err))
-	} else if known == 0 {
-		if err := a.Roster.Sync(auth.SystemActor.Username); err != nil {
-			errs = append(errs, fmt.Errorf("roster sync at start: %w", err))
-		}
-	}
 	if _, err := a.Registration.EnsureDemoTemplate(ctx); err != nil {
 		errs = append(errs, err)
 	}

@@ -1,8 +1,10 @@
 // Package billlist is the bills list of the portal: reading the browser's filters from the
-// URL into a billing.Query (and writing them back into links), sorting and totalling the
-// page shown, and the upcoming dues grouped by day. How one component reads today is
-// internal/component's; paying at the counter is internal/counter's. It has no HTTP in it;
-// the handlers in web/ stay thin around it.
+// URL into a ledger query (and writing them back into links: tabs, sortable headers,
+// pages), and the upcoming dues grouped by day. The ledger (internal/ledger) answers the
+// query: the page asked for in any order across the whole result, with the count and
+// totals of all of it. How one component reads today is internal/component's; paying at
+// the counter is internal/counter's. It has no HTTP in it; the handlers in web/ stay thin
+// around it.
 package billlist
 
 import (
@@ -12,18 +14,18 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/i18n"
+	"github.com/sekolah/portal/internal/ledger"
 	"github.com/sekolah/portal/internal/problem"
 	"github.com/sekolah/portal/internal/students"
 )
 
 // The browser's tabs, as the `state` URL parameter spells them. Other pages link to them.
 const (
-	StateOutstanding = "provisioned"
-	StatePaid        = "paid"
-	StateExpired     = "expired"
-	StateAll         = "all"
+	StateOutstanding = ledger.TabOutstanding
+	StatePaid        = ledger.TabPaid
+	StateExpired     = ledger.TabExpired
+	StateAll         = ledger.TabAll
 )
 
 // States lists the tabs in the order the page shows them.
@@ -48,6 +50,8 @@ const (
 	MaxNotesLen = 200
 	// MaxRefSearchLen bounds the ref filter, which also finds references banks recorded.
 	MaxRefSearchLen = 100
+	// MaxSearchLen bounds the search by a student's name or NIS.
+	MaxSearchLen = 100
 )
 
 // The URL parameters of the browser. Other pages build links with these names.
@@ -59,6 +63,7 @@ const (
 	ParamPaidFrom = "paid_from"
 	ParamPaidTo   = "paid_to"
 	ParamNIS      = "nis"
+	ParamSearch   = "q"
 	ParamNotes    = "notes"
 	ParamRef      = "ref"
 	ParamOffset   = "offset"
@@ -79,6 +84,7 @@ type Filter struct {
 	PaidFrom string
 	PaidTo   string
 	NIS      string
+	Search   string // part of a student's name, or the start of a NIS
 	Notes    string
 	Ref      string
 	Sort     string
@@ -86,14 +92,10 @@ type Filter struct {
 	Limit    int
 }
 
-// Request is a valid filter ready to send: Query asks for one row more than the page so the
-// page knows whether a next one exists (the service gives no total).
+// Request is a valid filter ready for the ledger.
 type Request struct {
 	Filter Filter
-	Query  billing.Query
-	// NIS, when set, means the one student's search (search/bill), which the biller search
-	// cannot filter by.
-	NIS string
+	Query  ledger.BillsQuery
 }
 
 // ParseFilter reads the browser's URL parameters. Paging values out of range fall back to
@@ -105,8 +107,8 @@ func ParseFilter(v url.Values, accounts []string) (Request, problem.List) {
 		State: get(ParamState), Account: get(ParamAccount),
 		DueFrom: get(ParamDueFrom), DueTo: get(ParamDueTo),
 		PaidFrom: get(ParamPaidFrom), PaidTo: get(ParamPaidTo),
-		NIS: get(ParamNIS), Notes: get(ParamNotes), Ref: get(ParamRef),
-		Sort: get(ParamSort),
+		NIS: get(ParamNIS), Search: strings.Join(strings.Fields(v.Get(ParamSearch)), " "),
+		Notes: get(ParamNotes), Ref: get(ParamRef), Sort: get(ParamSort),
 	}
 	f.Offset, _ = strconv.Atoi(get(ParamOffset))
 	f.Offset = min(max(f.Offset, 0), MaxOffset)
@@ -119,14 +121,15 @@ func ParseFilter(v url.Values, accounts []string) (Request, problem.List) {
 	}
 
 	var probs problem.List
-	q := billing.Query{AccountCode: f.Account, Notes: f.Notes, RefNumber: f.Ref, Offset: f.Offset, Limit: f.Limit + 1}
+	srt, _ := ParseSort(f.Sort)
+	q := ledger.BillsQuery{Account: f.Account, Notes: f.Notes, Ref: f.Ref, NIS: f.NIS, Search: f.Search,
+		Sort: srt.Key, Desc: srt.Desc, Offset: f.Offset, Limit: f.Limit}
 	switch f.State {
 	case "":
 		f.State = DefaultState
-		q.State = billing.State(DefaultState)
-	case StateOutstanding, StatePaid, StateExpired:
-		q.State = billing.State(f.State)
-	case StateAll:
+		q.Tab = DefaultState
+	case StateOutstanding, StatePaid, StateExpired, StateAll:
+		q.Tab = f.State
 	default:
 		probs.Add(ParamState, "form.invalid_choice")
 	}
@@ -145,7 +148,10 @@ func ParseFilter(v url.Values, accounts []string) (Request, problem.List) {
 	if n := len([]rune(f.Ref)); n > MaxRefSearchLen {
 		probs.Add(ParamRef, "form.too_long", MaxRefSearchLen)
 	}
-	return Request{Filter: f, Query: q, NIS: f.NIS}, probs
+	if n := len([]rune(f.Search)); n > MaxSearchLen {
+		probs.Add(ParamSearch, "form.too_long", MaxSearchLen)
+	}
+	return Request{Filter: f, Query: q}, probs
 }
 
 // dateRange parses a from/to pair of days (i18n.ParseDay: a date input's value or a day
@@ -192,6 +198,7 @@ func (f Filter) Values() url.Values {
 	set(ParamPaidFrom, f.PaidFrom)
 	set(ParamPaidTo, f.PaidTo)
 	set(ParamNIS, f.NIS)
+	set(ParamSearch, f.Search)
 	set(ParamNotes, f.Notes)
 	set(ParamRef, f.Ref)
 	set(ParamSort, f.Sort)
@@ -215,9 +222,9 @@ func (f Filter) WithState(state string) Filter {
 	return f
 }
 
-// WithSort is f sorted otherwise; the page stays the same (sorting applies to the page shown).
+// WithSort is f sorted otherwise, from its first page (the order is of the whole result).
 func (f Filter) WithSort(sort string) Filter {
-	f.Sort = sort
+	f.Sort, f.Offset = sort, 0
 	return f
 }
 
@@ -232,13 +239,4 @@ func cmpOr(a, b string) string {
 		return a
 	}
 	return b
-}
-
-// Page trims the service's answer to the page size: the extra row asked for only says that
-// another page exists.
-func Page(got []billing.Bill, limit int) ([]billing.Bill, bool) {
-	if len(got) > limit {
-		return got[:limit], true
-	}
-	return got, false
 }

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/ledger"
 )
 
 var accounts = []string{"SPP", "BCA", "MANDIRI"}
@@ -25,59 +25,63 @@ func TestParseFilter(t *testing.T) {
 	tests := []struct {
 		name    string
 		query   string
-		want    billing.Query
-		nis     string
+		want    ledger.BillsQuery
 		limit   int      // Filter.Limit when not 0
 		sort    string   // Filter.Sort
 		problem []string // "field:key" of the expected problems, in order
 	}{
 		{name: "empty is the outstanding tab, first page of 50", query: "",
-			want: billing.Query{State: billing.StateProvisioned, Limit: 51}},
+			want: ledger.BillsQuery{Tab: StateOutstanding, Limit: 50}},
 		{name: "paid tab", query: "state=paid",
-			want: billing.Query{State: billing.StatePaid, Limit: 51}},
+			want: ledger.BillsQuery{Tab: StatePaid, Limit: 50}},
 		{name: "expired tab", query: "state=expired",
-			want: billing.Query{State: billing.StateExpired, Limit: 51}},
-		{name: "all tab sends no state", query: "state=all",
-			want: billing.Query{Limit: 51}},
+			want: ledger.BillsQuery{Tab: StateExpired, Limit: 50}},
+		{name: "all tab", query: "state=all",
+			want: ledger.BillsQuery{Tab: StateAll, Limit: 50}},
 		{name: "unknown state", query: "state=deleted", problem: []string{"state:form.invalid_choice"}},
 		{name: "account", query: "state=all&account=BCA",
-			want: billing.Query{AccountCode: "BCA", Limit: 51}},
+			want: ledger.BillsQuery{Tab: StateAll, Account: "BCA", Limit: 50}},
 		{name: "unknown account", query: "account=XYZ", problem: []string{"account:form.invalid_choice"}},
 		{name: "due range", query: "due_from=2026-11-01&due_to=2026-11-30",
-			want: billing.Query{State: billing.StateProvisioned, DueFrom: day("2026-11-01"), DueTo: day("2026-11-30"), Limit: 51}},
+			want: ledger.BillsQuery{Tab: StateOutstanding, DueFrom: day("2026-11-01"), DueTo: day("2026-11-30"), Limit: 50}},
 		{name: "due range of one day", query: "due_from=2026-11-10&due_to=2026-11-10",
-			want: billing.Query{State: billing.StateProvisioned, DueFrom: day("2026-11-10"), DueTo: day("2026-11-10"), Limit: 51}},
+			want: ledger.BillsQuery{Tab: StateOutstanding, DueFrom: day("2026-11-10"), DueTo: day("2026-11-10"), Limit: 50}},
 		{name: "open-ended due range", query: "due_to=2026-11-30",
-			want: billing.Query{State: billing.StateProvisioned, DueTo: day("2026-11-30"), Limit: 51}},
+			want: ledger.BillsQuery{Tab: StateOutstanding, DueTo: day("2026-11-30"), Limit: 50}},
 		{name: "paid range", query: "state=paid&paid_from=2026-10-01&paid_to=2026-10-31",
-			want: billing.Query{State: billing.StatePaid, PaidFrom: day("2026-10-01"), PaidTo: day("2026-10-31"), Limit: 51}},
+			want: ledger.BillsQuery{Tab: StatePaid, PaidFrom: day("2026-10-01"), PaidTo: day("2026-10-31"), Limit: 50}},
 		{name: "bad due date", query: "due_from=2026-13-01", problem: []string{"due_from:form.invalid_date"}},
 		{name: "due date typed day first", query: "due_to=01/11/2026",
-			want: billing.Query{State: billing.StateProvisioned, DueTo: day("2026-11-01"), Limit: 51}},
+			want: ledger.BillsQuery{Tab: StateOutstanding, DueTo: day("2026-11-01"), Limit: 50}},
 		{name: "bad paid dates", query: "paid_from=kemarin&paid_to=2026-02-30",
 			problem: []string{"paid_from:form.invalid_date", "paid_to:form.invalid_date"}},
 		{name: "due from after to", query: "due_from=2026-12-01&due_to=2026-11-01", problem: []string{"due_to:bills.err.due_order"}},
 		{name: "paid from after to", query: "paid_from=2026-12-01&paid_to=2026-11-01", problem: []string{"paid_to:bills.err.paid_order"}},
-		{name: "nis uses the student search", query: "nis=+2024001+",
-			want: billing.Query{State: billing.StateProvisioned, Limit: 51}, nis: "2024001"},
+		{name: "one student", query: "nis=+2024001+",
+			want: ledger.BillsQuery{Tab: StateOutstanding, NIS: "2024001", Limit: 50}},
+		{name: "search by name or NIS, spaces folded", query: "q=+siti++aminah+",
+			want: ledger.BillsQuery{Tab: StateOutstanding, Search: "siti aminah", Limit: 50}},
+		{name: "search too long", query: "q=" + strings.Repeat("x", MaxSearchLen+1), problem: []string{"q:form.too_long"}},
 		{name: "bad nis", query: "nis=20%2F24", problem: []string{"nis:students.err.nis"}},
 		{name: "nis too long", query: "nis=" + strings.Repeat("1", 33), problem: []string{"nis:students.err.nis"}},
 		{name: "notes and ref", query: "state=all&notes=Kelas+7A&ref=TRX-001",
-			want: billing.Query{Notes: "Kelas 7A", RefNumber: "TRX-001", Limit: 51}},
+			want: ledger.BillsQuery{Tab: StateAll, Notes: "Kelas 7A", Ref: "TRX-001", Limit: 50}},
 		{name: "notes too long", query: "notes=" + strings.Repeat("x", MaxNotesLen+1), problem: []string{"notes:form.too_long"}},
 		{name: "ref too long", query: "ref=" + strings.Repeat("x", MaxRefSearchLen+1), problem: []string{"ref:form.too_long"}},
 		{name: "page size 25 at offset 50", query: "limit=25&offset=50",
-			want: billing.Query{State: billing.StateProvisioned, Offset: 50, Limit: 26}},
+			want: ledger.BillsQuery{Tab: StateOutstanding, Offset: 50, Limit: 25}},
 		{name: "page size 200", query: "limit=200",
-			want: billing.Query{State: billing.StateProvisioned, Limit: 201}},
+			want: ledger.BillsQuery{Tab: StateOutstanding, Limit: 200}},
 		{name: "page size not offered falls back", query: "limit=1000",
-			want: billing.Query{State: billing.StateProvisioned, Limit: 51}, limit: DefaultPageSize},
+			want: ledger.BillsQuery{Tab: StateOutstanding, Limit: 50}, limit: DefaultPageSize},
 		{name: "garbage paging falls back", query: "limit=lots&offset=-5",
-			want: billing.Query{State: billing.StateProvisioned, Limit: 51}},
+			want: ledger.BillsQuery{Tab: StateOutstanding, Limit: 50}},
 		{name: "sort kept", query: "sort=-due",
-			want: billing.Query{State: billing.StateProvisioned, Limit: 51}, sort: "-due"},
+			want: ledger.BillsQuery{Tab: StateOutstanding, Sort: SortDue, Desc: true, Limit: 50}, sort: "-due"},
+		{name: "sort by NIS", query: "sort=nis",
+			want: ledger.BillsQuery{Tab: StateOutstanding, Sort: SortNIS, Limit: 50}, sort: "nis"},
 		{name: "unknown sort dropped", query: "sort=name",
-			want: billing.Query{State: billing.StateProvisioned, Limit: 51}, sort: ""},
+			want: ledger.BillsQuery{Tab: StateOutstanding, Limit: 50}, sort: ""},
 		{name: "several problems at once", query: "state=x&due_from=x&account=x",
 			problem: []string{"state:form.invalid_choice", "account:form.invalid_choice", "due_from:form.invalid_date"}},
 	}
@@ -100,9 +104,6 @@ func TestParseFilter(t *testing.T) {
 			}
 			if !reflect.DeepEqual(req.Query, tt.want) {
 				t.Errorf("query = %+v\nwant    %+v", req.Query, tt.want)
-			}
-			if req.NIS != tt.nis {
-				t.Errorf("nis = %q, want %q", req.NIS, tt.nis)
 			}
 			if tt.limit != 0 && req.Filter.Limit != tt.limit {
 				t.Errorf("limit = %d, want %d", req.Filter.Limit, tt.limit)
@@ -174,27 +175,7 @@ func TestFilterURLRoundTrip(t *testing.T) {
 	if got := f.WithOffset(125).Values().Get("offset"); got != "125" {
 		t.Errorf("WithOffset: %s", got)
 	}
-	if got := f.WithSort("-amount").Values().Get("offset"); got != "100" {
-		t.Errorf("WithSort leaves the page: offset %s", got)
-	}
-}
-
-func TestPage(t *testing.T) {
-	t.Parallel()
-	mk := func(n int) []billing.Bill { return make([]billing.Bill, n) }
-	tests := []struct {
-		got, limit, rows int
-		next             bool
-	}{
-		{0, 25, 0, false},
-		{24, 25, 24, false},
-		{25, 25, 25, false},
-		{26, 25, 25, true},
-	}
-	for _, tt := range tests {
-		rows, next := Page(mk(tt.got), tt.limit)
-		if len(rows) != tt.rows || next != tt.next {
-			t.Errorf("Page(%d rows, limit %d) = %d, %v; want %d, %v", tt.got, tt.limit, len(rows), next, tt.rows, tt.next)
-		}
+	if got := f.WithSort("-amount").Values().Get("offset"); got != "" {
+		t.Errorf("WithSort starts from the first page (the order is of the whole result): offset %s", got)
 	}
 }

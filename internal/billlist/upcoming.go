@@ -1,6 +1,8 @@
 package billlist
 
 import (
+	"cmp"
+	"slices"
 	"time"
 
 	"github.com/sekolah/portal/internal/billing"
@@ -17,7 +19,7 @@ func UpcomingRange(today time.Time) (first, last time.Time) {
 	return first, first.AddDate(0, 0, UpcomingDays-1)
 }
 
-// UpcomingQuery asks the service for the unpaid components due in the range.
+// UpcomingQuery asks the ledger for the unpaid components due in the range.
 func UpcomingQuery(today time.Time) billing.Query {
 	first, last := UpcomingRange(today)
 	return billing.Query{State: billing.StateProvisioned, DueFrom: first, DueTo: last}
@@ -69,8 +71,9 @@ func GroupUpcoming(bs []billing.Bill, today time.Time) UpcomingDues {
 		}
 		sorted = append(sorted, b)
 	}
-	SortBills(sorted, SortNIS)
-	SortBills(sorted, SortDue)
+	slices.SortStableFunc(sorted, func(a, b billing.Bill) int {
+		return cmp.Or(a.Due.Compare(b.Due), compareNIS(a.NIS, b.NIS))
+	})
 	for _, b := range sorted {
 		due := billing.DayIn(b.Due, time.UTC)
 		i, ok := byDay[due]

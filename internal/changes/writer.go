@@ -1,10 +1,13 @@
 // Package changes is every change the portal makes at the billing service, audited: the
 // one door for writes. Every write is audited (who, what, which NIS or ids, outcome, the
-// service's status and status_desc) and students are mirrored into the roster only once
-// the service has confirmed them, so nothing is recorded as done that was not done.
+// service's status and status_desc) and, in the same place, recorded in the ledger
+// (internal/ledger: the roster and the components) from the service's answer, only once
+// the service has confirmed it: nothing is recorded as done that was not done, and every
+// page shows the write at once rather than after the next sync.
 package changes
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -15,6 +18,7 @@ import (
 
 	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/ledger"
 	"github.com/sekolah/portal/internal/store"
 	"github.com/sekolah/portal/internal/students"
 )
@@ -44,8 +48,15 @@ const (
 type Writer struct {
 	Client *billing.Client
 	DB     *store.DB
-	Log    *slog.Logger
-	// Now is the clock for roster sync times; nil means time.Now.
+	// Ledger records each confirmed write: the students into the roster, the components
+	// as the service answered them. The portal always has one; without it (a test of a
+	// part that never reads the ledger) the roster is kept and components are not recorded.
+	Ledger *ledger.Ledger
+	// Nudge, when set, asks the ledger's sync to run soon: a write whose answer could not
+	// be recorded is then read from the service instead (the sync's Nudge).
+	Nudge func()
+	Log   *slog.Logger
+	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 }
 
@@ -106,6 +117,52 @@ func (w *Writer) audit(ctx context.Context, actor auth.Actor, action, target, de
 	if aerr := w.DB.AppendAudit(actx, e); aerr != nil {
 		w.logger().Error("append audit entry for upstream write", "action", action, "target", e.Target, "err", aerr)
 	}
+}
+
+// record writes a confirmed write's answer into the ledger. The write has happened, so
+// a failure here is not the person's: it is logged and the sync is asked to bring the
+// ledger up to date from the service.
+func (w *Writer) record(what string, err error) {
+	if err == nil {
+		return
+	}
+	w.logger().Error("record a write in the ledger; the next sync brings it", "write", what, "err", err)
+	if w.Nudge != nil {
+		w.Nudge()
+	}
+}
+
+// recordComponents writes components as the service answered them into the ledger.
+func (w *Writer) recordComponents(ctx context.Context, what string, bills []billing.Bill) {
+	if len(bills) == 0 || w.Ledger == nil {
+		return
+	}
+	// Recorded even when the person's request is gone: the write reached the service.
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	_, err := w.Ledger.Upsert(rctx, bills)
+	w.record(what, err)
+}
+
+// recordStudents writes students the service confirmed into the roster (through the
+// ledger, which moves its change sequence on for live pages).
+func (w *Writer) recordStudents(ctx context.Context, ss []billing.Student, source string) error {
+	ctx = context.WithoutCancel(ctx)
+	if w.Ledger == nil {
+		return students.Mirror(ctx, w.DB, ss, source, w.now())
+	}
+	return w.Ledger.RecordStudents(ctx, ss, source)
+}
+
+// removeStudent takes a student the service deleted out of the roster, and their unpaid
+// components out of the ledger.
+func (w *Writer) removeStudent(ctx context.Context, nis string) error {
+	ctx = context.WithoutCancel(ctx)
+	if w.Ledger == nil {
+		return w.DB.DeleteStudent(ctx, nis)
+	}
+	_, err := w.Ledger.StudentRemoved(ctx, nis)
+	return err
 }
 
 func (w *Writer) logger() *slog.Logger {
@@ -172,7 +229,7 @@ func (w *Writer) CreateStudents(ctx context.Context, actor auth.Actor, ss []bill
 	if len(created) == 0 {
 		created = ss
 	}
-	if err := students.Mirror(ctx, w.DB, created, source, w.now()); err != nil {
+	if err := w.recordStudents(ctx, created, source); err != nil {
 		return created, fmt.Errorf("students created at the service but not added to the roster: %w", err)
 	}
 	return created, nil
@@ -188,14 +245,14 @@ func (w *Writer) UpdateStudent(ctx context.Context, actor auth.Actor, s billing.
 	if updated.NIS == "" {
 		updated = s
 	}
-	if err := students.Mirror(ctx, w.DB, []billing.Student{updated}, store.SourcePortal, w.now()); err != nil {
+	if err := w.recordStudents(ctx, []billing.Student{updated}, store.SourcePortal); err != nil {
 		return updated, fmt.Errorf("student updated at the service but not in the roster: %w", err)
 	}
 	return updated, nil
 }
 
 // DeleteStudent removes a student at the service (refused when payments exist) and then
-// from the roster.
+// from the roster, their unpaid components with them (as the service deletes them).
 func (w *Writer) DeleteStudent(ctx context.Context, actor auth.Actor, nis string) error {
 	name := w.studentName(ctx, nis)
 	err := w.Client.DeleteStudent(ctx, nis)
@@ -203,7 +260,7 @@ func (w *Writer) DeleteStudent(ctx context.Context, actor auth.Actor, nis string
 	if err != nil {
 		return err
 	}
-	if err := w.DB.DeleteStudent(ctx, nis); err != nil {
+	if err := w.removeStudent(ctx, nis); err != nil {
 		return fmt.Errorf("student deleted at the service but still in the roster: %w", err)
 	}
 	return nil
@@ -234,6 +291,9 @@ func (w *Writer) CreateComponents(ctx context.Context, actor auth.Actor, comps [
 		args["upload"] = upload
 	}
 	w.audit(ctx, actor, ActionComponentsCreate, nisList(nis), d, args, err)
+	if err == nil {
+		w.recordComponents(ctx, "components create", bills)
+	}
 	return bills, err
 }
 
@@ -250,7 +310,8 @@ func uploadOf(detail string) string {
 }
 
 // Checkout registers a student with their bill in one atomic call and adds the student to
-// the roster with source.
+// the roster with source. The service answers only ids, so the student's components are
+// read back with one search (by the new NIS) for the ledger.
 func (w *Writer) Checkout(ctx context.Context, actor auth.Actor, req billing.Checkout, source string) (billing.CheckoutResult, error) {
 	res, err := w.Client.Checkout(ctx, req)
 	detail := fmt.Sprintf("%d components", len(req.Components))
@@ -268,9 +329,19 @@ func (w *Writer) Checkout(ctx context.Context, actor auth.Actor, req billing.Che
 	if err != nil {
 		return billing.CheckoutResult{}, err
 	}
-	if err := students.Mirror(ctx, w.DB, []billing.Student{req.Student}, source, w.now()); err != nil {
+	if err := w.recordStudents(ctx, []billing.Student{req.Student}, source); err != nil {
 		return res, fmt.Errorf("registered at the service but not added to the roster: %w", err)
 	}
+	if w.Ledger == nil {
+		return res, nil
+	}
+	nis := cmp.Or(res.NIS, req.Student.NIS)
+	bills, err := w.Client.StudentBills(context.WithoutCancel(ctx), nis, billing.Query{Limit: billing.MaxLimit})
+	if err != nil {
+		w.record("checkout: read the new components back", err)
+		return res, nil
+	}
+	w.recordComponents(ctx, "checkout", bills)
 	return res, nil
 }
 
@@ -294,5 +365,8 @@ func (w *Writer) Pay(ctx context.Context, actor auth.Actor, p billing.Payment) (
 		args["name"] = w.studentName(ctx, p.NIS)
 	}
 	w.audit(ctx, actor, ActionPay, p.NIS, detail, args, err)
+	if err == nil {
+		w.recordComponents(ctx, "pay", paid)
+	}
 	return paid, err
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/changes"
+	"github.com/sekolah/portal/internal/ledger"
 	"github.com/sekolah/portal/internal/sandbox"
 	"github.com/sekolah/portal/internal/store"
 	"github.com/sekolah/portal/internal/store/storetest"
@@ -19,6 +20,12 @@ import (
 var actor = auth.Actor{ID: "u1", Username: "siti", Role: auth.Finance, IP: "10.1.2.3"}
 
 func setup(t *testing.T, timeout time.Duration) (*changes.Writer, *sandbox.Server, *store.DB) {
+	w, sb, db, _ := setupLedger(t, timeout)
+	return w, sb, db
+}
+
+// setupLedger is setup with the ledger the writer records into.
+func setupLedger(t *testing.T, timeout time.Duration) (*changes.Writer, *sandbox.Server, *store.DB, *ledger.Ledger) {
 	t.Helper()
 	now := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
 	sb, err := sandbox.New(sandbox.Options{Username: "u", Password: "p", Now: now, HangLimit: 10 * time.Second})
@@ -33,7 +40,30 @@ func setup(t *testing.T, timeout time.Duration) (*changes.Writer, *sandbox.Serve
 		t.Fatal(err)
 	}
 	db := storetest.OpenTest(t)
-	return &changes.Writer{Client: c, DB: db}, sb, db
+	l, err := ledger.New(context.Background(), ledger.Config{DB: db, Now: sb.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &changes.Writer{Client: c, DB: db, Ledger: l}, sb, db, l
+}
+
+// inLedger reads one student's components from the ledger, by name.
+func inLedger(t *testing.T, l *ledger.Ledger, nis string) map[string]billing.Bill {
+	t.Helper()
+	out := map[string]billing.Bill{}
+	for b, err := range l.AllForStudent(context.Background(), nis, billing.Query{State: ledger.StateDeleted}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		out["deleted "+b.Name] = b
+	}
+	for b, err := range l.AllForStudent(context.Background(), nis, billing.Query{}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[b.Name] = b
+	}
+	return out
 }
 
 func lastAudit(t *testing.T, db *store.DB) store.AuditEntry {
@@ -45,10 +75,20 @@ func lastAudit(t *testing.T, db *store.DB) store.AuditEntry {
 	return entries[0]
 }
 
+// Every confirmed write is audited and recorded in the ledger from the service's answer
+// (students in the roster, components as answered); a refused one reaches neither.
 func TestWritesAreAuditedAndMirrored(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	w, _, db := setup(t, 5*time.Second)
+	w, _, db, l := setupLedger(t, 5*time.Second)
+	seq := func() int64 {
+		n, err := l.ChangeSeq(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	before := seq()
 
 	_, err := w.CreateStudents(ctx, actor, []billing.Student{{NIS: "2601", Name: "Budi Santoso", KeyName: "NIS", Description: "Kelas 7A"}}, store.SourcePortal)
 	if err != nil {
@@ -59,6 +99,9 @@ func TestWritesAreAuditedAndMirrored(t *testing.T) {
 	}
 	if e := lastAudit(t, db); e.Action != changes.ActionStudentsCreate || e.Outcome != "ok" || e.Target != "2601" || e.Actor != "siti" || e.IP != "10.1.2.3" {
 		t.Fatalf("audit: %+v", e)
+	}
+	if seq() == before {
+		t.Error("a new student did not move the ledger's change sequence on (live pages would miss it)")
 	}
 
 	// A refused write is audited with the service's status and nothing reaches the roster.
@@ -80,12 +123,18 @@ func TestWritesAreAuditedAndMirrored(t *testing.T) {
 	if err != nil || len(bills) != 1 {
 		t.Fatalf("components: %v %v", bills, err)
 	}
+	if got := inLedger(t, l, "2601")["SPP November"]; got.ComponentID != bills[0].ComponentID || got.Amount != 450_000 || got.State != billing.StateProvisioned {
+		t.Fatalf("the new component in the ledger: %+v", got)
+	}
 	paid, err := w.Pay(ctx, actor, billing.Payment{NIS: "2601", RefNumber: "KASIR-1", ComponentIDs: []string{bills[0].ComponentID}})
 	if err != nil || paid[0].AmountPaid != 475_000 {
 		t.Fatalf("pay: %v %v", paid, err)
 	}
 	if e := lastAudit(t, db); e.Action != changes.ActionPay || !strings.Contains(e.Detail, "KASIR-1") || !strings.Contains(e.Detail, "475000") {
 		t.Fatalf("pay audit: %+v", e)
+	}
+	if got := inLedger(t, l, "2601")["SPP November"]; got.State != billing.StatePaid || got.AmountPaid != 475_000 || got.RefNumber != "KASIR-1" {
+		t.Fatalf("the payment in the ledger: %+v", got)
 	}
 	if err := w.DeleteStudent(ctx, actor, "2601"); !errors.Is(err, billing.ErrValidation) {
 		t.Fatalf("delete with payments: %v", err)
@@ -102,11 +151,18 @@ func TestWritesAreAuditedAndMirrored(t *testing.T) {
 	if s, err := db.StudentByNIS(ctx, "2602"); err != nil || s.Source != store.SourceCheckout || s.KeyName != "NIS" {
 		t.Fatalf("checkout roster: %+v %v", s, err)
 	}
+	// The service answered only ids: the writer read the new components back.
+	if got := inLedger(t, l, "2602")["Uang Pangkal"]; got.ComponentID != res.ComponentIDs[0] || got.Amount != 5_000_000 {
+		t.Fatalf("the checkout's component in the ledger: %+v", got)
+	}
 	if err := w.DeleteStudent(ctx, actor, "2602"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := db.StudentByNIS(ctx, "2602"); !errors.Is(err, store.ErrNotFound) {
 		t.Fatal("deleted student still in the roster")
+	}
+	if got := inLedger(t, l, "2602"); got["Uang Pangkal"].ComponentID != "" || got["deleted Uang Pangkal"].ComponentID == "" {
+		t.Fatalf("a deleted student's unpaid components are deleted with them: %+v", got)
 	}
 }
 

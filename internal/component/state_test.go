@@ -101,3 +101,14 @@ func TestOn(t *testing.T) {
 		t.Error("Payable: only unpaid, unexpired, active components")
 	}
 }
+
+// The penalty part of a payment is what was paid above the amount (the receipt's line).
+func TestPenaltyPaid(t *testing.T) {
+	t.Parallel()
+	if got := PenaltyPaid(paid(bill("late", "4", "2026-10-10", "2026-12-31"), today22, 110_000, "R1")); got != 10_000 {
+		t.Errorf("penalty part of a late payment = %d", got)
+	}
+	if got := PenaltyPaid(paid(bill("on-time", "5", "2026-12-10", "2026-12-31"), today22, 100_000, "R2")); got != 0 {
+		t.Errorf("penalty part of an on-time payment = %d", got)
+	}
+}

@@ -60,9 +60,21 @@ type Config struct {
 	// answering, trying again by itself, before it ends partly sent (PORTAL_UPLOAD_WAIT,
 	// default 12h).
 	UploadWait time.Duration
-	// ReportCacheTTL is how long the dashboard's and reports' figures are reused before
-	// they are computed again from the billing service.
-	ReportCacheTTL time.Duration
+
+	// LedgerSyncEvery is how often the ledger's incremental sync runs (PORTAL_LEDGER_SYNC_EVERY,
+	// default 1m).
+	LedgerSyncEvery time.Duration
+	// LedgerReconcileHour is the hour (0–23, in the school's zone) after which the nightly
+	// full reconcile runs; -1 turns it off (PORTAL_LEDGER_RECONCILE_HOUR, default 2, "off").
+	LedgerReconcileHour int
+	// LiveEvery is how often an open dashboard or bills page asks whether its figures
+	// changed (PORTAL_LIVE_EVERY, default 10s): a cheap question, answered with the new
+	// figures only when they did.
+	LiveEvery time.Duration
+	// BankPayments is how often, about, a parent pays at a bank in the embedded sandbox's
+	// demo school, each payment sent to the portal's callback (PORTAL_DEMO_BANK_PAYMENTS,
+	// default 30s; "off" or 0 for none). Only with the embedded sandbox.
+	BankPayments time.Duration
 }
 
 // Sandbox reports whether the portal runs against its embedded sandbox.
@@ -146,9 +158,7 @@ func Load(getenv func(string) string) (Config, error) {
 	if c.SessionIdle, err = duration(get("PORTAL_SESSION_IDLE", "8h")); err != nil {
 		errs = append(errs, &Error{"PORTAL_SESSION_IDLE", err.Error()})
 	}
-	if c.ReportCacheTTL, err = duration(get("PORTAL_REPORT_CACHE_TTL", "5m")); err != nil {
-		errs = append(errs, &Error{"PORTAL_REPORT_CACHE_TTL", err.Error()})
-	}
+	errs = append(errs, c.loadLedger(get)...)
 	for _, code := range strings.Split(get("PORTAL_ACCOUNT_CODES", "SPP,BCA,MANDIRI"), ",") {
 		if code = strings.TrimSpace(code); code != "" {
 			c.AccountCodes = append(c.AccountCodes, code)
@@ -176,6 +186,43 @@ func Load(getenv func(string) string) (Config, error) {
 	}
 	errs = append(errs, c.loadUploads(get)...)
 	return c, errors.Join(errs...)
+}
+
+// loadLedger reads the ledger's sync settings and the demo's bank payments.
+func (c *Config) loadLedger(get func(key, def string) string) []error {
+	var errs []error
+	var err error
+	if c.LedgerSyncEvery, err = duration(get("PORTAL_LEDGER_SYNC_EVERY", "1m")); err != nil {
+		errs = append(errs, &Error{"PORTAL_LEDGER_SYNC_EVERY", err.Error()})
+	} else if c.LedgerSyncEvery < 5*time.Second {
+		errs = append(errs, &Error{"PORTAL_LEDGER_SYNC_EVERY", "want at least 5s (each sync asks the payment service three times)"})
+	}
+	if c.LiveEvery, err = duration(get("PORTAL_LIVE_EVERY", "10s")); err != nil {
+		errs = append(errs, &Error{"PORTAL_LIVE_EVERY", err.Error()})
+	} else if c.LiveEvery < time.Second {
+		errs = append(errs, &Error{"PORTAL_LIVE_EVERY", "want at least 1s"})
+	}
+	switch h := strings.ToLower(get("PORTAL_LEDGER_RECONCILE_HOUR", "2")); h {
+	case "off", "-1":
+		c.LedgerReconcileHour = -1
+	default:
+		if c.LedgerReconcileHour, err = strconv.Atoi(h); err != nil || c.LedgerReconcileHour < 0 || c.LedgerReconcileHour > 23 {
+			errs = append(errs, &Error{"PORTAL_LEDGER_RECONCILE_HOUR", "want an hour from 0 to 23 (in PORTAL_TZ), or off"})
+		}
+	}
+	switch v := strings.ToLower(get("PORTAL_DEMO_BANK_PAYMENTS", "")); {
+	case v == "off" || v == "0":
+	case v == "" && c.Sandbox():
+		c.BankPayments = 30 * time.Second
+	case v == "":
+	case !c.Sandbox():
+		errs = append(errs, &Error{"PORTAL_DEMO_BANK_PAYMENTS", "only works with the embedded sandbox (PORTAL_UPSTREAM_URL empty): a real service's payments come from real banks"})
+	default:
+		if c.BankPayments, err = duration(v); err != nil {
+			errs = append(errs, &Error{"PORTAL_DEMO_BANK_PAYMENTS", err.Error() + `, or "off"`})
+		}
+	}
+	return errs
 }
 
 // loadUploads reads the upload settings.

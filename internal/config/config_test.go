@@ -52,8 +52,10 @@ func TestLoadNamesTheBadVariable(t *testing.T) {
 		{"deadline shorter than an attempt", map[string]string{"PORTAL_UPSTREAM_DEADLINE": "10s"}, "PORTAL_UPSTREAM_DEADLINE: 10s is shorter than one attempt"},
 		{"short session key", map[string]string{"PORTAL_SESSION_KEY": "abc"}, "PORTAL_SESSION_KEY"},
 		{"secure cookies", map[string]string{"PORTAL_SECURE_COOKIES": "yes please"}, "PORTAL_SECURE_COOKIES"},
-		{"report cache ttl", map[string]string{"PORTAL_REPORT_CACHE_TTL": "five minutes"}, "PORTAL_REPORT_CACHE_TTL"},
-		{"report cache ttl zero", map[string]string{"PORTAL_REPORT_CACHE_TTL": "0s"}, "PORTAL_REPORT_CACHE_TTL"},
+		{"ledger sync interval", map[string]string{"PORTAL_LEDGER_SYNC_EVERY": "every minute"}, "PORTAL_LEDGER_SYNC_EVERY"},
+		{"reconcile hour", map[string]string{"PORTAL_LEDGER_RECONCILE_HOUR": "2am"}, "PORTAL_LEDGER_RECONCILE_HOUR"},
+		{"bank payments", map[string]string{"PORTAL_DEMO_BANK_PAYMENTS": "often"}, "PORTAL_DEMO_BANK_PAYMENTS"},
+		{"live updates", map[string]string{"PORTAL_LIVE_EVERY": "100ms"}, "PORTAL_LIVE_EVERY"},
 		{"trusted proxies", map[string]string{"PORTAL_TRUSTED_PROXIES": "10.0.0.0/8, proxy.internal"}, "PORTAL_TRUSTED_PROXIES"},
 		{"trusted proxies bad cidr", map[string]string{"PORTAL_TRUSTED_PROXIES": "10.0.0.0/33"}, "PORTAL_TRUSTED_PROXIES"},
 		{"old proxy switch", map[string]string{"PORTAL_TRUST_PROXY": "true"}, "PORTAL_TRUSTED_PROXIES"},
@@ -126,19 +128,37 @@ func TestLoadUploads(t *testing.T) {
 	}
 }
 
-func TestLoadReportCacheTTL(t *testing.T) {
+func TestLoadLedger(t *testing.T) {
 	tests := []struct {
-		env  string
-		want time.Duration
+		env   map[string]string
+		every time.Duration
+		hour  int
+		bank  time.Duration
 	}{
-		{"", 5 * time.Minute},
-		{"90s", 90 * time.Second},
-		{" 1m ", time.Minute},
+		{map[string]string{}, time.Minute, 2, 30 * time.Second},
+		{map[string]string{"PORTAL_LEDGER_SYNC_EVERY": "5m", "PORTAL_LEDGER_RECONCILE_HOUR": "23", "PORTAL_DEMO_BANK_PAYMENTS": "20s"}, 5 * time.Minute, 23, 20 * time.Second},
+		{map[string]string{"PORTAL_LEDGER_RECONCILE_HOUR": "off", "PORTAL_DEMO_BANK_PAYMENTS": "off"}, time.Minute, -1, 0},
+		{map[string]string{"PORTAL_LEDGER_RECONCILE_HOUR": "0", "PORTAL_DEMO_BANK_PAYMENTS": "0"}, time.Minute, 0, 0},
+		// A real service: no demo payments unless asked, and asking is an error (below).
+		{map[string]string{"PORTAL_UPSTREAM_URL": "https://client.example", "PORTAL_UPSTREAM_ENV": "test",
+			"PORTAL_UPSTREAM_USERNAME": "10014", "PORTAL_UPSTREAM_PASSWORD": "x"}, time.Minute, 2, 0},
 	}
 	for _, tt := range tests {
-		c, err := Load(env(map[string]string{"PORTAL_REPORT_CACHE_TTL": tt.env}))
-		if err != nil || c.ReportCacheTTL != tt.want {
-			t.Errorf("PORTAL_REPORT_CACHE_TTL=%q: %v, %v; want %v", tt.env, c.ReportCacheTTL, err, tt.want)
+		c, err := Load(env(tt.env))
+		if err != nil || c.LedgerSyncEvery != tt.every || c.LedgerReconcileHour != tt.hour || c.BankPayments != tt.bank {
+			t.Errorf("%v: every %v, hour %d, bank %v, %v; want %v %d %v", tt.env, c.LedgerSyncEvery, c.LedgerReconcileHour, c.BankPayments, err,
+				tt.every, tt.hour, tt.bank)
+		}
+	}
+	for name, bad := range map[string]map[string]string{
+		"PORTAL_LEDGER_SYNC_EVERY":     {"PORTAL_LEDGER_SYNC_EVERY": "1s"},
+		"PORTAL_LEDGER_RECONCILE_HOUR": {"PORTAL_LEDGER_RECONCILE_HOUR": "24"},
+		"PORTAL_DEMO_BANK_PAYMENTS": {"PORTAL_DEMO_BANK_PAYMENTS": "20s", "PORTAL_UPSTREAM_URL": "https://client.example",
+			"PORTAL_UPSTREAM_ENV": "test", "PORTAL_UPSTREAM_USERNAME": "10014", "PORTAL_UPSTREAM_PASSWORD": "x"},
+	} {
+		_, err := Load(env(bad))
+		if err == nil || !strings.Contains(err.Error(), name) {
+			t.Errorf("%v: err = %v, want one naming %s", bad, err, name)
 		}
 	}
 }

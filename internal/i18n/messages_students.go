@@ -11,12 +11,12 @@ func init() {
 		"students.search":             {ID: "Cari NIS atau nama", EN: "Search by NIS or name"},
 		"students.search_placeholder": {ID: "Ketik NIS atau nama siswa…", EN: "Type a student ID or name…"},
 		"students.class_all":          {ID: "Semua kelas", EN: "All classes"},
-		"students.empty_hint":         {ID: "Tambahkan siswa satu per satu, atau tekan “Sinkronkan data siswa” untuk mengambil siswa yang sudah ada di layanan pembayaran.", EN: "Add students one by one, or press “Sync roster” to fetch the students the payment service already has."},
+		"students.empty_hint":         {ID: "Tambahkan siswa satu per satu, atau tekan “Sinkronkan sekarang” untuk mengambil siswa yang sudah ada di layanan pembayaran.", EN: "Add students one by one, or press “Sync now” to fetch the students the payment service already has."},
 		"students.col.outstanding":    {ID: "Belum dibayar", EN: "Unpaid"},
 		"students.col.overdue":        {ID: "Terlambat", EN: "Overdue"},
 		"students.col.synced":         {ID: "Terakhir disinkronkan", EN: "Last synced"},
 		"students.col.source":         {ID: "Sumber", EN: "Source"},
-		"students.totals_unknown":     {ID: "— berarti jumlah yang belum dibayar belum dihitung. Jalankan “Sinkronkan data siswa” atau buka halaman siswa untuk menghitungnya.", EN: "— means the unpaid total is not computed yet. Run “Sync roster” or open the student's page to compute it."},
+		"students.totals_unknown":     {ID: "— berarti jumlah yang belum dibayar belum dapat dihitung: portal masih membaca semua tagihan dari layanan pembayaran untuk pertama kali. Angkanya muncul begitu selesai.", EN: "— means the unpaid total cannot be worked out yet: the portal is still reading every bill from the payment service for the first time. The figures show as soon as it is done."},
 
 		// Where a roster entry came from.
 		"students.source.portal":       {ID: "Portal", EN: "Portal"},
@@ -26,21 +26,16 @@ func init() {
 		"students.source.registration": {ID: "Pendaftaran daring", EN: "Online registration"},
 
 		// Roster sync.
-		"students.sync.start":          {ID: "Sinkronkan data siswa", EN: "Sync roster"},
-		"students.sync.title":          {ID: "Sinkronisasi data siswa", EN: "Roster sync"},
-		"students.sync.started":        {ID: "Sinkronisasi data siswa dimulai. Kemajuannya tampil di halaman ini.", EN: "The roster sync has started. Its progress shows on this page."},
-		"students.sync.already":        {ID: "Sinkronisasi data siswa sudah berjalan; tidak perlu dimulai lagi.", EN: "A roster sync is already running; there is no need to start another."},
-		"students.sync.phase_bills":    {ID: "Membaca tagihan dari layanan pembayaran: %[1]d komponen…", EN: "Reading bills from the payment service: %[1]d {1:item|items}…"},
-		"students.sync.phase_students": {ID: "Mengambil data siswa: %[1]d dari %[2]d…", EN: "Fetching students: %[1]d of %[2]d…"},
-		"students.sync.phase_totals":   {ID: "Menghitung yang belum dibayar per siswa…", EN: "Computing what each student has unpaid…"},
-		"students.sync.by":             {ID: "Dimulai oleh %[1]s pada %[2]s.", EN: "Started by %[1]s at %[2]s."},
-		"students.sync.refresh":        {ID: "Muat ulang untuk melihat kemajuan", EN: "Reload to see the progress"},
-		"students.sync.done":           {ID: "Sinkronisasi selesai: %[1]d tagihan dibaca, %[2]d siswa ditambahkan, %[3]d diperbarui, %[4]d gagal.", EN: "Sync finished: %[1]d {1:bill|bills} read, %[2]d {2:student|students} added, %[3]d refreshed, %[4]d failed."},
-		"students.sync.removed":        {ID: "%[1]d siswa yang sudah tidak ada di layanan pembayaran dihapus dari daftar.", EN: "{1:One student|%[1]d students} the payment service no longer has {1:was|were} removed from the list."},
-		"students.sync.failures":       {ID: "Sebagian siswa tidak dapat diambil: %[1]s Jalankan sinkronisasi lagi nanti.", EN: "Some students could not be fetched: %[1]s Run the sync again later."},
-		"students.sync.finished":       {ID: "Selesai %[1]s (dimulai oleh %[2]s).", EN: "Finished %[1]s (started by %[2]s)."},
-		"students.sync.failed":         {ID: "Sinkronisasi berhenti: %[1]s", EN: "The sync stopped: %[1]s"},
-		"students.sync.failed_note":    {ID: "Jumlah yang belum dibayar di daftar tidak diubah. Coba jalankan sinkronisasi lagi.", EN: "The unpaid totals in the list were not changed. Try running the sync again."},
+		"students.sync.start":       {ID: "Sinkronkan sekarang", EN: "Sync now"},
+		"students.sync.title":       {ID: "Sinkronisasi dengan layanan pembayaran", EN: "Sync with the payment service"},
+		"students.sync.started":     {ID: "Sinkron dengan layanan pembayaran diminta; mulai dalam beberapa detik. Kemajuannya tampil di halaman ini.", EN: "A sync with the payment service has been asked for; it starts within seconds. Its progress shows on this page."},
+		"students.sync.waiting":     {ID: "Sinkron diminta; mulai dalam beberapa detik…", EN: "Sync asked for; it starts within seconds…"},
+		"students.sync.running":     {ID: "%[1]s berjalan sejak %[2]s…", EN: "%[1]s running since %[2]s…"},
+		"students.sync.done":        {ID: "%[1]s terakhir %[2]s: %[3]s.", EN: "%[1]s, last run %[2]s: %[3]s."},
+		"students.sync.failed":      {ID: "%[1]s gagal %[2]s: %[3]s.", EN: "%[1]s failed %[2]s: %[3]s."},
+		"students.sync.asked_by":    {ID: "(diminta oleh %[1]s)", EN: "(asked for by %[1]s)"},
+		"students.sync.refresh":     {ID: "Muat ulang untuk melihat kemajuan", EN: "Reload to see the progress"},
+		"students.sync.failed_note": {ID: "Daftar dan tunggakan tetap dari sinkron terakhir yang berhasil; sinkron dicoba lagi otomatis setiap menit.", EN: "The list and the totals stay as of the last sync that ended well; the sync tries again on its own every minute."},
 
 		// Student form.
 		"students.new.title":        {ID: "Tambah siswa", EN: "Add a student"},
@@ -58,7 +53,7 @@ func init() {
 		"students.err.service":      {ID: "Ditolak layanan pembayaran: %[1]s", EN: "Rejected by the payment service: %[1]s"},
 		"students.created_ok":       {ID: "Siswa %[1]s (NIS %[2]s) sudah terdaftar.", EN: "Student %[1]s (ID %[2]s) is registered."},
 		"students.updated_ok":       {ID: "Data siswa %[1]s tersimpan.", EN: "%[1]s's details are saved."},
-		"students.roster_lag":       {ID: "Perubahan sudah tersimpan di layanan pembayaran, tetapi daftar siswa portal belum diperbarui. Jalankan “Sinkronkan data siswa” untuk memperbaikinya.", EN: "The change is saved at the payment service, but the portal's list of students is not updated yet. Run “Sync roster” to fix it."},
+		"students.roster_lag":       {ID: "Perubahan sudah tersimpan di layanan pembayaran, tetapi daftar siswa portal belum diperbarui. Jalankan “Sinkronkan sekarang” untuk memperbaikinya.", EN: "The change is saved at the payment service, but the portal's list of students is not updated yet. Run “Sync now” to fix it."},
 
 		// Delete.
 		"students.delete.title":        {ID: "Hapus siswa", EN: "Delete student"},

@@ -253,3 +253,37 @@ func (l *Ledger) Callbacks(ctx context.Context, limit int) ([]StoredCallback, er
 	}
 	return out, rows.Err()
 }
+
+// CallbackStats is what the data page says about the payment callbacks of the days
+// since Since: how many arrived, when the last one did, how many still wait for a sync
+// to bring their components, and how many payments the ledger holds for those days (a
+// school whose parents pay at banks and which receives no callback at all has not given
+// the operator its callback address, or the address does not reach the portal).
+type CallbackStats struct {
+	Since    time.Time
+	Received int       // callbacks (ref_numbers) first received since Since
+	Last     time.Time // the last callback ever received (zero: none)
+	Pending  int       // stored callbacks naming components the ledger does not have yet
+	Payments int       // components paid on the days since Since, however the ledger learned of them
+}
+
+// CallbackStats counts the callbacks received since since (and the payments of those days).
+func (l *Ledger) CallbackStats(ctx context.Context, since time.Time) (CallbackStats, error) {
+	st := CallbackStats{Since: since}
+	var received, pending, payments sql.NullInt64
+	var last nullTime
+	err := l.read(ctx, func(tx *sql.Tx) error {
+		if err := tx.QueryRowContext(ctx, `SELECT (SELECT COUNT(*) FROM ledger_callbacks WHERE received_at >= $1),
+			(SELECT MAX(last_received_at) FROM ledger_callbacks),
+			(SELECT COUNT(*) FROM ledger_callbacks WHERE pending > 0)`, store.Time(since)).Scan(&received, &last, &pending); err != nil {
+			return err
+		}
+		return tx.QueryRowContext(ctx, `SELECT SUM(components) FROM ledger_paid_totals WHERE paid_day >= $1`,
+			l.paidDay(micros(since))).Scan(&payments)
+	})
+	if err != nil {
+		return CallbackStats{}, fmt.Errorf("ledger: callback stats: %w", err)
+	}
+	st.Received, st.Last, st.Pending, st.Payments = int(received.Int64), last.t, int(pending.Int64), int(payments.Int64)
+	return st, nil
+}

@@ -9,7 +9,6 @@ import (
 	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/i18n"
 	"github.com/sekolah/portal/internal/ledger"
-	"github.com/sekolah/portal/internal/reports"
 	"github.com/sekolah/portal/internal/store"
 )
 
@@ -20,12 +19,12 @@ type clock struct{ t time.Time }
 
 func (c *clock) now() time.Time { return c.t }
 
-// people reads the roster as reports.People.
-func people(t testing.TB, db *store.DB) reports.People {
+// people reads the roster.
+func people(t testing.TB, db *store.DB) roster {
 	t.Helper()
-	p := reports.People{}
+	p := roster{}
 	if err := db.AllStudents(context.Background(), func(s store.Student) error {
-		p[s.NIS] = reports.Person{Name: s.Name, Class: s.Description}
+		p[s.NIS] = person{name: s.Name, class: s.Description}
 		return nil
 	}); err != nil {
 		t.Fatal(err)
@@ -33,20 +32,19 @@ func people(t testing.TB, db *store.DB) reports.People {
 	return p
 }
 
-// reportsDashboard is what internal/reports computes from bills by walking them.
-func reportsDashboard(t testing.TB, today time.Time, bills func(func(billing.Bill, error) bool), p reports.People) reports.Dashboard {
+// reportsDashboard is the oracle's dashboard of bills (a walk of every one in memory).
+func reportsDashboard(t testing.TB, today time.Time, bills func(func(billing.Bill, error) bool), p roster) ledger.Dashboard {
 	t.Helper()
-	d, err := reports.ComputeDashboard(today, jakarta, bills, p)
+	d, err := oracleDashboard(today, jakarta, bills, p)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return d
 }
 
-// sameDashboard fails t unless the ledger's dashboard has the figures of reports'.
-func sameDashboard(t testing.TB, got ledger.Dashboard, want reports.Dashboard) {
+// sameDashboard fails t unless the ledger's dashboard has the oracle's figures.
+func sameDashboard(t testing.TB, got, want ledger.Dashboard) {
 	t.Helper()
-	conv := func(s ledger.Sum) reports.Sum { return reports.Sum{Amount: s.Amount, Count: s.Count} }
 	check := func(name string, g, w any) {
 		t.Helper()
 		if !reflect.DeepEqual(g, w) {
@@ -55,45 +53,28 @@ func sameDashboard(t testing.TB, got ledger.Dashboard, want reports.Dashboard) {
 	}
 	check("today", got.Today, want.Today)
 	check("bills", got.Bills, want.Bills)
-	check("collected today", conv(got.CollectedToday), want.CollectedToday)
-	check("collected month", conv(got.CollectedMonth), want.CollectedMonth)
-	check("collected year", conv(got.CollectedYear), want.CollectedYear)
-	check("not yet due", conv(got.NotYetDue), want.NotYetDue)
-	check("overdue", conv(got.Overdue), want.Overdue)
+	check("collected today", got.CollectedToday, want.CollectedToday)
+	check("collected month", got.CollectedMonth, want.CollectedMonth)
+	check("collected year", got.CollectedYear, want.CollectedYear)
+	check("not yet due", got.NotYetDue, want.NotYetDue)
+	check("overdue", got.Overdue, want.Overdue)
 	check("overdue penalty", got.OverduePenalty, want.OverduePenalty)
-	check("outstanding", conv(got.Outstanding), want.Outstanding)
-	check("expired", conv(got.Expired), want.Expired)
-	check("due month", conv(got.DueMonth), want.DueMonth)
-	check("paid due month", conv(got.PaidDueMonth), want.PaidDueMonth)
+	check("outstanding", got.Outstanding, want.Outstanding)
+	check("expired", got.Expired, want.Expired)
+	check("due month", got.DueMonth, want.DueMonth)
+	check("paid due month", got.PaidDueMonth, want.PaidDueMonth)
 	check("accounts", got.Accounts, want.Accounts)
-	var months []reports.MonthCollections
-	for _, m := range got.Months {
-		months = append(months, reports.MonthCollections{Month: m.Month, ByAccount: m.ByAccount, Total: m.Total})
-	}
-	check("months", months, want.Months)
+	check("months", got.Months, want.Months)
 	for i := range got.Buckets {
-		g, w := got.Buckets[i], want.Buckets[i]
-		check("bucket "+w.Key, reports.Bucket{Key: g.Key, Sum: conv(g.Sum), DueFrom: g.DueFrom, DueTo: g.DueTo}, w)
+		check("bucket "+want.Buckets[i].Key, got.Buckets[i], want.Buckets[i])
 	}
-	var classes []reports.ClassArrears
-	for _, c := range got.TopClasses {
-		classes = append(classes, reports.ClassArrears(c))
-	}
-	check("top classes", classes, want.TopClasses)
-	var soon []reports.DueGroup
-	for _, g := range got.DueSoon {
-		soon = append(soon, reports.DueGroup{Due: g.Due, Name: g.Name, Account: g.Account, Sum: conv(g.Sum), Reminder: g.Reminder})
-	}
-	check("due soon", soon, want.DueSoon)
-	var top []reports.StudentArrears
-	for _, a := range got.TopArrears {
-		top = append(top, reports.StudentArrears(a))
-	}
-	check("top arrears", top, want.TopArrears)
+	check("top classes", got.TopClasses, want.TopClasses)
+	check("due soon", got.DueSoon, want.DueSoon)
+	check("top arrears", got.TopArrears, want.TopArrears)
 }
 
 // TestDashboardMatchesReports: on a generated school of 8,000 components, the dashboard
-// the ledger adds up in SQL has exactly the figures internal/reports computes by walking
+// the ledger adds up in SQL has exactly the figures the oracle computes by walking
 // every component, on days that move every boundary (a month's first and last day, the
 // school year's turn, a day when components expire).
 func TestDashboardMatchesReports(t *testing.T) { eachEngine(t, testDashboardMatchesReports) }

@@ -12,10 +12,15 @@
 //     the payments of the days since the last sync, the newest students: three calls
 //     when nothing changed) and a full reconcile at night or on demand that corrects
 //     and audits every difference made outside the portal.
-//   - ReceiveCallback, the domain side of the service's payment callback: verified,
-//     stored once per ref_number, applied and audited in one transaction.
-//   - Upsert and MarkDeleted, for the portal's own writes to record the service's
-//     answer at once.
+//     Every run is recorded (Runs, LastRun: when, how long, what it changed), and a
+//     person's request to sync or reconcile now (AskSync, AskReconcile) is a row of the
+//     database that the instance holding the lease serves within AskPoll, whichever
+//     instance it was made on: every instance shows and does the same.
+//   - ReceiveCallback, the domain side of the service's payment callback (the portal's
+//     POST /hooks/payments): verified, stored once per ref_number, applied and audited
+//     in one transaction.
+//   - Upsert, MarkDeleted, RecordStudents and StudentRemoved, for the portal's own writes
+//     (changes.Writer) to record the service's answer at once.
 //
 // Students are the roster (store's students table): the sync fills it from the
 // service's student list, so there is one list of students, not two.
@@ -26,10 +31,12 @@
 // are kept in the same transaction as every write, so the dashboard and the bills
 // list's totals add up a few thousand groups instead of a million rows.
 //
-// What reads it: Dashboard (every figure of the principal's dashboard), Bills (the
-// bills list: any tab, sort, search and page, with the count and totals of the whole
-// result), Outstanding, Payments/PaymentDays and Accounts (the reports), All and
-// AllForStudent (the billing client's iterator shape, answered from SQL, for the
-// statement, the student page, upcoming dues and exports), Freshness and ChangeSeq (how
-// fresh the figures are, and a cheap "what changed since" for live pages).
+// What reads it, every page of the portal: Dashboard (every figure of the principal's
+// dashboard), Bills (the bills list: any tab, sort, search and page, with the count and
+// totals of the whole result), Outstanding, Payments/PaymentDays and Accounts (the
+// reports, through internal/reports), All and AllForStudent (the billing client's
+// iterator shape, answered from SQL, for the statement, the student page, upcoming dues
+// and exports), StudentTotals (the roster's what-is-owed column), Freshness and
+// ChangeSeq (how fresh the figures are, and a cheap "what changed since" for live
+// pages), Counts and CallbackStats (the admins' Data page).
 package ledger

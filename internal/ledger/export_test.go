@@ -1,5 +1,7 @@
 package ledger
 
+import "time"
+
 // Test hooks for the external tests (package ledger_test).
 var (
 	Generate = generate
@@ -13,3 +15,6 @@ func SetMaxFound(n int) (restore func()) {
 	maxFound = n
 	return func() { maxFound = old }
 }
+
+// SetAskPollForTest shortens how often a started syncer looks for requests to sync now.
+func (s *Syncer) SetAskPollForTest(d time.Duration) { s.cfg.AskPoll = d }

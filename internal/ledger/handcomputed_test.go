@@ -82,7 +82,7 @@ func smallSchool(t *testing.T) *env {
 }
 
 // TestHandComputedFromLedger: internal/reports' hand-computed figures, with the ledger
-// as the reports' Source and its components read into it from the service. (The roster
+// as the reports' source and its components read into it from the service. (The roster
 // is left as the reports test sets it: a student sync would put 1003 in class 8A.)
 func TestHandComputedFromLedger(t *testing.T) {
 	e := smallSchool(t)
@@ -90,8 +90,8 @@ func TestHandComputedFromLedger(t *testing.T) {
 	if _, err := e.l.Upsert(ctx, e.walk()); err != nil {
 		t.Fatal(err)
 	}
-	svc := reports.New(reports.Config{Source: e.l, Roster: e.db, Location: jakarta, Now: e.sb.Now, CacheTTL: time.Nanosecond})
-	got, err := svc.Dashboard(ctx, true)
+	svc := reports.New(reports.Config{Ledger: e.l, Roster: e.db})
+	got, err := svc.Dashboard(ctx, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,22 +126,25 @@ func TestHandComputedFromLedger(t *testing.T) {
 		t.Errorf("top arrears = %+v", d.TopArrears)
 	}
 
-	// The ledger's own SQL dashboard: the same figures.
-	ld, err := e.l.Dashboard(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sameDashboard(t, ld, d)
+	// The oracle's walk of the service: the same figures.
+	walk := e.walk()
+	sameDashboard(t, d, reportsDashboard(t, d.Today, func(yield func(billing.Bill, error) bool) {
+		for _, b := range walk {
+			if !yield(b, nil) {
+				return
+			}
+		}
+	}, people(t, e.db)))
 
 	// And the reports, through the ledger.
-	pay, err := svc.Payments(ctx, reports.PaymentsFilter{From: day(2027, 3, 1), To: day(2027, 3, 15)}, true)
+	pay, err := svc.Payments(ctx, reports.PaymentsFilter{From: day(2027, 3, 1), To: day(2027, 3, 15)}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if pay.Value.Total != (reports.DayTotal{Count: 2, Amount: 1_000_000, Penalty: 50_000, Paid: 1_050_000}) || pay.Value.Rows[0].Ref != "REF-B" {
 		t.Errorf("payments = %+v", pay.Value.Total)
 	}
-	out, err := svc.Outstanding(ctx, reports.OutstandingFilter{}, true)
+	out, err := svc.Outstanding(ctx, reports.OutstandingFilter{}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +153,7 @@ func TestHandComputedFromLedger(t *testing.T) {
 		Buckets: [reports.NumBuckets]int64{1_200_000, 0, 0, 0, 420_000}, Penalty: 20_000, Total: 1_620_000, OldestDue: day(2026, 12, 10)}); c != want {
 		t.Errorf("1003 = %+v", c)
 	}
-	st, err := svc.Statement(ctx, "1002", true)
+	st, err := svc.Statement(ctx, "1002", false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,14 +164,14 @@ func TestHandComputedFromLedger(t *testing.T) {
 	if !slices.Equal(statuses, []reports.Status{reports.StatusExpired, reports.StatusOverdue, reports.StatusPaid}) || st.Value.Owed != 525_000 {
 		t.Errorf("1002 statuses %v owed %d", statuses, st.Value.Owed)
 	}
-	acc, err := svc.Accounts(ctx, reports.PaymentsFilter{From: day(2027, 2, 1), To: day(2027, 3, 15)}, true)
+	acc, err := svc.Accounts(ctx, reports.PaymentsFilter{From: day(2027, 2, 1), To: day(2027, 3, 15)}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if tot := acc.Value.Total; tot.Paid != 1_850_000 || tot.Outstanding != 4_145_000 || tot.Payments != 4 {
 		t.Errorf("accounts total = %+v", tot)
 	}
-	if _, err := svc.Statement(ctx, "9999", true); err == nil {
+	if _, err := svc.Statement(ctx, "9999", false); err == nil {
 		t.Error("unknown NIS gave no error")
 	}
 }

@@ -44,8 +44,12 @@ type env struct {
 // answer 500 without storing, lose stores and then answers 500 (the answer lost), drop
 // answers 500 always (the callback never arrives).
 type receiver struct {
-	mu       sync.Mutex
-	l        *ledger.Ledger
+	mu sync.Mutex
+	l  *ledger.Ledger
+	// route, when set, is the address of a portal whose own callback route (POST
+	// /hooks/payments) gets every callback that gets through, over HTTP; its answer is
+	// the answer (lose still answers 500 once it stored).
+	route    string
 	fail     int // the next n callbacks fail before storing
 	lose     int // the next n callbacks are stored, then answered 500
 	drop     bool
@@ -63,9 +67,33 @@ func (rv *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if lose {
 		rv.lose--
 	}
+	route := rv.route
 	rv.mu.Unlock()
-	if drop || fail || l == nil {
+	if drop || fail || l == nil && route == "" {
 		http.Error(w, "not now", http.StatusInternalServerError)
+		return
+	}
+	if route != "" {
+		req, _ := http.NewRequestWithContext(r.Context(), http.MethodPost, route+"/hooks/payments", bytes.NewReader(body))
+		req.Header.Set("Content-Type", r.Header.Get("Content-Type"))
+		req.Header.Set(billing.CallbackHeader, r.Header.Get(billing.CallbackHeader))
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			http.Error(w, "the portal did not answer", http.StatusBadGateway)
+			return
+		}
+		answer, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != http.StatusOK {
+			rv.mu.Lock()
+			rv.errs = append(rv.errs, fmt.Errorf("the callback route answered %d: %s", res.StatusCode, answer))
+			rv.mu.Unlock()
+		}
+		if lose {
+			http.Error(w, "failed", http.StatusInternalServerError)
+			return
+		}
+		w.WriteHeader(res.StatusCode)
 		return
 	}
 	res, err := l.ReceiveCallback(r.Context(), r.Header.Get(billing.CallbackHeader), body)

@@ -164,7 +164,9 @@ func TestFillResumesAndFreshness(t *testing.T) {
 	st := e.students("F", 30)
 	e.components(st, 4500, "SPP")
 
-	e.down.Store(e.calls.Load() + 4) // two student pages, then two component pages
+	// Eleven calls of one record count the 4,500 components, two pages of students,
+	// then two component pages.
+	e.down.Store(e.calls.Load() + 11 + 2 + 2)
 	if _, err := e.s.RunIncremental(ctx); err == nil {
 		t.Fatal("the fill ended well with the service down")
 	}
@@ -175,6 +177,7 @@ func TestFillResumesAndFreshness(t *testing.T) {
 	// Pages are fetched ahead in parallel: which ones the cut hits varies, but what
 	// was written is whole pages from the start.
 	if !f.Filling() || f.FillRead == 0 || f.FillRead%1000 != 0 || f.FillRead >= 4500 || !f.Failing() ||
+		f.FillTotal < 4500 || f.FillTotal > 4545 || f.FillPermille() != f.FillRead*1000/f.FillTotal ||
 		f.LastProblem != ledger.ProblemUnavailable || f.LastKind != ledger.RunFill {
 		t.Fatalf("freshness after the cut: %+v", f)
 	}

@@ -58,10 +58,18 @@ type OutstandingReport struct {
 	Total  OutstandingRow
 }
 
+// Check validates the due range (ErrBadRange when it ends before it starts).
+func (f OutstandingFilter) Check() error {
+	if !f.DueFrom.IsZero() && !f.DueTo.IsZero() && f.DueTo.Before(f.DueFrom) {
+		return ErrBadRange
+	}
+	return nil
+}
+
 // Outstanding groups the open, payable components by student on today, in SQL.
 func (l *Ledger) Outstanding(ctx context.Context, f OutstandingFilter) (OutstandingReport, error) {
-	if !f.DueFrom.IsZero() && !f.DueTo.IsZero() && f.DueTo.Before(f.DueFrom) {
-		return OutstandingReport{}, ErrBadRange
+	if err := f.Check(); err != nil {
+		return OutstandingReport{}, err
 	}
 	today := l.today()
 	rep := OutstandingReport{Filter: f, Today: dayTime(today)}

@@ -53,6 +53,7 @@ func problemOf(err error) string {
 type Freshness struct {
 	Fill      string    // FillEmpty, FillFilling or FillFilled
 	FillRead  int       // components read so far by the first fill
+	FillTotal int       // about how many the first fill will read (0: not known yet)
 	FillStart time.Time // when the first fill started
 	// SyncedAt is when the last sync that ended well started: the ledger holds
 	// everything the service held then (zero: never).
@@ -66,9 +67,24 @@ type Freshness struct {
 	LastProblem string // one of the Problem constants when it failed
 	LastError   string // the failure, for admins (no credentials: the client never puts them in errors)
 	LastSummary string // what it found, e.g. "12 new components, 3 payments"
-	// ReconcileAsked is set while an admin's request for a reconcile waits.
+	// ReconcileAsked is set while an admin's request for a reconcile waits;
+	// SyncAsked while a person's request to sync now waits.
 	ReconcileAsked time.Time
+	SyncAsked      time.Time
 	ChangeSeq      int64
+}
+
+// Running reports whether a run has started and not ended (as the state says: a run
+// whose instance died stays "running" until the next run starts).
+func (f Freshness) Running() bool { return !f.LastStart.IsZero() && f.LastEnd.IsZero() }
+
+// FillPermille is how far the first fill has come, in tenths of a percent (0 when its
+// size is not known yet); it stays below 1000 until the fill ends.
+func (f Freshness) FillPermille() int {
+	if f.FillTotal <= 0 {
+		return 0
+	}
+	return min(f.FillRead*1000/f.FillTotal, 999)
 }
 
 // Filling reports whether the ledger is still being filled for the first time: its
@@ -92,18 +108,18 @@ func (f Freshness) Age(now time.Time) time.Duration {
 // Freshness reads the sync state.
 func (l *Ledger) Freshness(ctx context.Context) (Freshness, error) {
 	var f Freshness
-	var fillStart, synced, reconciled, asked, lastStart, lastEnd nullTime
-	var fillRead, ok int64
-	err := l.sql.QueryRowContext(ctx, `SELECT fill_state, fill_read, fill_started_at, synced_at, reconciled_at,
-		reconcile_asked_at, attempt_kind, attempt_started_at, attempt_ended_at, attempt_ok, attempt_error_kind,
+	var fillStart, synced, reconciled, asked, syncAsked, lastStart, lastEnd nullTime
+	var fillRead, fillTotal, ok int64
+	err := l.sql.QueryRowContext(ctx, `SELECT fill_state, fill_read, fill_total, fill_started_at, synced_at, reconciled_at,
+		reconcile_asked_at, sync_asked_at, attempt_kind, attempt_started_at, attempt_ended_at, attempt_ok, attempt_error_kind,
 		attempt_error, attempt_summary, change_seq FROM ledger_state WHERE name = 'ledger'`).Scan(
-		&f.Fill, &fillRead, &fillStart, &synced, &reconciled, &asked, &f.LastKind, &lastStart, &lastEnd, &ok,
+		&f.Fill, &fillRead, &fillTotal, &fillStart, &synced, &reconciled, &asked, &syncAsked, &f.LastKind, &lastStart, &lastEnd, &ok,
 		&f.LastProblem, &f.LastError, &f.LastSummary, &f.ChangeSeq)
 	if err != nil {
 		return Freshness{}, fmt.Errorf("ledger: freshness: %w", err)
 	}
-	f.FillRead, f.LastOK = int(fillRead), ok == 1
-	f.FillStart, f.SyncedAt, f.ReconciledAt, f.ReconcileAsked = fillStart.t, synced.t, reconciled.t, asked.t
+	f.FillRead, f.FillTotal, f.LastOK = int(fillRead), int(fillTotal), ok == 1
+	f.FillStart, f.SyncedAt, f.ReconciledAt, f.ReconcileAsked, f.SyncAsked = fillStart.t, synced.t, reconciled.t, asked.t, syncAsked.t
 	f.LastStart, f.LastEnd = lastStart.t, lastEnd.t
 	return f, nil
 }
@@ -154,22 +170,29 @@ type syncState struct {
 	paymentsSince  time.Time
 	reconciledAt   time.Time
 	reconcileAsked time.Time
+	syncAsked      time.Time
+	askSeq         int64  // requests to sync or reconcile now so far
+	syncBy         string // who asked for the sync now ('' : nobody)
+	reconcileBy    string // who asked for the reconcile
 	searchPage     int
 	studentPage    int
 }
 
 func (l *Ledger) syncState(ctx context.Context) (syncState, error) {
 	var s syncState
-	var fillStart, since, reconciled, asked nullTime
+	var fillStart, since, reconciled, asked, syncAsked nullTime
 	var off, read, sp, stp int64
+	var syncBy, reconcileBy string
 	err := l.sql.QueryRowContext(ctx, `SELECT fill_state, fill_offset, fill_read, fill_started_at, payments_since,
-		reconciled_at, reconcile_asked_at, search_page, student_page FROM ledger_state WHERE name = 'ledger'`).Scan(
-		&s.fill, &off, &read, &fillStart, &since, &reconciled, &asked, &sp, &stp)
+		reconciled_at, reconcile_asked_at, reconcile_asked_by, sync_asked_at, sync_asked_by, ask_seq, search_page, student_page
+		FROM ledger_state WHERE name = 'ledger'`).Scan(
+		&s.fill, &off, &read, &fillStart, &since, &reconciled, &asked, &reconcileBy, &syncAsked, &syncBy, &s.askSeq, &sp, &stp)
 	if err != nil {
 		return syncState{}, fmt.Errorf("ledger: sync state: %w", err)
 	}
 	s.fillOffset, s.fillRead, s.searchPage, s.studentPage = int(off), int(read), int(sp), int(stp)
-	s.fillStart, s.paymentsSince, s.reconciledAt, s.reconcileAsked = fillStart.t, since.t, reconciled.t, asked.t
+	s.fillStart, s.paymentsSince, s.reconciledAt, s.reconcileAsked, s.syncAsked = fillStart.t, since.t, reconciled.t, asked.t, syncAsked.t
+	s.syncBy, s.reconcileBy = syncBy, reconcileBy
 	return s, nil
 }
 
@@ -183,8 +206,31 @@ func (l *Ledger) setState(ctx context.Context, x interface {
 	return nil
 }
 
-// AskReconcile records that someone asked for a full reconcile; whichever instance
-// holds the sync's lease runs it at its next turn.
-func (l *Ledger) AskReconcile(ctx context.Context) error {
-	return l.setState(ctx, l.sql, `reconcile_asked_at = $1`, store.Time(l.now()))
+// AskReconcile records that by (a username) asked for a full reconcile; whichever
+// instance holds the sync's lease runs it within seconds (it looks every AskPoll).
+func (l *Ledger) AskReconcile(ctx context.Context, by string) error {
+	return l.setState(ctx, l.sql, `reconcile_asked_at = $1, reconcile_asked_by = $2, ask_seq = ask_seq + 1`, store.Time(l.now()), by)
 }
+
+// AskSync records that by asked for an incremental sync now (the students page's sync
+// button, a page's refresh); whichever instance holds the lease runs it within seconds.
+func (l *Ledger) AskSync(ctx context.Context, by string) error {
+	return l.setState(ctx, l.sql, `sync_asked_at = $1, sync_asked_by = $2, ask_seq = ask_seq + 1`, store.Time(l.now()), by)
+}
+
+// Counts is how many components (deleted ones left out) and students the ledger holds.
+func (l *Ledger) Counts(ctx context.Context) (components, students int, err error) {
+	var open, paid sql.NullInt64
+	var st int64
+	err = l.read(ctx, func(tx *sql.Tx) error {
+		return tx.QueryRowContext(ctx, `SELECT (SELECT SUM(components) FROM ledger_open_totals),
+			(SELECT SUM(components) FROM ledger_paid_totals), (SELECT COUNT(*) FROM students)`).Scan(&open, &paid, &st)
+	})
+	if err != nil {
+		return 0, 0, fmt.Errorf("ledger: counts: %w", err)
+	}
+	return int(open.Int64 + paid.Int64), int(st), nil
+}
+
+// ReconcileHour is the hour after which the nightly reconcile runs (-1: never).
+func (s *Syncer) ReconcileHour() int { return s.cfg.ReconcileHour }

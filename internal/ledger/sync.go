@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sekolah/portal/internal/billing"
@@ -20,6 +21,7 @@ const (
 	DefaultSyncEvery       = time.Minute
 	DefaultLeaseTTL        = 5 * time.Minute
 	DefaultFillConcurrency = 4
+	DefaultAskPoll         = 5 * time.Second
 )
 
 // SyncConfig builds a Syncer.
@@ -38,6 +40,9 @@ type SyncConfig struct {
 	// FillConcurrency is how many pages a full walk (the first fill, a reconcile) has in
 	// flight, to hide the service's latency (default 4).
 	FillConcurrency int
+	// AskPoll is how often the loop looks in the database for a person's request to
+	// sync or reconcile now, made on any instance (default 5 seconds).
+	AskPoll time.Duration
 	// Owner names this instance in the lease; default a new id.
 	Owner  string
 	Logger *slog.Logger
@@ -58,8 +63,11 @@ type Syncer struct {
 	stopped bool
 	cancel  context.CancelFunc
 	done    chan struct{}
-	wake    chan struct{}
-	runMu   sync.Mutex // one run at a time in this process
+	wake    chan struct{} // Nudge: run now
+	ask     chan struct{} // a request to sync or reconcile now was made here
+	first   chan struct{} // closed after the loop's first run
+	runMu   sync.Mutex    // one run at a time in this process
+	served  atomic.Int64  // the requests to sync now that a run of this instance has started after
 }
 
 // NewSyncer makes a syncer; Start sets it going.
@@ -70,12 +78,14 @@ func NewSyncer(cfg SyncConfig) (*Syncer, error) {
 	cfg.Every = cmp.Or(cfg.Every, DefaultSyncEvery)
 	cfg.LeaseTTL = cmp.Or(cfg.LeaseTTL, DefaultLeaseTTL)
 	cfg.FillConcurrency = cmp.Or(cfg.FillConcurrency, DefaultFillConcurrency)
+	cfg.AskPoll = cmp.Or(cfg.AskPoll, DefaultAskPoll)
 	cfg.Owner = cmp.Or(cfg.Owner, store.NewID())
 	if cfg.ReconcileHour > 23 || cfg.ReconcileHour < -1 {
 		return nil, fmt.Errorf("ledger: reconcile hour %d is not 0–23 (or -1 for never)", cfg.ReconcileHour)
 	}
 	log := cmp.Or(cfg.Logger, cfg.Ledger.log)
-	s := &Syncer{cfg: cfg, l: cfg.Ledger, client: cfg.Client, log: log, wake: make(chan struct{}, 1)}
+	s := &Syncer{cfg: cfg, l: cfg.Ledger, client: cfg.Client, log: log, wake: make(chan struct{}, 1), ask: make(chan struct{}, 1),
+		first: make(chan struct{})}
 	s.lease = &lease{db: cfg.Ledger.db, name: syncLease, owner: cfg.Owner, ttl: cfg.LeaseTTL,
 		renew: max(cfg.LeaseTTL/5, time.Millisecond), now: cfg.Ledger.now, log: log}
 	return s, nil
@@ -117,25 +127,48 @@ func (s *Syncer) Stop(ctx context.Context) error {
 	}
 }
 
-// AskReconcile asks for a full reconcile (an admin's button): recorded in the database
-// so whichever instance holds the sync's lease runs it at its next turn, which on this
-// instance is now.
-func (s *Syncer) AskReconcile(ctx context.Context) error {
-	if err := s.l.AskReconcile(ctx); err != nil {
+// AskReconcile asks for a full reconcile (an admin's button, by a username): recorded
+// in the database so whichever instance holds the sync's lease runs it within AskPoll,
+// and on this instance at once.
+func (s *Syncer) AskReconcile(ctx context.Context, by string) error {
+	if err := s.l.AskReconcile(ctx, by); err != nil {
 		return err
 	}
-	s.Nudge()
+	s.signal(s.ask)
 	return nil
 }
 
+// AskSync asks for an incremental sync now (the students page's sync button, a page's
+// refresh), the same way.
+func (s *Syncer) AskSync(ctx context.Context, by string) error {
+	if err := s.l.AskSync(ctx, by); err != nil {
+		return err
+	}
+	s.signal(s.ask)
+	return nil
+}
+
+// Owner is the name this instance holds the sync's lease under.
+func (s *Syncer) Owner() string { return s.cfg.Owner }
+
+// Every is how often the incremental sync runs.
+func (s *Syncer) Every() time.Duration { return s.cfg.Every }
+
 // Nudge asks for a run soon (a callback named components the ledger does not have yet;
 // an admin asked for a reconcile).
-func (s *Syncer) Nudge() {
+func (s *Syncer) Nudge() { s.signal(s.wake) }
+
+// signal wakes the loop through ch without waiting (a wake already pending is enough).
+func (s *Syncer) signal(ch chan struct{}) {
 	select {
-	case s.wake <- struct{}{}:
+	case ch <- struct{}{}:
 	default:
 	}
 }
+
+// FirstRun is closed once the loop's first run (a first fill and the sync after it, or
+// the sync due at start) has ended, well or not.
+func (s *Syncer) FirstRun() <-chan struct{} { return s.first }
 
 func (s *Syncer) loop(ctx context.Context) {
 	defer close(s.done)
@@ -146,15 +179,34 @@ func (s *Syncer) loop(ctx context.Context) {
 	}()
 	t := time.NewTimer(0)
 	defer t.Stop()
+	poll := time.NewTicker(s.cfg.AskPoll)
+	defer poll.Stop()
+	first := true
 	for {
 		select {
 		case <-ctx.Done():
+			if first {
+				close(s.first)
+			}
 			return
 		case <-t.C:
 		case <-s.wake:
+		case <-s.ask:
+			if !s.askWaits(ctx) {
+				continue
+			}
+		case <-poll.C:
+			// A request made on another instance (or this one, the poll seeing it first).
+			if !s.askWaits(ctx) {
+				continue
+			}
 		}
 		if _, err := s.Run(ctx); err != nil && !errors.Is(err, ErrLeaseHeld) && ctx.Err() == nil {
 			s.log.Warn("ledger sync failed; the figures stay as of the last good sync", "err", err)
+		}
+		if first {
+			first = false
+			close(s.first)
 		}
 		if !t.Stop() {
 			select {
@@ -164,6 +216,14 @@ func (s *Syncer) loop(ctx context.Context) {
 		}
 		t.Reset(s.cfg.Every)
 	}
+}
+
+// askWaits reports whether a request to sync or reconcile now waits that no run of this
+// instance has started after: a failing run is not tried again every few seconds, and a
+// request seen twice (here and by the poll) runs once.
+func (s *Syncer) askWaits(ctx context.Context) bool {
+	n, err := s.l.askSeq(ctx)
+	return err == nil && n > s.served.Load()
 }
 
 // ErrLeaseHeld means another instance holds the sync's lease: it does the sync.
@@ -209,9 +269,17 @@ func (s *Syncer) run(ctx context.Context, want string) (RunResult, error) {
 	if err != nil {
 		return RunResult{}, err
 	}
+	s.served.Store(st.askSeq)
+	if !st.syncAsked.IsZero() {
+		// This run answers the request to sync now, whatever it finds.
+		if _, err := s.l.sql.ExecContext(rctx, `UPDATE ledger_state SET sync_asked_at = NULL, sync_asked_by = ''
+			WHERE name = 'ledger' AND sync_asked_at <= $1`, store.Time(s.l.now())); err != nil {
+			return RunResult{}, fmt.Errorf("ledger: sync state: %w", err)
+		}
+	}
 	var filled *RunResult
 	if st.fill != FillFilled {
-		res, err := s.record(rctx, RunFill, func(r *RunResult) error { return s.fill(rctx, st, r) })
+		res, err := s.record(rctx, RunFill, "", func(r *RunResult) error { return s.fill(rctx, st, r) })
 		if err != nil {
 			return res, err
 		}
@@ -229,9 +297,13 @@ func (s *Syncer) run(ctx context.Context, want string) (RunResult, error) {
 	}
 	var res RunResult
 	if want == RunReconcile {
-		res, err = s.record(rctx, RunReconcile, func(r *RunResult) error { return s.reconcile(rctx, st, r) })
+		by := ""
+		if !st.reconcileAsked.IsZero() {
+			by = st.reconcileBy
+		}
+		res, err = s.record(rctx, RunReconcile, by, func(r *RunResult) error { return s.reconcile(rctx, st, r) })
 	} else {
-		res, err = s.record(rctx, RunIncremental, func(r *RunResult) error { return s.incremental(rctx, st, r) })
+		res, err = s.record(rctx, RunIncremental, st.syncBy, func(r *RunResult) error { return s.incremental(rctx, st, r) })
 	}
 	if filled != nil {
 		res = filled.then(res)
@@ -306,15 +378,20 @@ func (r RunResult) Summary() string {
 	return strings.Join(parts, ", ") + fmt.Sprintf(" (%d calls)", r.Calls)
 }
 
-// record runs one kind of run and writes its start, end and outcome to the state.
-func (s *Syncer) record(ctx context.Context, kind string, fn func(r *RunResult) error) (RunResult, error) {
+// record runs one kind of run and writes its start, end and outcome to the state and
+// to the runs every instance lists.
+func (s *Syncer) record(ctx context.Context, kind, askedBy string, fn func(r *RunResult) error) (RunResult, error) {
 	r := RunResult{Kind: kind, Start: s.l.now()}
 	if err := s.l.setState(ctx, s.l.sql, `attempt_kind = $1, attempt_started_at = $2, attempt_ended_at = NULL,
 		attempt_ok = 0, attempt_error_kind = '', attempt_error = '', attempt_calls = 0, attempt_summary = ''`,
 		kind, store.Time(r.Start)); err != nil {
 		return r, err
 	}
-	err := fn(&r)
+	runID, err := s.l.startRun(ctx, kind, s.cfg.Owner, askedBy, r.Start)
+	if err != nil {
+		return r, err
+	}
+	err = fn(&r)
 	r.End = s.l.now()
 	// The outcome is written even when the run was stopped: the next start says so.
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
@@ -333,10 +410,16 @@ func (s *Syncer) record(ctx context.Context, kind string, fn func(r *RunResult) 
 			store.Time(r.End), problem, msg, r.Calls, r.Summary()); werr != nil {
 			s.log.Error("ledger sync: record failure", "err", werr)
 		}
+		if werr := s.l.endRun(wctx, runID, r, problem, msg); werr != nil {
+			s.log.Error("ledger sync: record failure", "err", werr)
+		}
 		return r, fmt.Errorf("ledger: %s: %w", kind, err)
 	}
 	if err := s.l.setState(wctx, s.l.sql, `attempt_ended_at = $1, attempt_ok = 1, attempt_calls = $2,
 		attempt_summary = $3, synced_at = $4`, store.Time(r.End), r.Calls, r.Summary(), store.Time(r.Start)); err != nil {
+		return r, err
+	}
+	if err := s.l.endRun(wctx, runID, r, "", ""); err != nil {
 		return r, err
 	}
 	level := slog.LevelInfo

@@ -61,7 +61,7 @@ func TestStartStop(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	if err := e.s.AskReconcile(ctx); err != nil {
+	if err := e.s.AskReconcile(ctx, "admin"); err != nil {
 		t.Fatal(err)
 	}
 	for {

@@ -86,6 +86,46 @@ func (s *Syncer) walk(ctx context.Context, from int, r *RunResult, seen *int, fn
 	}
 }
 
+// countAll finds about how many components the service holds (it has no count), for a
+// first fill's progress: the first offset where a page of one record is empty, by
+// doubling from a page and then halving the gap to within a hundredth. A million
+// components cost about twenty calls of one record each, once; a school of one page
+// costs one call and no count (0: the fill is one page, nothing to show progress of).
+func (s *Syncer) countAll(ctx context.Context, r *RunResult) (int, error) {
+	exists := func(offset int) (bool, error) {
+		page, err := s.client.Search(ctx, billing.Query{Offset: offset, Limit: 1})
+		r.Calls++
+		return len(page) > 0, err
+	}
+	lo, hi := 0, billing.MaxLimit // a record at lo (or lo is 0); none at hi once the doubling ends
+	for {
+		ok, err := exists(hi)
+		if err != nil {
+			return 0, err
+		}
+		if !ok {
+			break
+		}
+		lo, hi = hi, hi*2
+	}
+	if lo == 0 {
+		return 0, nil
+	}
+	for hi-lo > max(hi/100, 1) {
+		mid := lo + (hi-lo)/2
+		ok, err := exists(mid)
+		if err != nil {
+			return 0, err
+		}
+		if ok {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return hi, nil
+}
+
 // fillBatch is how many components a first fill writes per transaction.
 const fillBatch = 5000
 
@@ -101,6 +141,14 @@ func (s *Syncer) fill(ctx context.Context, st syncState, r *RunResult) error {
 			return err
 		}
 		st.fillOffset, st.fillRead = 0, 0
+		// How many there are to read, for the pages' "still filling: 41%".
+		total, err := s.countAll(ctx, r)
+		if err != nil {
+			return fmt.Errorf("first fill: count the components: %w", err)
+		}
+		if err := s.l.setState(ctx, s.l.sql, `fill_total = $1`, total); err != nil {
+			return err
+		}
 	}
 	if err := s.allStudents(ctx, &st, r, nil); err != nil {
 		return err

@@ -1,12 +1,14 @@
 package ledger
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
 	"strings"
 
 	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/store"
 )
 
 // WriteResult counts what a write did.
@@ -102,8 +104,8 @@ func (l *Ledger) MarkDeleted(ctx context.Context, ids []string) (WriteResult, er
 
 // StudentRemoved records that the service deleted student nis: as the contract has it,
 // their open components are deleted with them (a student with paid ones cannot be
-// deleted). The portal's writer calls it once the service confirmed; a reconcile would
-// find the same.
+// deleted), and the roster entry goes, in one transaction. The portal's writer calls it
+// once the service confirmed; a reconcile would find the same.
 func (l *Ledger) StudentRemoved(ctx context.Context, nis string) (WriteResult, error) {
 	var res WriteResult
 	err := l.writeTx(ctx, func(tx *sql.Tx) error {
@@ -124,13 +126,89 @@ func (l *Ledger) StudentRemoved(ctx context.Context, nis string) (WriteResult, e
 		if err := rows.Err(); err != nil {
 			return err
 		}
-		res, _, err = l.markDeletedTx(ctx, tx, ids, false)
-		return err
+		if res, _, err = l.markDeletedTx(ctx, tx, ids, false); err != nil {
+			return err
+		}
+		if err := store.DeleteStudentTx(ctx, tx, nis); err != nil {
+			return err
+		}
+		return bumpChanges(ctx, tx)
 	})
 	if err != nil {
 		return WriteResult{}, fmt.Errorf("ledger: student %s removed: %w", nis, err)
 	}
 	return res, nil
+}
+
+// RecordStudents writes students as the service confirmed them (a create, an update, a
+// registration) into the roster, marked with source (store.SourcePortal, ...), and
+// moves the change sequence on so live pages show the new names.
+func (l *Ledger) RecordStudents(ctx context.Context, ss []billing.Student, source string) error {
+	if len(ss) == 0 {
+		return nil
+	}
+	now := l.now()
+	entries := make([]store.Student, 0, len(ss))
+	for _, s := range ss {
+		entries = append(entries, store.Student{NIS: s.NIS, Name: s.Name, KeyName: cmp.Or(s.KeyName, billing.DefaultKeyName),
+			Phone: s.Phone, Email: s.Email, Description: s.Description, Source: source, SyncedAt: now})
+	}
+	err := l.db.InTx(ctx, func(tx *sql.Tx) error {
+		if err := store.UpsertStudentsTx(ctx, tx, entries); err != nil {
+			return err
+		}
+		return bumpChanges(ctx, tx)
+	})
+	if err != nil {
+		return fmt.Errorf("ledger: record students: %w", err)
+	}
+	return nil
+}
+
+// StudentTotal is what one student owes today: their open, payable components at what
+// paying them costs today (the amount, plus the penalty once late), and how many of
+// them are late.
+type StudentTotal struct {
+	Outstanding int64
+	Overdue     int
+}
+
+// StudentTotals adds up what each of the students nis owes today (a page of the
+// roster: one indexed range per student). Students who owe nothing are left out.
+func (l *Ledger) StudentTotals(ctx context.Context, nis []string) (map[string]StudentTotal, error) {
+	out := make(map[string]StudentTotal, len(nis))
+	today := l.today()
+	const chunk = 100
+	for start := 0; start < len(nis); start += chunk {
+		part := nis[start:min(start+chunk, len(nis))]
+		args := []any{today}
+		for _, n := range part {
+			args = append(args, n)
+		}
+		rows, err := l.sql.QueryContext(ctx, `SELECT nis,
+				SUM(CASE WHEN due_day < $1 THEN amount + penalty ELSE amount END),
+				SUM(CASE WHEN due_day < $1 THEN 1 ELSE 0 END)
+			FROM ledger_components WHERE nis IN (`+placeholders(2, len(part))+`) AND kind = 0 AND expiry_day >= $1
+			GROUP BY nis`, args...)
+		if err != nil {
+			return nil, fmt.Errorf("ledger: student totals: %w", err)
+		}
+		for rows.Next() {
+			var n string
+			var owed, late int64
+			if err := rows.Scan(&n, &owed, &late); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("ledger: student totals: %w", err)
+			}
+			out[n] = StudentTotal{Outstanding: owed, Overdue: int(late)}
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return nil, fmt.Errorf("ledger: student totals: %w", err)
+		}
+	}
+	return out, nil
 }
 
 func (l *Ledger) markDeletedTx(ctx context.Context, tx *sql.Tx, ids []string, keep bool) (WriteResult, []change, error) {

@@ -5,8 +5,10 @@ package portaltest
 
 import (
 	"context"
+	"errors"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
@@ -22,6 +24,7 @@ import (
 	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/config"
+	"github.com/sekolah/portal/internal/ledger"
 	"github.com/sekolah/portal/internal/sandbox"
 	"github.com/sekolah/portal/internal/store"
 	"github.com/sekolah/portal/internal/store/storetest"
@@ -61,6 +64,12 @@ type Options struct {
 	// Upstream wraps the sandbox's HTTP handler, to hold or watch the portal's calls
 	// (a test that proves an export streams holds the last day's search).
 	Upstream func(http.Handler) http.Handler
+	// Sync adjusts the ledger's sync configuration before the syncer is built.
+	Sync func(*ledger.SyncConfig)
+	// NoFirstSync leaves the ledger as Start found it: Start does not wait for the first
+	// sync (a test of the portal while it fills, or while the service is down from the
+	// start).
+	NoFirstSync bool
 }
 
 // Portal is a running portal and its parts.
@@ -70,8 +79,10 @@ type Portal struct {
 	DB      *store.DB
 	Auth    *auth.Service
 	Sandbox *sandbox.Server
-	Billing *billing.Client
-	Config  config.Config
+	// SandboxURL is where the sandbox answers over HTTP (its /_sandbox routes too).
+	SandboxURL string
+	Billing    *billing.Client
+	Config     config.Config
 	// Uploads is the upload job runner, started with the portal.
 	Uploads *uploads.Runner
 	// App is every service and worker of this instance, wired as cmd/portal wires them.
@@ -140,9 +151,17 @@ func Start(t testing.TB, opts Options) *Portal {
 	} else {
 		db = storetest.OpenTest(t)
 	}
+	// The first instance's port is taken now: the sandbox sends its payment callbacks
+	// there, to the real route, over real HTTP.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("listen: %v", err)
+	}
 	sbOpts := sandbox.Options{
 		Username: "portal", Password: "issued-secret", Location: cfg.Location, Accounts: cfg.AccountCodes,
 		Now: opts.Now, Demo: opts.Demo, Logger: log, HangLimit: 30 * time.Second,
+		CallbackURL:     "http://" + ln.Addr().String() + "/hooks/payments",
+		CallbackRetries: []time.Duration{100 * time.Millisecond, 500 * time.Millisecond, 2 * time.Second},
 	}
 	if opts.Sandbox != nil {
 		opts.Sandbox(&sbOpts)
@@ -173,8 +192,8 @@ func Start(t testing.TB, opts Options) *Portal {
 		sbServer.Close()
 		sb.Close()
 	})
-	p := &Portal{DB: db, Sandbox: sb, Billing: client, Config: cfg, clock: clk, opts: opts, log: log, dbURL: dbURL}
-	p.serve(t)
+	p := &Portal{DB: db, Sandbox: sb, SandboxURL: sbServer.URL, Billing: client, Config: cfg, clock: clk, opts: opts, log: log, dbURL: dbURL}
+	p.serve(t, ln)
 	for _, role := range auth.Roles() {
 		p.CreateUser(t, role.String(), role)
 	}
@@ -185,15 +204,24 @@ func Start(t testing.TB, opts Options) *Portal {
 // cmd/portal builds them (app.New: every service and worker once; Start; web.New only
 // builds the routes), listens on a loopback port, and at cleanup stops the workers
 // before the database closes.
-func (p *Portal) serve(t testing.TB) {
+func (p *Portal) serve(t testing.TB, ln net.Listener) {
 	t.Helper()
-	a := app.New(app.Options{Config: p.Config, DB: p.DB, Billing: p.Billing, Logger: p.log, Now: p.clock.now,
+	a, err := app.New(t.Context(), app.Options{Config: p.Config, DB: p.DB, Billing: p.Billing, Logger: p.log, Now: p.clock.now,
 		Uploads: func(u *uploads.Config) {
 			u.RetryBase, u.RetryMax = 5*time.Millisecond, 50*time.Millisecond
 			if p.opts.Uploads != nil {
 				p.opts.Uploads(u)
 			}
+		},
+		Sync: func(s *ledger.SyncConfig) {
+			s.AskPoll = 100 * time.Millisecond // a request to sync now, made on another instance, is seen at once
+			if p.opts.Sync != nil {
+				p.opts.Sync(s)
+			}
 		}})
+	if err != nil {
+		t.Fatalf("build the portal: %v", err)
+	}
 	if p.opts.Uploads != nil {
 		p.Config.UploadMaxBytes = a.Uploads.Config().MaxBytes // the form's body limit follows
 		a.Config = p.Config
@@ -201,8 +229,22 @@ func (p *Portal) serve(t testing.TB) {
 	if err := a.Start(t.Context()); err != nil {
 		t.Fatalf("start the portal's workers: %v", err)
 	}
+	if !p.opts.NoFirstSync {
+		// The portal is ready once its ledger holds what the sandbox holds: the loop's
+		// first run (a first fill and the sync after it) has ended.
+		select {
+		case <-a.Sync.FirstRun():
+		case <-time.After(2 * time.Minute):
+			t.Fatal("the ledger's first sync did not end within 2 minutes")
+		}
+	}
 	h := web.New(web.Deps{App: a, SessionKeys: [2][]byte{[]byte(strings.Repeat("k", 32)), []byte(strings.Repeat("b", 32))}})
-	srv := httptest.NewServer(h)
+	srv := httptest.NewUnstartedServer(h)
+	if ln != nil {
+		srv.Listener.Close()
+		srv.Listener = ln
+	}
+	srv.Start()
 	p.URL, p.Server, p.Auth, p.Uploads, p.App = srv.URL, srv, a.Auth, a.Uploads, a
 	p.stop = sync.OnceFunc(func() {
 		srv.Close()
@@ -226,12 +268,46 @@ func (p *Portal) Stop() { p.stop() }
 // clock. It stops at the test's cleanup.
 func (p *Portal) Instance(t testing.TB) *Portal {
 	t.Helper()
-	q := &Portal{DB: p.DB, Sandbox: p.Sandbox, Billing: p.Billing, Config: p.Config, clock: p.clock, opts: p.opts, log: p.log, dbURL: p.dbURL}
+	q := &Portal{DB: p.DB, Sandbox: p.Sandbox, SandboxURL: p.SandboxURL, Billing: p.Billing, Config: p.Config, clock: p.clock, opts: p.opts,
+		log: p.log, dbURL: p.dbURL}
 	if q.dbURL != "" {
 		q.DB = storetest.Open(t, q.dbURL) // its own pool, as another process has
 	}
-	q.serve(t)
+	q.serve(t, nil)
 	return q
+}
+
+// SyncLedger runs an incremental sync of the ledger now and waits for it (a first fill
+// too, when it is still to be done), on this instance: what the every-minute sync does,
+// for a test that changed the sandbox behind the portal's back. It fails the test when
+// the sync fails; another instance holding the sync's lease is not a failure (it syncs).
+func (p *Portal) SyncLedger(t testing.TB) {
+	t.Helper()
+	if _, err := p.App.Sync.RunIncremental(t.Context()); err != nil && !errors.Is(err, ledger.ErrLeaseHeld) {
+		t.Fatalf("sync the ledger: %v", err)
+	}
+}
+
+// AwaitCallbacks waits until the sandbox has delivered (or given up on) every payment
+// callback it has to send: a bank payment made at the sandbox is then in the ledger.
+func (p *Portal) AwaitCallbacks(t testing.TB) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		pending := 0
+		for _, cb := range p.Sandbox.Callbacks() {
+			if cb.State == "pending" {
+				pending++
+			}
+		}
+		if pending == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d payment callbacks still pending after 15s", pending)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 // sbNow keeps the client's daily password on the sandbox's clock, fixed or not.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"runtime"
 	"runtime/metrics"
@@ -30,9 +31,9 @@ var benchMonth = reports.PaymentsFilter{From: day(2027, 3, 1), To: day(2027, 3, 
 // benchSchool is a large school: 4,000 students in 36 classes and 100,000 components.
 // With paid, every component was paid during March 2027; otherwise a quarter is paid
 // across the school year and the rest is unpaid, due from September to June.
-func benchSchool(paid bool) ([]billing.Bill, memRoster) {
+func benchSchool(paid bool) ([]billing.Bill, map[string]store.Student) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	roster := memRoster{}
+	roster := map[string]store.Student{}
 	const students = 4000
 	first := []string{"Ahmad", "Siti", "Budi", "Dewi", "Rizky", "Putri", "Agus", "Nur", "Fajar", "Indah"}
 	last := []string{"Santoso", "Lestari", "Hidayat", "Nugroho", "Wibowo", "Saputra", "Handayani", "Kurniawan"}
@@ -123,11 +124,11 @@ func (p *peakHeap) report(b *testing.B) {
 }
 
 // BenchmarkExportXLSX writes the payments report of a month with 100,000 payments:
-// read day by day from the source, names and classes from the roster, neutralised,
+// read from the ledger in payment order, names and classes from the roster, neutralised,
 // streamed into excelize's StreamWriter, totals and the daily sheet at the end.
 func BenchmarkExportXLSX(b *testing.B) {
 	bills, roster := benchSchool(true)
-	svc := reports.New(reports.Config{Source: newMemSource(bills, jakarta), Roster: roster, Location: jakarta, Now: func() time.Time { return today }})
+	svc, _ := memoryLedger(b, bills, slices.Collect(maps.Values(roster)), today)
 	p := i18n.NewPrinter(i18n.Indonesian, jakarta)
 	ctx := context.Background()
 	heap := startPeakHeap()
@@ -162,7 +163,7 @@ func BenchmarkExportXLSXRaw(b *testing.B) {
 	b.ReportMetric(benchBills, "rows/op")
 }
 
-func rawExport(bills []billing.Bill, roster memRoster, w io.Writer) error {
+func rawExport(bills []billing.Bill, roster map[string]store.Student, w io.Writer) error {
 	f := excelize.NewFile()
 	defer f.Close()
 	const sheet = "Sheet1"
@@ -222,7 +223,7 @@ func rawExport(bills []billing.Bill, roster memRoster, w io.Writer) error {
 // BenchmarkExportCSV is the same report as CSV.
 func BenchmarkExportCSV(b *testing.B) {
 	bills, roster := benchSchool(true)
-	svc := reports.New(reports.Config{Source: newMemSource(bills, jakarta), Roster: roster, Location: jakarta, Now: func() time.Time { return today }})
+	svc, _ := memoryLedger(b, bills, slices.Collect(maps.Values(roster)), today)
 	p := i18n.NewPrinter(i18n.Indonesian, jakarta)
 	heap := startPeakHeap()
 	b.ReportAllocs()
@@ -234,22 +235,4 @@ func BenchmarkExportCSV(b *testing.B) {
 	}
 	b.StopTimer()
 	heap.report(b)
-}
-
-// BenchmarkDashboard computes the dashboard from 100,000 bills in memory.
-func BenchmarkDashboard(b *testing.B) {
-	bills, roster := benchSchool(false)
-	people := reports.People{}
-	for nis, s := range roster {
-		people[nis] = reports.Person{Name: s.Name, Class: s.Description}
-	}
-	src := newMemSource(bills, jakarta)
-	b.ReportAllocs()
-	b.ResetTimer()
-	for b.Loop() {
-		d, err := reports.ComputeDashboard(billing.DayIn(today, jakarta), jakarta, src.All(context.Background(), billing.Query{}), people)
-		if err != nil || d.Bills != benchBills {
-			b.Fatal(err, d.Bills)
-		}
-	}
 }

@@ -151,10 +151,6 @@ func (s *Service) ExportPayments(ctx context.Context, f PaymentsFilter, ex Expor
 	if err := f.Check(); err != nil {
 		return err
 	}
-	people, err := loadPeople(ctx, s.roster)
-	if err != nil {
-		return err
-	}
 	e, err := newExporter(ex)
 	if err != nil {
 		return err
@@ -162,11 +158,11 @@ func (s *Service) ExportPayments(ctx context.Context, f PaymentsFilter, ex Expor
 	defer e.w.discard()
 	t := paymentsTable(ex.Printer, f)
 	vals := make([]any, len(t.Columns))
-	days, _, err := s.eachPayment(ctx, f, people, func(r PaymentRow) error {
+	days, _, err := s.eachPayment(ctx, f, func(r PaymentRow) error {
 		if err := e.begin(t); err != nil {
 			return err
 		}
-		paymentValues(vals, r, ex.Printer, s.loc)
+		paymentValues(vals, r, ex.Printer, s.Location())
 		return e.w.row(vals)
 	})
 	if err != nil {
@@ -214,7 +210,7 @@ func outstandingTable(p i18n.Printer, f OutstandingFilter, today time.Time) tabl
 		{Title: p.T("term.class"), Width: 12},
 		{Title: p.T("reports.components"), Kind: KindInt, Width: 11, Total: true},
 	}
-	for _, k := range bucketKeys {
+	for _, k := range BucketKeys() {
 		cols = append(cols, Column{Title: p.T("reports.bucket." + k), Kind: KindMoney, Width: 16, Total: true})
 	}
 	cols = append(cols,
@@ -245,20 +241,16 @@ func outstandingValues(v []any, r OutstandingRow, p i18n.Printer) {
 }
 
 // ExportOutstanding writes the outstanding report of f into ex. The rows are one per
-// student, so they are grouped in memory first (bounded by the roster, not the bills).
+// student, grouped by the ledger in SQL (bounded by the roster, not the bills).
 func (s *Service) ExportOutstanding(ctx context.Context, f OutstandingFilter, ex Export) error {
 	if err := f.Check(); err != nil {
 		return err
 	}
-	people, err := loadPeople(ctx, s.roster)
+	rep, err := s.l.Outstanding(ctx, f)
 	if err != nil {
 		return err
 	}
-	today := s.Today()
-	rep, err := s.computeOutstanding(ctx, f, today, people)
-	if err != nil {
-		return err
-	}
+	today := rep.Today
 	e, err := newExporter(ex)
 	if err != nil {
 		return err
@@ -315,7 +307,7 @@ func statementTable(p i18n.Printer, st Statement) table {
 
 // ExportStatement writes one student's statement into ex.
 func (s *Service) ExportStatement(ctx context.Context, nis string, ex Export) error {
-	st, err := s.computeStatement(ctx, nis, s.Today())
+	st, err := s.computeStatement(ctx, nis)
 	if err != nil {
 		return err
 	}
@@ -332,7 +324,7 @@ func (s *Service) ExportStatement(ctx context.Context, nis string, ex Export) er
 	for _, r := range st.Rows {
 		paidDay := time.Time{}
 		if !r.PaidAt.IsZero() {
-			paidDay = billing.DayIn(r.PaidAt, s.loc)
+			paidDay = billing.DayIn(r.PaidAt, s.Location())
 		}
 		v[0], v[1], v[2], v[3], v[4], v[5] = r.Due, r.Component, r.Account, r.Amount, r.Penalty, ex.Printer.T("state."+string(r.Status))
 		v[6], v[7], v[8], v[9], v[10] = paidDay, r.Paid, r.Ref, r.DueToday, r.Running
@@ -375,11 +367,11 @@ func accountsTable(p i18n.Printer, f PaymentsFilter, today time.Time) table {
 
 // ExportAccounts writes the per account code summary into ex.
 func (s *Service) ExportAccounts(ctx context.Context, f PaymentsFilter, ex Export) error {
-	today := s.Today()
-	rep, err := s.computeAccounts(ctx, f, today)
+	rep, err := s.computeAccounts(ctx, f)
 	if err != nil {
 		return err
 	}
+	today := rep.Today
 	e, err := newExporter(ex)
 	if err != nil {
 		return err

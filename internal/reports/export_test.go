@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -312,14 +313,14 @@ func TestExportFormulaInjection(t *testing.T) {
 	evil := []string{`=cmd|' /C calc'!A0`, "+1+1", "-2+3", "@SUM(A1:A9)", "\t=1", "\r=1"}
 	paid := wib(2027, 3, 10, 9, 0)
 	var bills []billing.Bill
-	roster := memRoster{}
+	var roster []store.Student
 	for i, s := range evil {
 		nis := string(rune('A'+i)) + "100"
-		roster[nis] = store.Student{NIS: nis, Name: s, Description: s}
+		roster = append(roster, store.Student{NIS: nis, Name: s, Description: s})
 		bills = append(bills, billing.Bill{ComponentID: nis, NIS: nis, Name: s, AccountCode: "SPP", Amount: 1000, AmountPaid: 1000,
 			State: billing.StatePaid, PaidAt: paid.Add(time.Duration(i) * time.Minute), RefNumber: s, Due: day(2027, 3, 10)})
 	}
-	svc := reports.New(reports.Config{Source: newMemSource(bills, jakarta), Roster: roster, Location: jakarta, Now: func() time.Time { return today }})
+	svc, _ := memoryLedger(t, bills, roster, today)
 	filter := reports.PaymentsFilter{From: day(2027, 3, 10), To: day(2027, 3, 10)}
 
 	ex, buf, _ := export(reports.CSV)
@@ -376,10 +377,48 @@ func TestExportFormulaInjection(t *testing.T) {
 func TestExportErrorBeforeStart(t *testing.T) {
 	t.Parallel()
 	f := smallSchool(t)
+	f.load(t)
 	ex, buf, started := export(reports.XLSX)
-	f.sb.SetFaults(failAll())
-	err := f.svc.ExportPayments(context.Background(), reports.PaymentsFilter{From: day(2027, 3, 1), To: day(2027, 3, 15)}, ex)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // the person gave up before the ledger answered
+	err := f.svc.Service.ExportPayments(ctx, reports.PaymentsFilter{From: day(2027, 3, 1), To: day(2027, 3, 15)}, ex)
 	if err == nil || *started || buf.Len() != 0 {
 		t.Fatalf("err %v, started %v, %d bytes written", err, *started, buf.Len())
+	}
+}
+
+// An export streams: the response starts with the first rows, while the ledger is still
+// being read page by page. Here a payment arrives (a callback, say) just as the file
+// starts; it sorts after the first page, so only an export still reading after it
+// started can have its row. One that read every row before starting would not.
+func TestExportStreams(t *testing.T) {
+	t.Parallel()
+	var bills []billing.Bill
+	for i := range 2500 {
+		nis := fmt.Sprintf("%04d", i%300)
+		bills = append(bills, billing.Bill{ComponentID: fmt.Sprintf("c%04d", i), NIS: nis, StudentName: "Siswa " + nis, Name: "SPP",
+			AccountCode: "SPP", Amount: 100_000, AmountPaid: 100_000, State: billing.StatePaid, Due: day(2027, 3, 10),
+			Expiry: day(2027, 5, 10), PaidAt: wib(2027, 3, 10+i%5, 8, i%60), RefNumber: fmt.Sprintf("R%d", i)})
+	}
+	svc, l := memoryLedger(t, bills, nil, today)
+	late := billing.Bill{ComponentID: "arrived-late", NIS: "0001", StudentName: "Siswa 0001", Name: "SPP April", AccountCode: "SPP",
+		Amount: 100_000, AmountPaid: 100_000, State: billing.StatePaid, Due: day(2027, 4, 10), Expiry: day(2027, 5, 10),
+		PaidAt: wib(2027, 3, 15, 9, 30), RefNumber: "LATE"}
+	ex, buf, started := export(reports.CSV)
+	ex.Start = func() {
+		*started = true
+		if _, err := l.Upsert(context.Background(), []billing.Bill{late}); err != nil {
+			t.Error(err)
+		}
+	}
+	if err := svc.ExportPayments(context.Background(), reports.PaymentsFilter{From: day(2027, 3, 1), To: day(2027, 3, 15)}, ex); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(bytes.NewReader(buf.Bytes()[3:])).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !*started || len(recs) != 1+2501 || recs[len(recs)-1][len(recs[len(recs)-1])-1] != "LATE" {
+		t.Fatalf("%d rows, the last %q: the export read every row before it started", len(recs)-1, recs[len(recs)-1])
 	}
 }

@@ -2,13 +2,13 @@ package reports_test
 
 import (
 	"context"
-	"iter"
 	"net/http/httptest"
 	"testing"
 	"time"
 
 	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/i18n"
+	"github.com/sekolah/portal/internal/ledger"
 	"github.com/sekolah/portal/internal/reports"
 	"github.com/sekolah/portal/internal/sandbox"
 	"github.com/sekolah/portal/internal/store"
@@ -26,12 +26,14 @@ func wib(y int, m time.Month, d, hh, mm int) time.Time {
 // day is a calendar day as billing sends it.
 func day(y int, m time.Month, d int) time.Time { return time.Date(y, m, d, 0, 0, 0, 0, time.UTC) }
 
-// fixture is a sandbox over real HTTP, the billing client, a roster and a Service.
+// fixture is a sandbox over real HTTP, the billing client, a roster, the ledger on it
+// and a Service reading the ledger.
 type fixture struct {
 	sb  *sandbox.Server
 	c   *billing.Client
 	db  *store.DB
-	svc *reports.Service
+	l   *ledger.Ledger
+	svc *synced
 }
 
 func startFixture(t testing.TB, now time.Time, demo bool, accounts ...string) *fixture {
@@ -51,8 +53,84 @@ func startFixture(t testing.TB, now time.Time, demo bool, accounts ...string) *f
 		t.Fatal(err)
 	}
 	db := storetest.OpenTest(t)
-	svc := reports.New(reports.Config{Source: c, Roster: db, Location: jakarta, Now: sb.Now, CacheTTL: time.Minute})
-	return &fixture{sb: sb, c: c, db: db, svc: svc}
+	l, err := ledger.New(context.Background(), ledger.Config{DB: db, Location: jakarta, Now: sb.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fixture{sb: sb, c: c, db: db, l: l}
+	f.svc = &synced{Service: reports.New(reports.Config{Ledger: l, Roster: db}), f: f, t: t}
+	return f
+}
+
+// load reads every component the service holds into the ledger, as a sync would, but
+// leaves the roster as the test set it (a sync would also fill the roster from the
+// service's student list: the hand-computed school keeps 1003 off the roster).
+func (f *fixture) load(t testing.TB) {
+	t.Helper()
+	var bills []billing.Bill
+	for b, err := range f.c.All(context.Background(), billing.Query{}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		bills = append(bills, b)
+	}
+	if _, err := f.l.Upsert(context.Background(), bills); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// synced is the fixture's Service: the tests write at the service directly, so each
+// read first brings the ledger up to date with the service (what the portal's sync and
+// writer do), then asks the Service.
+type synced struct {
+	*reports.Service
+	f *fixture
+	t testing.TB
+}
+
+func (s *synced) Dashboard(ctx context.Context, refresh bool) (reports.Result[reports.Dashboard], error) {
+	s.f.load(s.t)
+	return s.Service.Dashboard(ctx, refresh)
+}
+
+func (s *synced) Payments(ctx context.Context, f reports.PaymentsFilter, refresh bool) (reports.Result[reports.PaymentsReport], error) {
+	s.f.load(s.t)
+	return s.Service.Payments(ctx, f, refresh)
+}
+
+func (s *synced) Outstanding(ctx context.Context, f reports.OutstandingFilter, refresh bool) (reports.Result[reports.OutstandingReport], error) {
+	s.f.load(s.t)
+	return s.Service.Outstanding(ctx, f, refresh)
+}
+
+func (s *synced) Statement(ctx context.Context, nis string, refresh bool) (reports.Result[reports.Statement], error) {
+	s.f.load(s.t)
+	return s.Service.Statement(ctx, nis, refresh)
+}
+
+func (s *synced) Accounts(ctx context.Context, f reports.PaymentsFilter, refresh bool) (reports.Result[reports.AccountsReport], error) {
+	s.f.load(s.t)
+	return s.Service.Accounts(ctx, f, refresh)
+}
+
+func (s *synced) ExportPayments(ctx context.Context, f reports.PaymentsFilter, ex reports.Export) error {
+	s.f.load(s.t)
+	return s.Service.ExportPayments(ctx, f, ex)
+}
+
+func (s *synced) ExportOutstanding(ctx context.Context, f reports.OutstandingFilter, ex reports.Export) error {
+	s.f.load(s.t)
+	return s.Service.ExportOutstanding(ctx, f, ex)
+}
+
+func (s *synced) ExportStatement(ctx context.Context, nis string, ex reports.Export) error {
+	s.f.load(s.t)
+	return s.Service.ExportStatement(ctx, nis, ex)
+}
+
+func (s *synced) ExportAccounts(ctx context.Context, f reports.PaymentsFilter, ex reports.Export) error {
+	s.f.load(s.t)
+	return s.Service.ExportAccounts(ctx, f, ex)
 }
 
 // syncRoster fills the roster from the billing service's student list (names and classes
@@ -64,93 +142,24 @@ func (f *fixture) syncRoster(t testing.TB) {
 	}
 }
 
-// memSource is bills in memory, filtered like the service filters; searches by one
-// payment day use an index so benchmarks measure the report, not the scan.
-type memSource struct {
-	bills []billing.Bill
-	loc   *time.Location
-	byDay map[time.Time][]int32 // indexes into bills
+// memoryLedger is a Service over a ledger holding bills and a roster made in memory
+// (for what the sandbox cannot hold: formula-like names, a hundred thousand payments),
+// on day now.
+func memoryLedger(t testing.TB, bills []billing.Bill, roster []store.Student, now time.Time) (*reports.Service, *ledger.Ledger) {
+	t.Helper()
+	ctx := context.Background()
+	db := storetest.OpenTest(t)
+	l, err := ledger.New(ctx, ledger.Config{DB: db, Location: jakarta, Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for start := 0; start < len(bills); start += 5000 {
+		if _, err := l.Upsert(ctx, bills[start:min(start+5000, len(bills))]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.UpsertStudents(ctx, roster); err != nil {
+		t.Fatal(err)
+	}
+	return reports.New(reports.Config{Ledger: l, Roster: db}), l
 }
-
-func newMemSource(bills []billing.Bill, loc *time.Location) *memSource {
-	m := &memSource{bills: bills, loc: loc, byDay: map[time.Time][]int32{}}
-	for i, b := range bills {
-		if !b.PaidAt.IsZero() {
-			d := billing.DayIn(b.PaidAt, loc)
-			m.byDay[d] = append(m.byDay[d], int32(i))
-		}
-	}
-	return m
-}
-
-func (m *memSource) match(b billing.Bill, q billing.Query) bool {
-	if q.State != "" && b.State != q.State || q.AccountCode != "" && b.AccountCode != q.AccountCode {
-		return false
-	}
-	if !q.PaidFrom.IsZero() || !q.PaidTo.IsZero() {
-		if b.PaidAt.IsZero() {
-			return false
-		}
-		d := billing.DayIn(b.PaidAt, m.loc)
-		if !q.PaidFrom.IsZero() && d.Before(q.PaidFrom) || !q.PaidTo.IsZero() && d.After(q.PaidTo) {
-			return false
-		}
-	}
-	if !q.DueFrom.IsZero() && b.Due.Before(q.DueFrom) || !q.DueTo.IsZero() && b.Due.After(q.DueTo) {
-		return false
-	}
-	return true
-}
-
-func (m *memSource) All(_ context.Context, q billing.Query) iter.Seq2[billing.Bill, error] {
-	return func(yield func(billing.Bill, error) bool) {
-		if !q.PaidFrom.IsZero() && q.PaidFrom.Equal(q.PaidTo) {
-			for _, i := range m.byDay[q.PaidFrom] {
-				if b := m.bills[i]; m.match(b, q) && !yield(b, nil) {
-					return
-				}
-			}
-			return
-		}
-		for _, b := range m.bills {
-			if m.match(b, q) && !yield(b, nil) {
-				return
-			}
-		}
-	}
-}
-
-func (m *memSource) AllForStudent(ctx context.Context, nis string, q billing.Query) iter.Seq2[billing.Bill, error] {
-	return func(yield func(billing.Bill, error) bool) {
-		for b, err := range m.All(ctx, q) {
-			if b.NIS == nis && !yield(b, err) {
-				return
-			}
-		}
-	}
-}
-
-// memRoster is a roster in memory.
-type memRoster map[string]store.Student
-
-func (r memRoster) AllStudents(_ context.Context, fn func(store.Student) error) error {
-	for _, s := range r {
-		if err := fn(s); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (r memRoster) StudentsByNIS(_ context.Context, nis []string) (map[string]store.Student, error) {
-	out := map[string]store.Student{}
-	for _, n := range nis {
-		if s, ok := r[n]; ok {
-			out[n] = s
-		}
-	}
-	return out, nil
-}
-
-// failAll makes every later request to the sandbox fail with 503.
-func failAll() sandbox.Faults { return sandbox.Faults{ErrorRate: 1, Status: 503} }

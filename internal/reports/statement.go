@@ -42,30 +42,27 @@ type Statement struct {
 	Owed   int64 // sum of DueToday
 }
 
-// computeStatement reads one student's components; a student has a few dozen, so they
-// are sorted in memory. billing.ErrNotFound means the service does not know the NIS.
-func (s *Service) computeStatement(ctx context.Context, nis string, today time.Time) (Statement, error) {
+// computeStatement reads one student's components from the ledger; a student has a few
+// dozen, so they are sorted in memory. billing.ErrNotFound means neither the roster nor
+// the ledger knows the NIS.
+func (s *Service) computeStatement(ctx context.Context, nis string) (Statement, error) {
 	nis = strings.TrimSpace(nis)
+	today := s.Today()
 	st := Statement{NIS: nis, Today: today}
 	var bills []billing.Bill
-	for b, err := range s.src.AllForStudent(ctx, nis, billing.Query{Limit: billing.MaxLimit}) {
+	for b, err := range s.l.AllForStudent(ctx, nis, billing.Query{}) {
 		if err != nil {
 			return Statement{}, fmt.Errorf("reports: statement %s: %w", nis, err)
 		}
 		bills = append(bills, b)
 	}
-	people := People{}
 	if s.roster != nil {
 		found, err := s.roster.StudentsByNIS(ctx, []string{nis})
 		if err != nil {
 			return Statement{}, fmt.Errorf("reports: statement %s: %w", nis, err)
 		}
-		for k, v := range found {
-			people[k] = Person{Name: v.Name, Class: v.Description}
-		}
+		st.Name, st.Class = found[nis].Name, found[nis].Description
 	}
-	pe := people[nis]
-	st.Name, st.Class = pe.Name, pe.Class
 	if st.Name == "" && len(bills) > 0 {
 		st.Name = bills[0].StudentName
 	}
@@ -73,10 +70,11 @@ func (s *Service) computeStatement(ctx context.Context, nis string, today time.T
 		return cmp.Or(a.Due.Compare(b.Due), cmp.Compare(a.Name, b.Name), cmp.Compare(a.ComponentID, b.ComponentID))
 	})
 	for _, b := range bills {
+		c := component.On(b, today)
 		r := StatementRow{
 			Due: b.Due.UTC(), Expiry: b.Expiry.UTC(), Component: b.Name, Account: b.AccountCode,
-			Amount: b.Amount, Penalty: b.Penalty, Status: component.StatusOf(b, today), PaidAt: b.PaidAt,
-			Paid: b.AmountPaid, Ref: b.RefNumber, DueToday: b.DueToday(today),
+			Amount: b.Amount, Penalty: b.Penalty, Status: c.Status, PaidAt: b.PaidAt,
+			Paid: b.AmountPaid, Ref: b.RefNumber, DueToday: c.Price,
 		}
 		st.Amount += r.Amount
 		st.Paid += r.Paid
@@ -87,11 +85,8 @@ func (s *Service) computeStatement(ctx context.Context, nis string, today time.T
 	return st, nil
 }
 
-// Statement returns the statement of nis for the screen, from cache when fresh.
-func (s *Service) Statement(ctx context.Context, nis string, refresh bool) (Cached[Statement], error) {
-	today := s.Today()
-	key := "statement|" + today.Format(time.DateOnly) + "|" + nis
-	return get(ctx, s.cache, key, refresh, func(ctx context.Context) (Statement, error) {
-		return s.computeStatement(ctx, nis, today)
-	})
+// Statement returns the statement of nis from the ledger; refresh also asks for a sync
+// now.
+func (s *Service) Statement(ctx context.Context, nis string, refresh bool) (Result[Statement], error) {
+	return read(ctx, s, refresh, func() (Statement, error) { return s.computeStatement(ctx, nis) })
 }

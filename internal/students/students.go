@@ -1,7 +1,8 @@
 // Package students owns the portal's knowledge of a student apart from the service
 // itself: the rules a student must meet before anything is sent (NIS, name, phone
 // normalised to +62…/08…, e-mail, class), checked the same way by every form and upload;
-// the totals shown per student; reading a student into the roster; and the roster sync.
+// the totals shown per student; reading a student into the roster. (The roster sync is
+// the ledger's: internal/ledger fills the roster from the service's student list.)
 //
 // Nothing here knows HTTP or templates: problems are catalogue keys the web layer words.
 package students

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"iter"
 	"slices"
 	"time"
 
@@ -16,11 +17,6 @@ import (
 type Totals struct {
 	Outstanding int64
 	Overdue     int
-}
-
-// Add counts one component; today is now in the service zone.
-func (t *Totals) Add(b billing.Bill, today time.Time) {
-	t.add(component.On(b, today))
 }
 
 func (t *Totals) add(c component.Today) {
@@ -77,10 +73,16 @@ type Account struct {
 	Summary Summary
 }
 
-// LoadAccount reads every component of nis from the service and adds them up on today.
-func LoadAccount(ctx context.Context, c *billing.Client, nis string, today time.Time) (Account, error) {
+// Components reads one student's components: the ledger (internal/ledger), which answers
+// from the portal's own copy of the service, the same way the billing client does.
+type Components interface {
+	AllForStudent(ctx context.Context, nis string, q billing.Query) iter.Seq2[billing.Bill, error]
+}
+
+// LoadAccount reads every component of nis and adds them up on today.
+func LoadAccount(ctx context.Context, src Components, nis string, today time.Time) (Account, error) {
 	var a Account
-	for b, err := range c.AllForStudent(ctx, nis, billing.Query{}) {
+	for b, err := range src.AllForStudent(ctx, nis, billing.Query{}) {
 		if err != nil {
 			return Account{}, fmt.Errorf("students: bills of %s: %w", nis, err)
 		}

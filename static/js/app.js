@@ -18,6 +18,9 @@
 //   data-network-error="Text"   on #alerts: shown when an htmx request cannot reach the server
 //   data-no-busy                on a POST form that answers with a download: keep its buttons
 //                               enabled (others are disabled while the submission is on its way)
+//   data-live                   on an element that polls (hx-get + hx-trigger="every …"): no poll
+//                               while the page is hidden (a tab in the background); one at once
+//                               when it shows again; a poll that fails waits for the next
 //   data-sum                    on a form: keep a total of what is ticked, as it is ticked. It adds
 //                               every checked box's data-amount and every [data-sum-fixed] element's
 //                               amount (whole rupiah), writes it to [data-sum-output] the way the
@@ -332,6 +335,34 @@
   window.addEventListener("pageshow", function () { initSums(); });
   doc.addEventListener("htmx:afterSettle", function () { initSums(); });
 
+  // --- data-live: figures that keep themselves current ------------------------------------
+  // A hidden page does not ask (a dashboard left open in a background tab costs nothing);
+  // shown again, it asks at once rather than at the next tick.
+  doc.addEventListener("htmx:beforeRequest", function (e) {
+    var el = e.detail.elt;
+    if (el && el.hasAttribute && el.hasAttribute("data-live") && doc.visibilityState === "hidden" &&
+        (e.detail.requestConfig || {}).verb === "get" && isPoll(e)) {
+      e.preventDefault();
+    }
+  });
+  function isPoll(e) {
+    var trig = (e.detail.requestConfig || {}).triggeringEvent;
+    return !trig || trig.type !== "live:show";
+  }
+  doc.addEventListener("visibilitychange", function () {
+    if (doc.visibilityState !== "visible" || !window.htmx) {
+      return;
+    }
+    doc.querySelectorAll("[data-live]").forEach(function (el) {
+      window.htmx.trigger(el, "live:show");
+    });
+  });
+  // A poll that could not reach the server is not worth an alert: the next one tries again.
+  function livePollFailed(e) {
+    var el = e.detail && e.detail.elt;
+    return !!(el && el.hasAttribute && el.hasAttribute("data-live"));
+  }
+
   // --- network errors during htmx requests ----------------------------------------------
   // Without this a dead connection looks like a button that does nothing.
   function networkError() {
@@ -346,6 +377,6 @@
     div.textContent = text;
     box.replaceChildren(div);
   }
-  doc.addEventListener("htmx:sendError", networkError);
-  doc.addEventListener("htmx:timeout", networkError);
+  doc.addEventListener("htmx:sendError", function (e) { if (!livePollFailed(e)) { networkError(); } });
+  doc.addEventListener("htmx:timeout", function (e) { if (!livePollFailed(e)) { networkError(); } });
 })();

@@ -6,14 +6,36 @@ import (
 	"github.com/sekolah/portal/views/components"
 )
 
-// Freshness says when figures were computed; the refresh control posts to Action.
+// Freshness says how fresh the figures are, as the ledger's sync stands: up to date as
+// of a time, stale (the last sync failed: why, and since when), or still filling.
 type Freshness struct {
-	At     time.Time
-	Now    time.Time
+	// State is FreshUpToDate, FreshStale, FreshFilling or FreshEmpty ("" shows nothing).
+	State string
+	// Text is the sentence: "Terkini · 12.03", "Sinkron terakhir 40 menit lalu: …".
+	Text string
+	// Permille is a filling ledger's progress in tenths of a percent; -1 when not known.
+	Permille int
+	// Asked: a person asked for a sync now and it has not run yet.
+	Asked bool
+	// Action is where the "sync now" control posts; empty offers none.
 	Action string
-	// Warning is set when a refresh failed and these are the last good figures.
-	Warning string
 }
+
+// Live is how an open page keeps its figures current: every Every (an hx-trigger,
+// "every 10s") it asks URL, which answers 204 while nothing changed and the new figures
+// otherwise. Without JavaScript nothing asks: a reload shows the new figures.
+type Live struct {
+	URL   string
+	Every string // an hx-trigger: "every 10s, live:show"
+}
+
+// The states of Freshness.
+const (
+	FreshUpToDate = "fresh"
+	FreshStale    = "stale"
+	FreshFilling  = "filling"
+	FreshEmpty    = "empty"
+)
 
 // StatCard is one dashboard card; every card links to what makes up its figure.
 type StatCard struct {
@@ -59,6 +81,7 @@ type ArrearsRow struct {
 type DashboardView struct {
 	Today       time.Time
 	Fresh       Freshness
+	Live        Live
 	Error       string // no figures at all
 	Ready       bool
 	Cards       []StatCard

@@ -157,10 +157,16 @@ func auditRow(ctx context.Context, e store.AuditEntry, ap auditPeople) pages.Aud
 		if up := a["upload"]; up != "" {
 			row.UploadURL = uploadURL(up)
 		}
+		if item := a["item"]; item != "" {
+			row.Extras = append(row.Extras, item)
+		}
 		if n, ok := count("count"); ok {
 			row.Extras = append(row.Extras, p.T("audit.items", n))
 		}
 		money()
+		if reason := a["reason"]; reason != "" {
+			row.Extras = append(row.Extras, p.T("audit.reason", reason))
+		}
 		if ref := a["ref"]; ref != "" {
 			row.Extras = append(row.Extras, p.T("audit.receipt", ref))
 		}

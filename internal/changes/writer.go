@@ -30,6 +30,8 @@ const (
 	ActionStudentUpdate    = "upstream.student.update"
 	ActionStudentDelete    = "upstream.student.delete"
 	ActionComponentsCreate = "upstream.components.create"
+	ActionComponentUpdate  = "upstream.component.update"
+	ActionComponentsCancel = "upstream.components.cancel"
 	ActionCheckout         = "upstream.checkout"
 	ActionPay              = "upstream.pay"
 )
@@ -369,4 +371,150 @@ func (w *Writer) Pay(ctx context.Context, actor auth.Actor, p billing.Payment) (
 		w.recordComponents(ctx, "pay", paid)
 	}
 	return paid, err
+}
+
+// UpdateComponent changes one unpaid component at the service (only the fields u sets)
+// and records the service's answer in the ledger. detail says where the change came from
+// (a form, "correction <job> chunk <n>", "upload <id> …") for the audit log; the entry
+// names the student, the item and each changed field with its old and new value.
+func (w *Writer) UpdateComponent(ctx context.Context, actor auth.Actor, id string, u billing.ComponentUpdate, detail string) (billing.Bill, error) {
+	before := w.heldComponent(ctx, id)
+	u.UpdatedBy = cmp.Or(u.UpdatedBy, actor.Username)
+	updated, err := w.Client.UpdateComponent(ctx, id, u)
+	after := before
+	if err == nil {
+		after = updated
+	}
+	nis := cmp.Or(after.NIS, before.NIS)
+	args := store.AuditArgs{"nis": nis, "name": cmp.Or(after.StudentName, before.StudentName, w.studentName(ctx, nis)),
+		"item": cmp.Or(after.Name, before.Name), "component": id, "fields": strings.Join(changedFields(u), ",")}
+	if job := uploadOf(detail); job != "" {
+		args["job"] = job
+	}
+	d := strings.TrimSpace(componentChanges(before, u) + " " + detail)
+	w.audit(ctx, actor, ActionComponentUpdate, id, d, args, err)
+	if err != nil {
+		return billing.Bill{}, err
+	}
+	w.recordComponents(ctx, "component update", []billing.Bill{updated})
+	return updated, nil
+}
+
+// CancelComponents cancels unpaid components at the service (all or none; the contract's
+// delete, which keeps them as deleted) with the reason the person gave, sent as the
+// delete's transfer_ref and kept in the audit entry, and records them as deleted in the
+// ledger. A paid component is refused by the service (billing.ErrValidation): payment
+// history is kept.
+func (w *Writer) CancelComponents(ctx context.Context, actor auth.Actor, ids []string, reason, detail string) ([]billing.Bill, error) {
+	held := make([]billing.Bill, 0, len(ids))
+	for _, id := range ids {
+		if b := w.heldComponent(ctx, id); b.ComponentID != "" {
+			held = append(held, b)
+		}
+	}
+	deleted, err := w.Client.DeleteComponents(ctx, billing.ComponentDeletion{ComponentIDs: ids, TransferRef: reason, UpdatedBy: actor.Username})
+	known := held
+	if err == nil && len(deleted) > 0 {
+		known = deleted
+	}
+	var nis []string
+	var names []string
+	seen := map[string]bool{}
+	var total int64
+	for _, b := range known {
+		total += b.Amount
+		if !seen[b.NIS] {
+			seen[b.NIS] = true
+			nis, names = append(nis, b.NIS), append(names, b.StudentName)
+		}
+	}
+	args := studentArgs(nis, names)
+	if len(nis) == 1 && args["name"] == "" {
+		args["name"] = w.studentName(ctx, nis[0])
+	}
+	args["count"], args["total"], args["reason"] = strconv.Itoa(len(ids)), strconv.FormatInt(total, 10), truncate(reason, 200)
+	if len(known) == 1 {
+		args["item"] = known[0].Name
+	}
+	if job := uploadOf(detail); job != "" {
+		args["job"] = job
+	}
+	d := strings.TrimSpace(fmt.Sprintf("%d components (%s), Rp %d, reason %q %s", len(ids), strings.Join(ids, ","), total, reason, detail))
+	w.audit(ctx, actor, ActionComponentsCancel, nisList(nis), d, args, err)
+	if err != nil {
+		return nil, err
+	}
+	if len(deleted) > 0 {
+		w.recordComponents(ctx, "components cancel", deleted)
+	} else if w.Ledger != nil {
+		_, rerr := w.Ledger.MarkDeleted(context.WithoutCancel(ctx), ids)
+		w.record("components cancel", rerr)
+	}
+	return deleted, nil
+}
+
+// heldComponent is the ledger's record of id (zero when there is no ledger or it does not
+// hold it): what a correction changes, for the audit log's old values.
+func (w *Writer) heldComponent(ctx context.Context, id string) billing.Bill {
+	if w.Ledger == nil {
+		return billing.Bill{}
+	}
+	b, err := w.Ledger.Component(ctx, id)
+	if err != nil {
+		return billing.Bill{}
+	}
+	return b
+}
+
+// changedFields names the fields u sets, in the contract's words.
+func changedFields(u billing.ComponentUpdate) []string {
+	var f []string
+	for _, c := range []struct {
+		name string
+		set  bool
+	}{{"name", u.Name != nil}, {"account_code", u.AccountCode != nil}, {"amount", u.Amount != nil},
+		{"penalty_amount", u.Penalty != nil}, {"due_date", u.Due != nil}, {"expiry_date", u.Expiry != nil},
+		{"active_date", u.Active != nil}, {"notes", u.Notes != nil}} {
+		if c.set {
+			f = append(f, c.name)
+		}
+	}
+	return f
+}
+
+// componentChanges is u as "field old → new" pairs against before (what the ledger held).
+func componentChanges(before billing.Bill, u billing.ComponentUpdate) string {
+	day := func(t time.Time) string {
+		if t.IsZero() {
+			return "-"
+		}
+		return t.Format("2006-01-02")
+	}
+	var parts []string
+	add := func(field, old, new string) { parts = append(parts, field+" "+old+" → "+new) }
+	if u.Name != nil {
+		add("name", strconv.Quote(before.Name), strconv.Quote(*u.Name))
+	}
+	if u.AccountCode != nil {
+		add("account_code", before.AccountCode, *u.AccountCode)
+	}
+	if u.Amount != nil {
+		add("amount", strconv.FormatInt(before.Amount, 10), strconv.FormatInt(*u.Amount, 10))
+	}
+	if u.Penalty != nil {
+		add("penalty_amount", strconv.FormatInt(before.Penalty, 10), strconv.FormatInt(*u.Penalty, 10))
+	}
+	if u.Due != nil {
+		add("due_date", day(before.Due), day(*u.Due))
+	}
+	if u.Expiry != nil {
+		add("expiry_date", day(before.Expiry), day(*u.Expiry))
+	}
+	if u.Active != nil {
+		add("active_date", day(before.Active), day(*u.Active))
+	}
+	if u.Notes != nil {
+		add("notes", strconv.Quote(before.Notes), strconv.Quote(*u.Notes))
+	}
+	return strings.Join(parts, "; ")
 }

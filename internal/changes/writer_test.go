@@ -182,3 +182,86 @@ func TestTimeoutIsUnknownAndNotMirrored(t *testing.T) {
 		t.Fatal("an unconfirmed write reached the roster")
 	}
 }
+
+// A correction changes only the fields it names, at the service and in the ledger, and the
+// audit entry keeps the old and new values; a cancel keeps its reason, is sent as the
+// delete's transfer_ref, and leaves the components deleted in the ledger; a paid component
+// can be neither changed nor cancelled, and a refusal changes nothing.
+func TestCorrectionsAreAuditedAndRecorded(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	w, _, db, l := setupLedger(t, 5*time.Second)
+	if _, err := w.CreateStudents(ctx, actor, []billing.Student{{NIS: "2701", Name: "Sari Dewi", KeyName: "NIS"}}, store.SourcePortal); err != nil {
+		t.Fatal(err)
+	}
+	due := time.Date(2026, 12, 10, 0, 0, 0, 0, time.UTC)
+	var in []billing.ComponentInput
+	for _, name := range []string{"SPP Desember", "SPP Januari", "Buku", "Seragam"} {
+		in = append(in, billing.ComponentInput{NIS: "2701", AccountCode: "SPP", Name: name, Due: due, Expiry: due.AddDate(0, 2, 0), Amount: 450_000, Penalty: 25_000})
+	}
+	bills, err := w.CreateComponents(ctx, actor, in, "form")
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := func(name string) string {
+		for _, b := range bills {
+			if b.Name == name {
+				return b.ComponentID
+			}
+		}
+		t.Fatalf("no %s", name)
+		return ""
+	}
+
+	amount, newDue := int64(500_000), due.AddDate(0, 0, 5)
+	got, err := w.UpdateComponent(ctx, actor, id("SPP Desember"), billing.ComponentUpdate{Amount: &amount, Due: &newDue}, "form")
+	if err != nil || got.Amount != 500_000 || !got.Due.Equal(newDue) || got.Penalty != 25_000 || got.Name != "SPP Desember" {
+		t.Fatalf("update: %+v %v", got, err)
+	}
+	if at, err := w.Client.GetComponent(ctx, id("SPP Desember")); err != nil || at.Amount != 500_000 || at.Penalty != 25_000 {
+		t.Fatalf("at the service: %+v", at)
+	}
+	if b := inLedger(t, l, "2701")["SPP Desember"]; b.Amount != 500_000 || !b.Due.Equal(newDue) {
+		t.Fatalf("in the ledger: %+v", b)
+	}
+	e := lastAudit(t, db)
+	if e.Action != changes.ActionComponentUpdate || e.Outcome != changes.OutcomeOK || e.Args["nis"] != "2701" || e.Args["name"] != "Sari Dewi" ||
+		e.Args["item"] != "SPP Desember" || e.Args["fields"] != "amount,due_date" ||
+		!strings.Contains(e.Detail, "amount 450000 → 500000") || !strings.Contains(e.Detail, "due_date 2026-12-10 → 2026-12-15") {
+		t.Fatalf("update audit: %+v", e)
+	}
+
+	cancelled, err := w.CancelComponents(ctx, actor, []string{id("SPP Januari"), id("Buku")}, "salah unggah", "form")
+	if err != nil || len(cancelled) != 2 {
+		t.Fatalf("cancel: %+v %v", cancelled, err)
+	}
+	held := inLedger(t, l, "2701")
+	if held["SPP Januari"].ComponentID != "" || held["deleted SPP Januari"].State != billing.StateDeleted || held["deleted Buku"].State != billing.StateDeleted {
+		t.Fatalf("cancelled components in the ledger: %+v", held)
+	}
+	if at, err := w.Client.GetComponent(ctx, id("Buku")); err != nil || at.State != billing.StateDeleted {
+		t.Fatalf("at the service: %+v %v", at, err)
+	}
+	e = lastAudit(t, db)
+	if e.Action != changes.ActionComponentsCancel || e.Outcome != changes.OutcomeOK || e.Args["reason"] != "salah unggah" ||
+		e.Args["count"] != "2" || e.Args["total"] != "900000" || e.Args["name"] != "Sari Dewi" {
+		t.Fatalf("cancel audit: %+v", e)
+	}
+
+	// Paid: refused at the service, audited as failed, the ledger untouched.
+	if _, err := w.Pay(ctx, actor, billing.Payment{NIS: "2701", RefNumber: "K-1", ComponentIDs: []string{id("Seragam")}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.UpdateComponent(ctx, actor, id("Seragam"), billing.ComponentUpdate{Amount: &amount}, "form"); !errors.Is(err, billing.ErrValidation) {
+		t.Fatalf("update of a paid component: %v", err)
+	}
+	if e := lastAudit(t, db); e.Action != changes.ActionComponentUpdate || e.Outcome != changes.OutcomeFailed || e.Args["item"] != "Seragam" {
+		t.Fatalf("refused update audit: %+v", e)
+	}
+	if _, err := w.CancelComponents(ctx, actor, []string{id("Seragam")}, "x", "form"); !errors.Is(err, billing.ErrValidation) {
+		t.Fatalf("cancel of a paid component: %v", err)
+	}
+	if b := inLedger(t, l, "2701")["Seragam"]; b.State != billing.StatePaid || b.Amount != 450_000 {
+		t.Fatalf("a refused correction changed the ledger: %+v", b)
+	}
+}

@@ -25,6 +25,7 @@ func init() {
 		"audit.receipt":        {ID: "kuitansi %[1]s", EN: "receipt %[1]s"},
 		"audit.lines":          {ID: "%[1]d komponen", EN: "%[1]d {1:item|items}"},
 		"audit.file":           {ID: "berkas “%[1]s”", EN: "file “%[1]s”"},
+		"audit.reason":         {ID: "alasan: %[1]s", EN: "reason: %[1]s"},
 		"audit.from_upload":    {ID: "dari unggahan", EN: "from an upload"},
 		"audit.role_change":    {ID: "%[1]s → %[2]s", EN: "%[1]s → %[2]s"},
 		"audit.enabled":        {ID: "dibuka untuk umum", EN: "open to the public"},
@@ -49,6 +50,10 @@ func init() {
 		"audit.try.upstream.student.delete":    {ID: "Menghapus siswa", EN: "Deleting a student"},
 		"audit.act.upstream.components.create": {ID: "Tagihan ditambahkan", EN: "Bill items added"},
 		"audit.try.upstream.components.create": {ID: "Menambahkan tagihan", EN: "Adding bill items"},
+		"audit.act.upstream.component.update":  {ID: "Tagihan dikoreksi", EN: "Bill item corrected"},
+		"audit.try.upstream.component.update":  {ID: "Mengoreksi tagihan", EN: "Correcting a bill item"},
+		"audit.act.upstream.components.cancel": {ID: "Tagihan dibatalkan", EN: "Bill items cancelled"},
+		"audit.try.upstream.components.cancel": {ID: "Membatalkan tagihan", EN: "Cancelling bill items"},
 		"audit.act.students.sync":              {ID: "Sinkronisasi data siswa dimulai", EN: "Roster sync started"},
 		"audit.try.students.sync":              {ID: "Memulai sinkronisasi data siswa", EN: "Starting the roster sync"},
 

@@ -179,3 +179,16 @@ func (l *Ledger) studentKnown(ctx context.Context, nis string) (bool, error) {
 		(SELECT COUNT(*) FROM (SELECT 1 FROM ledger_components WHERE nis = $1 LIMIT 1) x)`, nis).Scan(&n)
 	return n > 0, err
 }
+
+// Component is one component by its id, deleted ones included (their State says so);
+// billing.ErrNotFound when the ledger does not hold it.
+func (l *Ledger) Component(ctx context.Context, id string) (billing.Bill, error) {
+	rows, err := l.queryRows(ctx, `SELECT `+prefixed("c")+` FROM ledger_components c WHERE c.id = $1`, id)
+	if err != nil {
+		return billing.Bill{}, fmt.Errorf("ledger: component %s: %w", id, err)
+	}
+	if len(rows) == 0 {
+		return billing.Bill{}, fmt.Errorf("ledger: component %s: %w", id, billing.ErrNotFound)
+	}
+	return rows[0].bill(l.today()), nil
+}

@@ -120,6 +120,11 @@ func New(d Deps) http.Handler {
 						r.Post("/delete", h.deleteStudent)
 						r.Get("/components/new", h.newComponents)
 						r.Post("/components/new", h.createComponents)
+						// Corrections: one component's edit, the cancel of some (confirmed first).
+						r.Get("/components/cancel", h.confirmCancelComponents)
+						r.Post("/components/cancel", h.cancelComponents)
+						r.With(h.componentCtx).Get("/components/{cid}/edit", h.editComponent)
+						r.With(h.componentCtx).Post("/components/{cid}/edit", h.updateComponent)
 					})
 				})
 			})

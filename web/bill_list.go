@@ -69,6 +69,9 @@ func (h *Handler) billsView(ctx context.Context, f billlist.Filter) pages.BillsV
 		reset.State = f.State
 	}
 	v.ResetURL = reset.URL("/bills")
+	if v.CanPay {
+		v.CorrectURL = f.WithOffset(0).URL("/bills/correct")
+	}
 	cur, _ := billlist.ParseSort(f.Sort)
 	for _, k := range billlist.SortKeys {
 		link := pages.BillsSortLink{URL: f.WithSort(billlist.Toggle(f.Sort, k)).URL("/bills")}

@@ -91,3 +91,38 @@ func TestBrowserComponentEditAndCancel(t *testing.T) {
 	b.Visit("/bills?state=all")
 	shots(b, "corrections-bills-list")
 }
+
+func TestBrowserBulkCorrection(t *testing.T) {
+	t.Parallel()
+	p := portaltest.Start(t, portaltest.Options{Now: studentsNow})
+	all, _ := bulkSeed(t, p)
+	ctx := context.Background()
+	b := p.NewBrowser(t)
+	b.Login("finance", portaltest.Password)
+	b.Visit("/bills?state=all&account=SPP&notes=spp-des")
+	shots(b, "corrections-bills-bulk-link")
+	b.Click(`[data-testid="bulk-correct"]`)
+	b.WaitVisible(`[data-testid="bulk-form"]`)
+	if got := b.Text(`[data-testid="bulk-selection"]`); !strings.Contains(got, "5 tagihan") {
+		t.Errorf("selection = %q", got)
+	}
+	b.Click(`[data-testid="bulk-action-amount"]`)
+	b.Type(`#f-amount`, "475.000")
+	b.Click(`[data-testid="bulk-preview"]`)
+	b.WaitVisible(`[data-testid="bulk-summary"]`)
+	if got := b.Text(`[data-testid="bulk-summary"]`); got != "4 tagihan, total Rp\u00a01.800.000 → Rp\u00a01.900.000" {
+		t.Errorf("summary = %q", got)
+	}
+	shots(b, "corrections-bulk-preview")
+	b.Click(`[data-testid="bulk-confirm"]`)
+	b.WaitVisible(`[data-testid="correction-job"][data-state="done"]`)
+	if got := b.Text(`[data-testid="correction-done"]`); got != "4" {
+		t.Errorf("done = %q", got)
+	}
+	shots(b, "corrections-job-done")
+	for _, c := range all[:4] {
+		if got, _ := p.Billing.GetComponent(ctx, c.ComponentID); got.Amount != 475_000 {
+			t.Errorf("%s: %d", c.NIS, got.Amount)
+		}
+	}
+}

@@ -134,7 +134,17 @@ func New(d Deps) http.Handler {
 				r.Use(h.require(auth.ReadBilling))
 				r.Get("/", h.listBills)
 				r.Get("/upcoming", h.listUpcomingBills)
+				// Bulk corrections of the list's current selection: form, preview, confirm.
+				r.Group(func(r chi.Router) {
+					r.Use(h.require(auth.WriteBilling))
+					r.Get("/correct", h.correctBills)
+					r.Post("/correct/preview", h.previewBillsCorrection)
+					r.Post("/correct/confirm", h.confirmBillsCorrection)
+				})
 			})
+
+			// Correction jobs: their progress (bulk corrections, undone uploads).
+			r.With(h.require(auth.WriteBilling)).Get("/corrections/{id}", h.showCorrection)
 
 			// Counter payments: recording needs WriteBilling; a receipt is a read.
 			r.Route("/payments", func(r chi.Router) {

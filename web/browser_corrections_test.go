@@ -2,13 +2,21 @@ package web_test
 
 import (
 	"context"
+	"net/http"
+	"net/url"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 
 	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/changes"
 	"github.com/sekolah/portal/internal/portaltest"
+	"github.com/sekolah/portal/internal/store"
+	"github.com/sekolah/portal/internal/uploads"
+	"github.com/sekolah/portal/internal/uploads/sheettest"
 )
 
 // shots saves the page at both sizes people use (a laptop and a phone), then goes back to
@@ -124,5 +132,102 @@ func TestBrowserBulkCorrection(t *testing.T) {
 		if got, _ := p.Billing.GetComponent(ctx, c.ComponentID); got.Amount != 475_000 {
 			t.Errorf("%s: %d", c.NIS, got.Amount)
 		}
+	}
+}
+
+// TestBrowserUndoUpload: an upload of 40 components, one of them paid since; the undo on
+// the upload's page cancels the 39 unpaid ones as a correction job, keeps the paid one and
+// says so, and cannot be run twice.
+func TestBrowserUndoUpload(t *testing.T) {
+	t.Parallel()
+	p := portaltest.Start(t, portaltest.Options{Now: uploadNow, Uploads: func(c *uploads.Config) { c.ChunkSize = 15 }})
+	ctx := context.Background()
+	sh, err := sheettest.Components(filepath.Join(t.TempDir(), "tagihan-salah.xlsx"), sheettest.Options{Rows: 40, Students: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	enrol(t, p, sh, true)
+	b := p.NewBrowser(t)
+	b.Login("finance", portaltest.Password)
+	b.Visit("/uploads")
+	b.Do(chromedp.SetUploadFiles(chromedp.CSS(`#f-file`), []string{sh.Path}))
+	b.Click(`[data-testid="upload-submit"]`)
+	b.WaitVisible(`[data-testid="upload-counts"]`)
+	b.Do(chromedp.Evaluate[chromedp.Void](`window.confirm = () => true`))
+	b.Click(`[data-testid="upload-commit"]`)
+	b.Do(chromedp.WaitVisible(chromedp.CSS(`[data-testid="upload-status"][data-state="done"]`)))
+	uploadPath := b.Location()
+	uploadID := strings.TrimPrefix(uploadPath, "/uploads/")
+
+	// The upload knows what it created; one of them is paid at a bank since.
+	created, err := p.DB.UploadCreated(ctx, uploadID)
+	if err != nil || len(created) != 40 {
+		t.Fatalf("the upload remembers %d components (%v), want 40", len(created), err)
+	}
+	var paid billing.Bill
+	for _, id := range created {
+		b, err := p.Billing.GetComponent(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b.Active.IsZero() || !b.Active.After(uploadNow) {
+			paid = b
+			break
+		}
+	}
+	if _, err := p.Billing.Pay(ctx, billing.Payment{NIS: paid.NIS, ComponentIDs: []string{paid.ComponentID}}); err != nil {
+		t.Fatal(err)
+	}
+	p.SyncLedger(t)
+
+	b.Visit(uploadPath)
+	if got := b.Text(`[data-testid="undo-plan"]`); !strings.Contains(got, "39 tagihan") {
+		t.Errorf("undo plan = %q", got)
+	}
+	if got := b.Text(`[data-testid="undo-paid"]`); !strings.Contains(got, paid.Name) || !strings.Contains(got, paid.NIS) {
+		t.Errorf("paid kept = %q", got)
+	}
+	shots(b, "corrections-undo-offered")
+	b.Click(`[data-testid="undo-confirm"]`)
+	b.WaitVisible(`[data-testid="flash"]`)
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		b.Visit(uploadPath)
+		if strings.Contains(b.Text(`[data-testid="upload-undo"]`), "sudah dibatalkan") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("undo not finished: %q", b.Text(`[data-testid="upload-undo"]`))
+		}
+	}
+	if got := b.Text(`[data-testid="undo-result"]`); !strings.Contains(got, "39 tagihan dibatalkan") || !strings.Contains(got, "1 tagihan disimpan karena sudah dibayar") {
+		t.Errorf("undo result = %q", got)
+	}
+	if got := b.Text(`[data-testid="undo-kept"]`); !strings.Contains(got, paid.Name) {
+		t.Errorf("kept = %q", got)
+	}
+	if b.Count(`[data-testid="undo-form"]`) != 0 {
+		t.Error("the undo is offered again")
+	}
+	shots(b, "corrections-undo-done")
+	for _, id := range created {
+		got, err := p.Billing.GetComponent(ctx, id)
+		want := billing.StateDeleted
+		if id == paid.ComponentID {
+			want = billing.StatePaid
+		}
+		if err != nil || got.State != want {
+			t.Errorf("%s: %s %v", id, got.State, err)
+		}
+	}
+	// Once only: a second POST starts nothing.
+	c := p.SignedIn(t, "finance")
+	if res := c.Post(uploadPath+"/undo", url.Values{"reason": {"lagi"}}); res.StatusCode != http.StatusSeeOther {
+		t.Errorf("second undo: %d", res.StatusCode)
+	}
+	if entries, _, _ := p.DB.ListAudit(ctx, store.AuditFilter{Action: changes.ActionComponentsCancel}); len(entries) != 1 || entries[0].Args["count"] != "39" {
+		t.Errorf("cancel audit entries: %+v, want one of 39 (one chunk)", entries)
+	}
+	if res := p.SignedIn(t, "principal").Post(uploadPath+"/undo", url.Values{"reason": {"x"}}); res.StatusCode != http.StatusForbidden {
+		t.Errorf("principal undo: %d", res.StatusCode)
 	}
 }

@@ -36,7 +36,7 @@ func (h *Handler) correctionView(r *http.Request, j store.CorrectionJob) (pages.
 	case j.Source == corrections.SourceUpload:
 		v.Title = i18n.T(ctx, "corrections.job.title_undo")
 		v.BackURL, v.BackLabel = uploadURL(j.UploadID), i18n.T(ctx, "corrections.job.back_upload")
-		v.Summary = i18n.T(ctx, "corrections.job.summary_undo", j.Total, i18n.Rupiah(j.AmountBefore), j.Reason)
+		v.Summary = i18n.T(ctx, "corrections.job.summary_undo", i18n.Rupiah(j.AmountBefore), j.Reason)
 	case j.Kind == corrections.KindCancel:
 		v.Title = i18n.T(ctx, "corrections.job.title_cancel")
 		v.Summary = i18n.T(ctx, "corrections.job.summary_cancel", j.Total, i18n.Rupiah(j.AmountBefore), j.Reason)
@@ -58,13 +58,8 @@ func (h *Handler) correctionView(r *http.Request, j store.CorrectionJob) (pages.
 		return v, err
 	}
 	for _, it := range items {
-		why := it.Problem
-		if strings.HasPrefix(why, "corrections.") {
-			why = i18n.T(ctx, why)
-		} else {
-			why = i18n.T(ctx, "corrections.problem.refused", why)
-		}
-		v.Problems = append(v.Problems, pages.CorrectionItemRow{NIS: it.NIS, Student: it.StudentName, Name: it.Name, State: it.State, Why: why})
+		v.Problems = append(v.Problems, pages.CorrectionItemRow{NIS: it.NIS, Student: it.StudentName, Name: it.Name, State: it.State,
+			Why: problemWords(ctx, it.Problem)})
 	}
 	return v, nil
 }

@@ -179,6 +179,7 @@ func New(d Deps) http.Handler {
 					r.Post("/commit", h.commitUpload)
 					r.Post("/retry", h.retryUpload)
 					r.Post("/discard", h.discardUpload)
+					r.Post("/undo", h.undoUpload) // a correction job: correction_undo.go
 				})
 			})
 

@@ -45,6 +45,9 @@ func Running(state string) bool { return state == StateQueued || state == StateR
 type Item struct {
 	Component billing.Bill
 	Update    billing.ComponentUpdate
+	// Skip, when set, keeps the item out of the job from the start, with this problem
+	// (an undo lists the paid components it keeps).
+	Skip string
 }
 
 // Request is a job to submit: its items and what the person asked for (for the page).

@@ -139,6 +139,9 @@ func (r *Runner) Submit(ctx context.Context, req Request) (string, error) {
 		if req.Kind == KindUpdate {
 			items[i].Payload = encodeUpdate(it.Update)
 		}
+		if it.Skip != "" {
+			items[i].State, items[i].Problem = ItemSkipped, it.Skip
+		}
 	}
 	if err := r.db.CreateCorrectionJob(ctx, j, items); err != nil {
 		if errors.Is(err, store.ErrConflict) {

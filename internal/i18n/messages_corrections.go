@@ -79,7 +79,7 @@ func init() {
 		"corrections.job.summary_update":   {ID: "%[1]d tagihan: %[2]s menjadi %[3]s.", EN: "%[1]d {1:bill|bills}: %[2]s set to %[3]s."},
 		"corrections.job.totals":           {ID: "Total %[1]s → %[2]s.", EN: "Total %[1]s → %[2]s."},
 		"corrections.job.summary_cancel":   {ID: "%[1]d tagihan sebesar %[2]s dibatalkan. Alasan: %[3]s", EN: "%[1]d {1:bill|bills} of %[2]s cancelled. Reason: %[3]s"},
-		"corrections.job.summary_undo":     {ID: "%[1]d tagihan yang belum dibayar sebesar %[2]s dibatalkan. Alasan: %[3]s", EN: "%[1]d unpaid {1:bill|bills} of %[2]s cancelled. Reason: %[3]s"},
+		"corrections.job.summary_undo":     {ID: "Tagihan dari unggahan ini yang belum dibayar (%[1]s) dibatalkan; yang sudah dibayar disimpan. Alasan: %[2]s", EN: "The upload's unpaid bills (%[1]s) are cancelled; the paid ones are kept. Reason: %[2]s"},
 		"corrections.job.progress":         {ID: "%[1]d dari %[2]d tagihan", EN: "%[1]d of %[2]d {2:bill|bills}"},
 		"corrections.job.waiting":          {ID: "Layanan pembayaran tidak menjawab sejak %[1]s. Pekerjaan menunggu dan melanjutkan sendiri; tidak ada yang terkirim dua kali.", EN: "The payment service has not answered since %[1]s. The job waits and goes on by itself; nothing is sent twice."},
 		"corrections.job.leave":            {ID: "Anda boleh meninggalkan halaman ini; pekerjaan tetap berjalan.", EN: "You may leave this page; the job goes on."},
@@ -89,5 +89,20 @@ func init() {
 		"corrections.job.failed":           {ID: "Ditolak", EN: "Refused"},
 		"corrections.job.why":              {ID: "Keterangan", EN: "Why"},
 		"corrections.job.back_upload":      {ID: "Kembali ke unggahan", EN: "Back to the upload"},
+
+		// The undo of an upload.
+		"corrections.undo.title":          {ID: "Batalkan tagihan dari unggahan ini", EN: "Cancel the bills this upload created"},
+		"corrections.undo.plan":           {ID: "%[1]d tagihan dari unggahan ini belum dibayar (%[2]s) dan akan dibatalkan.", EN: "%[1]d {1:bill|bills} this upload created {1:is|are} unpaid (%[2]s) and will be cancelled."},
+		"corrections.undo.paid":           {ID: "%[1]d tagihan sudah dibayar dan tetap disimpan (riwayat pembayaran disimpan):", EN: "%[1]d {1:bill is|bills are} paid and kept (the payment history is kept):"},
+		"corrections.undo.once":           {ID: "Pembatalan unggahan hanya bisa dilakukan sekali dan tidak bisa diurungkan.", EN: "An upload can be undone once, and the undo cannot be reversed."},
+		"corrections.undo.confirm":        {ID: "Ya, batalkan %[1]d tagihan", EN: "Yes, cancel %[1]d {1:bill|bills}"},
+		"corrections.undo.reason_default": {ID: "Unggahan %[1]s dibatalkan", EN: "Upload %[1]s undone"},
+		"corrections.undo.started":        {ID: "Pembatalan %[1]d tagihan dari unggahan ini sedang dikirim.", EN: "Cancelling %[1]d {1:bill|bills} of this upload."},
+		"corrections.undo.not_possible":   {ID: "Unggahan ini tidak bisa dibatalkan lagi: sudah dibatalkan, atau tidak ada tagihan yang belum dibayar.", EN: "This upload cannot be undone again: it was undone already, or none of its bills is unpaid."},
+		"corrections.undo.running":        {ID: "Unggahan ini sedang dibatalkan: %[1]d tagihan dibatalkan sejauh ini.", EN: "This upload is being undone: %[1]d {1:bill|bills} cancelled so far."},
+		"corrections.undo.done":           {ID: "Unggahan ini sudah dibatalkan: %[1]d tagihan dibatalkan.", EN: "This upload was undone: %[1]d {1:bill|bills} cancelled."},
+		"corrections.undo.kept_count":     {ID: "%[1]d tagihan disimpan karena sudah dibayar:", EN: "%[1]d {1:bill|bills} kept because paid:"},
+		"corrections.undo.failed":         {ID: "%[1]d ditolak layanan pembayaran (lihat rinciannya).", EN: "%[1]d refused by the payment service (see the details)."},
+		"corrections.undo.job":            {ID: "Rincian pembatalan", EN: "Details of the undo"},
 	})
 }

@@ -71,18 +71,20 @@ func (db *DB) CreateCorrectionJob(ctx context.Context, j CorrectionJob, items []
 			return err
 		}
 		stmt, err := tx.PrepareContext(ctx, `INSERT INTO correction_items (job_id, seq, chunk, component_id, nis, student_name,
-			item_name, amount, payload, state, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`)
+			item_name, amount, payload, state, problem, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`)
 		if err != nil {
 			return err
 		}
 		defer stmt.Close()
 		for _, it := range items {
 			if _, err := stmt.ExecContext(ctx, j.ID, it.Seq, it.Chunk, it.ComponentID, it.NIS, it.StudentName, it.Name, it.Amount,
-				it.Payload, it.State, now); err != nil {
+				it.Payload, it.State, it.Problem, now); err != nil {
 				return err
 			}
 		}
-		return nil
+		_, err = tx.ExecContext(ctx, `UPDATE correction_jobs SET
+			skipped_count = (SELECT COUNT(*) FROM correction_items WHERE job_id = $1 AND state = 'skipped') WHERE id = $1`, j.ID)
+		return err
 	})
 	if IsUniqueViolation(err) {
 		return fmt.Errorf("store: correction job for upload %s: %w", j.UploadID, ErrConflict)
@@ -287,6 +289,37 @@ func (db *DB) UploadCreated(ctx context.Context, jobID string) ([]string, error)
 			return nil, fmt.Errorf("store: components created by upload %s: %w", jobID, err)
 		}
 		out = append(out, id)
+	}
+	return out, rows.Err()
+}
+
+// UploadCreatedComponent is a component an upload created, as the ledger holds it now.
+type UploadCreatedComponent struct {
+	ID, NIS, StudentName, Name string
+	Amount, AmountPaid         int64
+	// Kind is the ledger's: 0 open (unpaid), 1 paid, 2 deleted; -1 when the ledger does
+	// not hold it yet.
+	Kind int
+}
+
+// UploadCreatedComponents lists the components an upload created with their state in
+// the ledger, by student and name.
+func (db *DB) UploadCreatedComponents(ctx context.Context, jobID string) ([]UploadCreatedComponent, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT u.component_id, COALESCE(c.nis, ''), COALESCE(c.student_name, ''),
+		COALESCE(c.name, ''), COALESCE(c.amount, 0), COALESCE(c.amount_paid, 0), COALESCE(c.kind, -1)
+		FROM upload_created u LEFT JOIN ledger_components c ON c.id = u.component_id
+		WHERE u.job_id = $1 ORDER BY c.nis, c.name, u.component_id`, jobID)
+	if err != nil {
+		return nil, fmt.Errorf("store: components created by upload %s: %w", jobID, err)
+	}
+	defer rows.Close()
+	var out []UploadCreatedComponent
+	for rows.Next() {
+		var c UploadCreatedComponent
+		if err := rows.Scan(&c.ID, &c.NIS, &c.StudentName, &c.Name, &c.Amount, &c.AmountPaid, &c.Kind); err != nil {
+			return nil, fmt.Errorf("store: components created by upload %s: %w", jobID, err)
+		}
+		out = append(out, c)
 	}
 	return out, rows.Err()
 }

@@ -178,3 +178,19 @@ func TestBulkCorrectionRoles(t *testing.T) {
 		t.Error("principal changed a component")
 	}
 }
+
+// The bulk correction link follows the filter when HTMX swaps the results alone.
+func TestBulkCorrectionLinkFollowsFilter(t *testing.T) {
+	t.Parallel()
+	p := portaltest.Start(t, portaltest.Options{Now: studentsNow})
+	bulkSeed(t, p)
+	c := p.SignedIn(t, "finance")
+	res := c.Get("/bills?state=all&account=BCA", "HX-Request", "true")
+	href, _ := res.Doc.Find(`[data-testid="bulk-correct"]`).Attr("href")
+	if !strings.HasPrefix(href, "/bills/correct?") || !strings.Contains(href, "account=BCA") {
+		t.Errorf("bulk link in the results partial: %q", href)
+	}
+	if res := c.Get(href); !strings.Contains(stext(res, `[data-testid="bulk-selection"]`), "5 tagihan, Rp 1.500.000") {
+		t.Errorf("selection: %q", stext(res, `[data-testid="bulk-selection"]`))
+	}
+}

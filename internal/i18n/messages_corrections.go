@@ -34,6 +34,7 @@ func init() {
 func init() {
 	Register(map[string]Message{
 		"corrections.bulk.title":           {ID: "Koreksi massal", EN: "Bulk correction"},
+		"corrections.bulk.link":            {ID: "Koreksi massal tagihan ini", EN: "Correct these bills at once"},
 		"corrections.bulk.selection":       {ID: "Pilihan dari daftar tagihan: %[1]d tagihan, %[2]s.", EN: "Chosen from the bills list: %[1]d {1:bill|bills}, %[2]s."},
 		"corrections.bulk.lead":            {ID: "Pilih satu perubahan untuk semua tagihan pilihan ini. Tagihan yang sudah dibayar tidak diubah. Anda akan melihat pratinjaunya sebelum mengonfirmasi.", EN: "Choose one change for every bill of this selection. Paid bills are not changed. You will see a preview before you confirm."},
 		"corrections.bulk.what":            {ID: "Perubahan", EN: "The change"},

@@ -20,7 +20,15 @@ import (
 // the unpaid ones cancelled, the paid one kept and listed, and only once.
 func TestUndoUpload(t *testing.T) {
 	t.Parallel()
-	p := portaltest.Start(t, portaltest.Options{Now: uploadNow})
+	for _, engine := range []string{"sqlite", "postgres"} {
+		t.Run(engine, func(t *testing.T) {
+			t.Parallel()
+			testUndoUpload(t, portaltest.Start(t, portaltest.Options{Now: uploadNow, Postgres: engine == "postgres"}))
+		})
+	}
+}
+
+func testUndoUpload(t *testing.T, p *portaltest.Portal) {
 	ctx := context.Background()
 	sh, err := sheettest.Components(filepath.Join(t.TempDir(), "tagihan.xlsx"), sheettest.Options{Rows: 12, Students: 4})
 	if err != nil {

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"errors"
 	"net/http"
 	"strings"
 
@@ -40,28 +41,25 @@ func (h *Handler) cancelComponents(w http.ResponseWriter, r *http.Request) {
 			ids[i] = it.ID
 		}
 		uctx, cancel := h.upstreamCtx(ctx)
-		_, err := h.writer.CancelComponents(uctx, h.actor(r), ids, v.Reason, "form")
+		res, err := corrections.Cancel(uctx, h.writer, h.actor(r), ids, v.Reason, "form")
 		cancel()
 		if err == nil {
-			h.addFlash(w, r, "success", i18n.T(ctx, "corrections.cancel.done", len(ids), i18n.Rupiah(v.Total), v.Student.Name))
+			n := len(res.Cancelled) + len(res.Already)
+			h.addFlash(w, r, "success", i18n.T(ctx, "corrections.cancel.done", n, i18n.Rupiah(v.Total), v.Student.Name))
 			h.redirect(w, r, v.Back)
 			return
 		}
 		h.log.Warn("cancel components", "nis", v.Student.NIS, "count", len(ids), "err", err)
 		v.General, status = h.upstreamMessage(ctx, err, true), upstreamStatus(err)
-		if changes.Ambiguous(err) {
+		switch {
+		case errors.Is(err, corrections.ErrPaidMeanwhile):
+			names := make([]string, len(res.Paid))
+			for i, b := range res.Paid {
+				names[i] = b.Name
+			}
+			v.General, status = i18n.T(ctx, "corrections.cancel.paid_meanwhile", strings.Join(names, ", ")), http.StatusConflict
+		case changes.Ambiguous(err):
 			status = http.StatusGatewayTimeout
-		} else {
-			// Refused: perhaps one was paid at a bank since the page was read; say which.
-			var paid []string
-			for _, it := range v.Items {
-				if st := h.freshState(r, it.ID); st.ComponentID != "" && corrections.Refusal(st) != "" {
-					paid = append(paid, it.Name)
-				}
-			}
-			if len(paid) > 0 {
-				v.General = i18n.T(ctx, "corrections.cancel.paid_meanwhile", strings.Join(paid, ", "))
-			}
 		}
 	}
 	h.page(w, r, status, pages.ComponentCancel(v), pages.ComponentCancelCard(v))

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/changes"
@@ -36,7 +37,7 @@ func editForm(b billing.Bill) url.Values {
 
 func TestComponentEdit(t *testing.T) {
 	t.Parallel()
-	p := portaltest.Start(t, portaltest.Options{Now: studentsNow})
+	p := portaltest.Start(t, portaltest.Options{Now: studentsNow, UpstreamTimeout: 500 * time.Millisecond})
 	unpaid, paid, expired := correctionsSeed(t, p)
 	c := p.SignedIn(t, "finance")
 	ctx := context.Background()
@@ -160,14 +161,27 @@ func TestComponentEdit(t *testing.T) {
 
 func TestComponentCancel(t *testing.T) {
 	t.Parallel()
-	p := portaltest.Start(t, portaltest.Options{Now: studentsNow})
+	p := portaltest.Start(t, portaltest.Options{Now: studentsNow, UpstreamTimeout: 500 * time.Millisecond})
 	unpaid, paid, expired := correctionsSeed(t, p)
 	c := p.SignedIn(t, "finance")
 	ctx := context.Background()
 
+	// A timeout: the cancel may have been applied; the page says so and asks to check.
+	p.Sandbox.SetFaults(sandbox.Faults{TimeoutRate: 1})
+	res := c.Post("/students/2601/components/cancel", url.Values{"id": {expired.ComponentID}, "reason": {"uji"}})
+	p.Sandbox.SetFaults(sandbox.Faults{})
+	if res.StatusCode != http.StatusGatewayTimeout || !strings.Contains(stext(res, `[data-testid="form-error"]`), "periksa datanya dulu") || svalue(res, "#f-reason") != "uji" {
+		t.Fatalf("cancel timeout: %d %q", res.StatusCode, stext(res, `[data-testid="form-error"]`))
+	}
+	if entries, _, _ := p.DB.ListAudit(ctx, store.AuditFilter{Action: changes.ActionComponentsCancel}); len(entries) != 1 || entries[0].Outcome != changes.OutcomeUnknown {
+		t.Fatalf("audit of the timed-out cancel: %+v", entries)
+	}
+	// It was applied (the sandbox applies, then hangs): the next confirmation says it is cancelled.
+	p.SyncLedger(t)
+
 	// The confirmation lists what will be cancelled and what is kept, and why.
 	q := url.Values{"id": {unpaid.ComponentID, paid.ComponentID, expired.ComponentID}}
-	res := c.Get("/students/2601/components/cancel?" + q.Encode())
+	res = c.Get("/students/2601/components/cancel?" + q.Encode())
 	if res.StatusCode != http.StatusOK || res.Doc.Find(`[data-testid="cancel-row"]`).Length() != 2 ||
 		!strings.Contains(stext(res, `[data-testid="cancel-kept"]`), "SPP November") || !strings.Contains(stext(res, `[data-testid="cancel-summary"]`), "Rp 750.000") {
 		t.Fatalf("confirm: %d rows %d kept %q summary %q", res.StatusCode, res.Doc.Find(`[data-testid="cancel-row"]`).Length(),
@@ -195,8 +209,10 @@ func TestComponentCancel(t *testing.T) {
 	if got, _ := p.Billing.GetComponent(ctx, paid.ComponentID); got.State != billing.StatePaid {
 		t.Errorf("paid component: %s", got.State)
 	}
-	entries, _, _ := p.DB.ListAudit(ctx, store.AuditFilter{Action: changes.ActionComponentsCancel})
-	if len(entries) != 1 || entries[0].Args["reason"] != "salah nominal, diunggah ulang" || entries[0].Args["count"] != "2" {
+	// The service refused the pair (the expired one was cancelled by the timed-out call):
+	// read back, it counts as done, and the other one is sent alone.
+	entries, _, _ := p.DB.ListAudit(ctx, store.AuditFilter{Action: changes.ActionComponentsCancel, Outcome: changes.OutcomeOK})
+	if len(entries) != 1 || entries[0].Args["reason"] != "salah nominal, diunggah ulang" || entries[0].Args["count"] != "1" || entries[0].Args["item"] != "SPP Desember" {
 		t.Errorf("audit: %+v", entries)
 	}
 	page := c.Get("/students/2601")
@@ -256,5 +272,25 @@ func TestCorrectionsRoles(t *testing.T) {
 	href, _ := res.Doc.Find(`[data-testid="bill-row"][data-component="` + unpaid.ComponentID + `"] [data-testid="bill-edit"]`).Attr("href")
 	if !strings.HasPrefix(href, editURL+"?back=%2Fbills") {
 		t.Errorf("edit link from the list: %q", href)
+	}
+}
+
+// A component paid at a bank after the page was read: the service refuses the cancel
+// (all or none), the page says which was paid, and nothing is cancelled.
+func TestComponentCancelPaidMeanwhile(t *testing.T) {
+	t.Parallel()
+	p := portaltest.Start(t, portaltest.Options{Now: studentsNow})
+	unpaid, _, expired := correctionsSeed(t, p)
+	c := p.SignedIn(t, "finance")
+	ctx := context.Background()
+	if _, err := p.Billing.Pay(ctx, billing.Payment{NIS: "2601", ComponentIDs: []string{unpaid.ComponentID}}); err != nil {
+		t.Fatal(err)
+	}
+	res := c.Post("/students/2601/components/cancel", url.Values{"id": {unpaid.ComponentID, expired.ComponentID}, "reason": {"salah"}})
+	if res.StatusCode != http.StatusConflict || !strings.Contains(stext(res, `[data-testid="form-error"]`), "SPP Desember sudah dibayar sementara itu") {
+		t.Fatalf("paid meanwhile: %d %q", res.StatusCode, stext(res, `[data-testid="form-error"]`))
+	}
+	if got, _ := p.Billing.GetComponent(ctx, expired.ComponentID); got.State == billing.StateDeleted {
+		t.Error("the other component was cancelled")
 	}
 }

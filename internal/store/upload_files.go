@@ -15,6 +15,8 @@ const (
 	UploadErrorsPrefix = "errors."
 	// UploadBadRows is the set of sheet rows with a problem (see uploads.RowSet).
 	UploadBadRows = "bad-rows"
+	// UploadRows are the rows the analysis found valid, as the commit sends them.
+	UploadRows = "rows"
 )
 
 // uploadFilePart is the most bytes of a file one row holds: files are written and read a

@@ -43,6 +43,11 @@ type Options struct {
 	Students StudentChecker
 	// Existing finds components already uploaded; nil skips that check.
 	Existing ComponentFinder
+	// Keep, when set, is given every row whose cells are valid, as it would be sent, in
+	// row order (a Component or a Student): the analysis keeps them so the commit need not
+	// read the sheet again. Rows found wrong only later (an unknown NIS) are among them;
+	// the bad rows say which.
+	Keep func(row int, item any) error
 }
 
 // Summary is what a sheet holds, by row.
@@ -221,8 +226,15 @@ func analyseComponents(ctx context.Context, s *sheet, v *validator, o Options, s
 		}
 		if out.bad {
 			r.state = rowBad
-		} else if valid && len(cands) < sampleScan {
-			cands = append(cands, candidate{index: len(rows), row: sampleOfComponent(c)})
+		} else if valid {
+			if len(cands) < sampleScan {
+				cands = append(cands, candidate{index: len(rows), row: sampleOfComponent(c)})
+			}
+			if o.Keep != nil {
+				if err := o.Keep(s.row, c); err != nil {
+					return sum, err
+				}
+			}
 		}
 		rows = append(rows, r)
 	}
@@ -341,8 +353,15 @@ func analyseStudents(ctx context.Context, s *sheet, v *validator, o Options, sin
 		}
 		if out.bad {
 			r.state = rowBad
-		} else if valid && len(cands) < sampleScan {
-			cands = append(cands, candidate{index: len(rows), row: sampleOfStudent(st)})
+		} else if valid {
+			if len(cands) < sampleScan {
+				cands = append(cands, candidate{index: len(rows), row: sampleOfStudent(st)})
+			}
+			if o.Keep != nil {
+				if err := o.Keep(s.row, st); err != nil {
+					return sum, err
+				}
+			}
 		}
 		rows = append(rows, r)
 	}

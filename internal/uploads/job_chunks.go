@@ -73,6 +73,10 @@ type studentItem struct {
 	Email string `json:"email,omitempty"`
 }
 
+func studentItemOf(s Student) studentItem {
+	return studentItem{Row: s.Row, NIS: s.NIS, Name: s.Name, Class: s.Class, Phone: s.Phone, Email: s.Email}
+}
+
 func (it studentItem) record() billing.Student {
 	return billing.Student{NIS: it.NIS, Name: it.Name, KeyName: billing.DefaultKeyName, Phone: it.Phone, Email: it.Email, Description: it.Class}
 }

@@ -17,6 +17,8 @@ const (
 	UploadBadRows = "bad-rows"
 	// UploadRows are the rows the analysis found valid, as the commit sends them.
 	UploadRows = "rows"
+	// UploadChanges are a corrections sheet's changes as the preview lists them.
+	UploadChanges = "changes"
 )
 
 // uploadFilePart is the most bytes of a file one row holds: files are written and read a

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/problem"
 )
 
@@ -43,6 +44,9 @@ type Options struct {
 	Students StudentChecker
 	// Existing finds components already uploaded; nil skips that check.
 	Existing ComponentFinder
+	// Bills finds the components a corrections sheet names (its "ID Tagihan" column);
+	// without it every id is unknown.
+	Bills BillGetter
 	// Keep, when set, is given every row whose cells are valid, as it would be sent, in
 	// row order (a Component or a Student): the analysis keeps them so the commit need not
 	// read the sheet again. Rows found wrong only later (an unknown NIS) are among them;
@@ -65,6 +69,9 @@ type Summary struct {
 	BadRows RowSet
 	// Sample is the first SampleSize new rows as they will be sent.
 	Sample []SampleRow
+	// Changes are the corrections (rows with a component id): their rows are in neither
+	// New nor Already, except those that change nothing (Changes.Unchanged, also in Already).
+	Changes Changes
 }
 
 // Total is the sum of one account code's new components.
@@ -79,7 +86,23 @@ const (
 	rowNew uint8 = iota
 	rowBad
 	rowAlready
+	rowUpdate
 )
+
+// Correction is a valid row that changes the component ID: the fields named in Set
+// (updateFields' contract names) take the row's values.
+type Correction struct {
+	Component
+	ID  string
+	Set []string
+}
+
+// corrRow is a row with a component id, kept until the ids are looked up.
+type corrRow struct {
+	index int // into the rows
+	id    string
+	c     Component
+}
 
 // compRow is what the analysis keeps of one components row: small, because a sheet may
 // have 200,000 of them.
@@ -172,6 +195,8 @@ func analyseComponents(ctx context.Context, s *sheet, v *validator, o Options, s
 		c      Component
 		out    = &issueSink{sink: sink}
 		cands  []candidate
+		corrs  []corrRow
+		ids    = map[string]int32{} // component id → first row naming it
 	)
 	for i, a := range o.Accounts {
 		acct[a] = int16(i)
@@ -213,7 +238,15 @@ func analyseComponents(ctx context.Context, s *sheet, v *validator, o Options, s
 		if c.AccountCode != "" {
 			r.acct = acct[c.AccountCode]
 		}
-		if r.nis >= 0 && r.name >= 0 && r.due >= 0 {
+		id := v.get(cells, FieldComponentID)
+		if id != "" {
+			if first, dup := ids[id]; dup {
+				out.emit(v.issue(s.row, FieldComponentID, "duplicate_id", id, strconv.Itoa(int(first))))
+			} else {
+				ids[id] = r.row
+			}
+		}
+		if id == "" && r.nis >= 0 && r.name >= 0 && r.due >= 0 {
 			k := compKey{r.nis, r.name, r.due}
 			if first, dup := seen[k]; dup {
 				out.emit(v.issue(s.row, FieldName, "duplicate_row", strconv.Itoa(int(first))))
@@ -224,9 +257,13 @@ func analyseComponents(ctx context.Context, s *sheet, v *validator, o Options, s
 		if out.err != nil {
 			return sum, out.err
 		}
-		if out.bad {
+		switch {
+		case out.bad:
 			r.state = rowBad
-		} else if valid {
+		case valid && id != "":
+			r.state = rowUpdate
+			corrs = append(corrs, corrRow{index: len(rows), id: id, c: c})
+		case valid:
 			if len(cands) < sampleScan {
 				cands = append(cands, candidate{index: len(rows), row: sampleOfComponent(c)})
 			}
@@ -252,6 +289,14 @@ func analyseComponents(ctx context.Context, s *sheet, v *validator, o Options, s
 			out.emit(Issue{Row: int(r.row), Col: nisCol, Problem: problem.New("", issueKeyPrefix+"nis_unknown", nis.list[r.nis])})
 			r.state = rowBad
 		}
+	}
+	if out.err != nil {
+		return sum, out.err
+	}
+
+	// Corrections: each id must name an unpaid component of the row's student.
+	if err := checkCorrections(ctx, o, v, rows, corrs, &sum.Changes, out); err != nil {
+		return sum, err
 	}
 	if out.err != nil {
 		return sum, out.err
@@ -292,6 +337,7 @@ func analyseComponents(ctx context.Context, s *sheet, v *validator, o Options, s
 			totals[r.acct].Amount += r.amount
 		case rowAlready:
 			sum.Already++
+		case rowUpdate:
 		default:
 			sum.Errors++
 			sum.BadRows.Add(int(r.row))
@@ -305,6 +351,69 @@ func analyseComponents(ctx context.Context, s *sheet, v *validator, o Options, s
 	}
 	sum.Issues = out.issues
 	return sum, nil
+}
+
+// checkCorrections looks up the components the rows with an id name, reports those that
+// cannot be corrected at the id's cell, and for the rest lists the changed cells: a row
+// that changes nothing is already there; the others are kept (o.Keep) as corrections.
+func checkCorrections(ctx context.Context, o Options, v *validator, rows []compRow, corrs []corrRow, ch *Changes, out *issueSink) error {
+	if len(corrs) == 0 {
+		return nil
+	}
+	var ask []string
+	for _, cr := range corrs {
+		if rows[cr.index].state == rowUpdate {
+			ask = append(ask, cr.id)
+		}
+	}
+	bills := map[string]billing.Bill{}
+	if o.Bills != nil && len(ask) > 0 {
+		var err error
+		if bills, err = o.Bills.Bills(ctx, ask); err != nil {
+			return err
+		}
+	}
+	for _, cr := range corrs {
+		r := &rows[cr.index]
+		if r.state != rowUpdate {
+			continue
+		}
+		b, found := bills[cr.id]
+		if code, args := idProblem(b, found, cr.c.NIS); code != "" {
+			out.emit(v.issue(int(r.row), FieldComponentID, code, append([]any{cr.id}, args...)...))
+			r.state = rowBad
+			continue
+		}
+		cells := diff(componentOf(b), cr.c)
+		if len(cells) == 0 {
+			r.state = rowAlready
+			ch.Unchanged++
+			continue
+		}
+		ch.Count++
+		if len(ch.First) < MaxChangesShown {
+			ch.First = append(ch.First, Change{Row: int(r.row), ID: cr.id, NIS: cr.c.NIS, Name: b.Name, Cells: cells})
+		}
+		if o.Keep != nil {
+			set := make([]string, len(cells))
+			for i, c := range cells {
+				set[i] = fieldContractName(c.Field)
+			}
+			if err := o.Keep(int(r.row), Correction{Component: cr.c, ID: cr.id, Set: set}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func fieldContractName(f Field) string {
+	for _, u := range updateFields {
+		if u.field == f {
+			return u.name
+		}
+	}
+	return ""
 }
 
 type studentRow struct {

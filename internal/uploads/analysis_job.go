@@ -31,9 +31,12 @@ func (r *Runner) options(kind Kind) Options {
 // count in the preview, never a component twice.
 func (r *Runner) previewOptions(kind Kind) Options {
 	o := r.options(kind)
+	bills := &BillDirectory{Client: r.client, Concurrency: r.cfg.LookupConcurrency}
 	if r.writer != nil && r.writer.Ledger != nil {
 		o.Existing = &Finder{Source: r.writer.Ledger, Concurrency: r.cfg.LookupConcurrency}
+		bills.Ledger = r.writer.Ledger
 	}
+	o.Bills = bills
 	return o
 }
 
@@ -220,7 +223,7 @@ func (r *Runner) analyse(ctx context.Context, id string) error {
 		batch = batch[:0]
 		return err
 	}
-	if err := r.db.DeleteUploadFiles(ctx, id, store.UploadRows); err != nil {
+	if err := r.db.DeleteUploadFiles(ctx, id, store.UploadRows, store.UploadChanges); err != nil {
 		return err
 	}
 	rowsFile, err := r.tempFile("rows")
@@ -256,6 +259,12 @@ func (r *Runner) analyse(ctx context.Context, id string) error {
 	}
 	if err == nil {
 		err = r.saveKeptRows(ctx, id, keep, rowsFile)
+	}
+	if err == nil && sum.Changes.Count+sum.Changes.Unchanged > 0 {
+		var b []byte
+		if b, err = json.Marshal(sum.Changes); err == nil {
+			_, err = r.db.PutUploadFile(ctx, id, store.UploadChanges, bytes.NewReader(b))
+		}
 	}
 	if ctx.Err() != nil {
 		return ctx.Err() // stopping: analysed again at the next start
@@ -313,6 +322,10 @@ func keepRow(w *bufio.Writer, item any) error {
 	switch v := item.(type) {
 	case Component:
 		it = compItemOf(v)
+	case Correction:
+		c := compItemOf(v.Component)
+		c.ID, c.Set = v.ID, v.Set
+		it = c
 	case Student:
 		it = studentItemOf(v)
 	default:
@@ -324,6 +337,20 @@ func keepRow(w *bufio.Writer, item any) error {
 	}
 	_, _ = w.Write(b)
 	return w.WriteByte('\n')
+}
+
+// Changes are the corrections an analysed components sheet asks for (zero when none).
+func (r *Runner) Changes(ctx context.Context, id string) (Changes, error) {
+	var buf bytes.Buffer
+	var ch Changes
+	if _, err := r.db.CopyUploadFile(ctx, id, store.UploadChanges, &buf); err != nil {
+		if isNotFound(err) {
+			return ch, nil
+		}
+		return ch, err
+	}
+	err := json.Unmarshal(buf.Bytes(), &ch)
+	return ch, err
 }
 
 // saveKeptRows stores the rows written to f through w, for the commit.

@@ -39,6 +39,10 @@ type compItem struct {
 	Amount  int64  `json:"amount"`
 	Penalty int64  `json:"penalty,omitempty"`
 	Notes   string `json:"notes,omitempty"`
+	// ID, for a correction, is the component to change and Set the fields to change
+	// (contract names); the other fields are the row's values.
+	ID  string   `json:"id,omitempty"`
+	Set []string `json:"set,omitempty"`
 }
 
 func compItemOf(c Component) compItem {
@@ -139,6 +143,9 @@ func (r *Runner) processChunk(ctx context.Context, j store.UploadJob, seq int) e
 	}
 	detail := fmt.Sprintf("upload %s chunk %d", j.ID, seq)
 	actor := actorOf(j)
+	if w.corrections() {
+		return r.processCorrections(ctx, w, actor, detail, save)
+	}
 
 	for attempt := 0; ; attempt++ {
 		if w.c.State == ChunkSent || w.c.State == ChunkUnknown {

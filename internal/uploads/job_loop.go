@@ -252,8 +252,20 @@ func (r *Runner) prepare(ctx context.Context, j store.UploadJob) error {
 	exists := make([]bool, len(rs.items.rows))
 	switch Kind(j.Kind) {
 	case Components:
-		if exists, err = opts.Existing.FindComponents(ctx, rs.keys); err != nil {
+		// Corrections are always sent: an update with the values already there is harmless.
+		var keys []Key
+		var idx []int
+		for i, k := range rs.keys {
+			if !rs.update[i] {
+				keys, idx = append(keys, k), append(idx, i)
+			}
+		}
+		found, err := opts.Existing.FindComponents(ctx, keys)
+		if err != nil {
 			return err
+		}
+		for i, f := range found {
+			exists[idx[i]] = f
 		}
 	case Students:
 		known, err := opts.Students.KnownStudents(ctx, rs.nis)
@@ -270,24 +282,30 @@ func (r *Runner) prepare(ctx context.Context, j store.UploadJob) error {
 			skipped++
 		}
 	}
-	return r.db.ReplaceUploadChunks(ctx, j.ID, rs.items.chunks(j.ID, r.cfg.ChunkSize, exists), StateSending, skipped)
+	return r.db.ReplaceUploadChunks(ctx, j.ID, rs.items.chunks(j.ID, r.cfg.ChunkSize, exists, rs.update), StateSending, skipped)
 }
+
+// updateChunk is how many corrections a chunk holds: each is a call of its own, so a
+// chunk's progress is saved every few calls.
+func updateChunk(size int) int { return max(1, size/10) }
 
 // sendRows are the rows a commit may send: each as its chunk JSON, with what the search
 // for those already at the service needs (components' keys, students' NIS).
 type sendRows struct {
-	items itemBuffer
-	keys  []Key
-	nis   []string
+	items  itemBuffer
+	keys   []Key
+	nis    []string
+	update []bool // the row corrects a component
 	names *interner // one string per distinct spelling of a name, not one per row
 }
 
-func (rs *sendRows) add(row int, nis, name string, due time.Time, item []byte) {
+func (rs *sendRows) add(row int, nis, name string, due time.Time, update bool, item []byte) {
 	if rs.names == nil {
 		rs.names = newInterner()
 	}
 	rs.keys = append(rs.keys, Key{NIS: nis, Name: rs.names.list[rs.names.id(name)], Due: due})
 	rs.nis = append(rs.nis, nis)
+	rs.update = append(rs.update, update)
 	rs.items.addRaw(row, item)
 }
 
@@ -297,6 +315,7 @@ type keptRow struct {
 	NIS  string `json:"nis"`
 	Name string `json:"name"`
 	Due  string `json:"due"`
+	ID   string `json:"id"`
 }
 
 // readKeptRows reads the rows the analysis kept, those skip does not name; false when the
@@ -324,7 +343,7 @@ func (r *Runner) readKeptRows(ctx context.Context, id string, skip func(row int)
 		if k.Name != "" {
 			due = day(k.Due)
 		}
-		rs.add(k.Row, k.NIS, k.Name, due, line)
+		rs.add(k.Row, k.NIS, k.Name, due, k.ID != "", line)
 	}
 	return true, nil
 }
@@ -336,13 +355,13 @@ func (r *Runner) readSheetRows(ctx context.Context, j store.UploadJob, path stri
 	case Components:
 		return ReadComponents(ctx, path, opts, skip, func(c Component) error {
 			b, err := json.Marshal(compItemOf(c))
-			rs.add(c.Row, c.NIS, c.Name, c.Due, b)
+			rs.add(c.Row, c.NIS, c.Name, c.Due, false, b)
 			return err
 		})
 	case Students:
 		return ReadStudents(ctx, path, opts, skip, func(s Student) error {
 			b, err := json.Marshal(studentItemOf(s))
-			rs.add(s.Row, s.NIS, "", time.Time{}, b)
+			rs.add(s.Row, s.NIS, "", time.Time{}, false, b)
 			return err
 		})
 	}
@@ -362,8 +381,9 @@ func (b *itemBuffer) addRaw(row int, item []byte) {
 	b.rows = append(b.rows, row)
 }
 
-// chunks yields the items not skipped, size at a time, as pending chunks numbered from 1.
-func (b *itemBuffer) chunks(jobID string, size int, skip []bool) iter.Seq2[store.UploadChunk, error] {
+// chunks yields the items not skipped as pending chunks numbered from 1: the new rows
+// size at a time, then the corrections (update) updateChunk(size) at a time.
+func (b *itemBuffer) chunks(jobID string, size int, skip, update []bool) iter.Seq2[store.UploadChunk, error] {
 	return func(yield func(store.UploadChunk, error) bool) {
 		var payload []byte
 		var rows []int
@@ -378,26 +398,34 @@ func (b *itemBuffer) chunks(jobID string, size int, skip []bool) iter.Seq2[store
 			payload, rows = payload[:0], nil
 			return yield(c, nil)
 		}
-		for i, row := range b.rows {
-			if skip[i] {
-				continue
+		for _, updates := range []bool{false, true} {
+			n := size
+			if updates {
+				n = updateChunk(size)
 			}
-			if len(rows) == 0 {
-				payload = append(payload, '[')
-			} else {
-				payload = append(payload, ',')
+			for i, row := range b.rows {
+				if skip[i] || update[i] != updates {
+					continue
+				}
+				if len(rows) == 0 {
+					payload = append(payload, '[')
+				} else {
+					payload = append(payload, ',')
+				}
+				start := 0
+				if i > 0 {
+					start = b.ends[i-1]
+				}
+				payload = append(payload, b.buf[start:b.ends[i]]...)
+				rows = append(rows, row)
+				if len(rows) >= n && !flush() {
+					return
+				}
 			}
-			start := 0
-			if i > 0 {
-				start = b.ends[i-1]
-			}
-			payload = append(payload, b.buf[start:b.ends[i]]...)
-			rows = append(rows, row)
-			if len(rows) >= size && !flush() {
+			if !flush() {
 				return
 			}
 		}
-		flush()
 	}
 }
 

@@ -295,8 +295,8 @@ type sendRows struct {
 	items  itemBuffer
 	keys   []Key
 	nis    []string
-	update []bool // the row corrects a component
-	names *interner // one string per distinct spelling of a name, not one per row
+	update []bool    // the row corrects a component
+	names  *interner // one string per distinct spelling of a name, not one per row
 }
 
 func (rs *sendRows) add(row int, nis, name string, due time.Time, update bool, item []byte) {

@@ -490,7 +490,7 @@ func TestUploadTemplates(t *testing.T) {
 	p := portaltest.Start(t, portaltest.Options{})
 	c := p.SignedIn(t, "finance")
 	for kind, want := range map[string][]string{
-		"components": {"NIS", "Nama Tagihan", "Kode Rekening", "Nominal", "Denda", "Jatuh Tempo", "Kedaluwarsa", "Tanggal Aktif", "Catatan"},
+		"components": {"NIS", "Nama Tagihan", "Kode Rekening", "Nominal", "Denda", "Jatuh Tempo", "Kedaluwarsa", "Tanggal Aktif", "Catatan", "ID Tagihan"},
 		"students":   {"NIS", "Nama Siswa", "Kelas", "No. Telepon", "Email"},
 	} {
 		res := c.Get("/uploads/templates/" + kind + ".xlsx")

@@ -151,3 +151,80 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// TestBrowserNaikKelas is the start of the school year: the whole school's students sheet
+// with everyone one class up and one newcomer; the preview lists each student whose class
+// changes (old → new) and counts the rest; sent, the students list shows the new classes.
+func TestBrowserNaikKelas(t *testing.T) {
+	t.Parallel()
+	p := portaltest.Start(t, portaltest.Options{Now: uploadNow})
+	sh, err := sheettest.Students(filepath.Join(t.TempDir(), "siswa.xlsx"), sheettest.Options{Rows: 6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var list []billing.Student
+	for i, n := range sh.NIS {
+		list = append(list, billing.Student{NIS: n, Name: sh.Names[i], Description: "Kelas 7A"})
+	}
+	if _, err := p.App.Writer.CreateStudents(context.Background(), auth.SystemActor, list, "portal"); err != nil {
+		t.Fatal(err)
+	}
+	f := excelize.NewFile()
+	must(t, f.SetSheetRow("Sheet1", "A1", &sheettest.StudentHeader))
+	for i := range 7 {
+		class := "Kelas 8A"
+		if i == 5 {
+			class = "Kelas 7A" // stays behind
+		}
+		row := []any{sheettest.NIS("T", i), sheettest.StudentName(i), class, "", ""}
+		must(t, f.SetSheetRow("Sheet1", "A"+strconv.Itoa(i+2), &row))
+	}
+	path := filepath.Join(t.TempDir(), "naik-kelas-2026.xlsx")
+	must(t, f.SaveAs(path))
+
+	b := p.NewBrowser(t)
+	b.Login("finance", portaltest.Password)
+	b.Visit("/uploads")
+	b.WaitVisible(`[data-testid="upload-form"]`)
+	b.Do(chromedp.Evaluate[chromedp.Void](`document.querySelector("#f-kind").value = "students"`))
+	b.Do(chromedp.SetUploadFiles(chromedp.CSS(`#f-file`), []string{path}))
+	b.Click(`[data-testid="upload-submit"]`)
+	b.WaitVisible(`[data-testid="upload-changes"]`)
+	for sel, want := range map[string]string{`[data-testid="count-changes"]`: "5", `[data-testid="count-new"]`: "1", `[data-testid="count-already"]`: "1"} {
+		if got := b.Text(sel); got != want {
+			t.Fatalf("%s = %q, want %q", sel, got, want)
+		}
+	}
+	if n := b.Count(`[data-testid="change-row"]`); n != 5 {
+		t.Fatalf("%d changes listed, want 5 (the unchanged student counted, not listed)", n)
+	}
+	if f, o, n := b.Text(`[data-testid="change-field"]`), b.Text(`[data-testid="change-old"]`), b.Text(`[data-testid="change-new"]`); f != "Kelas" || o != "Kelas 7A" || n != "Kelas 8A" {
+		t.Fatalf("first change %q: %q → %q", f, o, n)
+	}
+	shot(b, "naik-kelas-preview")
+	b.Do(chromedp.Evaluate[chromedp.Void](`window.confirm = () => true`))
+	b.Click(`[data-testid="upload-commit"]`)
+	b.Do(chromedp.WaitVisible(chromedp.CSS(`[data-testid="upload-status"][data-state="done"]`)))
+	shot(b, "naik-kelas-done")
+
+	b.Visit("/students")
+	b.WaitVisible("body")
+	body := b.Text("body")
+	if got := strings.Count(body, "Kelas 8A"); got < 6 {
+		t.Errorf("the students list shows %d students in Kelas 8A, want 6:\n%s", got, body)
+	}
+	for i := range 7 {
+		st, err := p.Billing.Student(context.Background(), sheettest.NIS("T", i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := "Kelas 8A"
+		if i == 5 {
+			want = "Kelas 7A"
+		}
+		if st.Description != want {
+			t.Errorf("%s: class %q at the service, want %q", st.NIS, st.Description, want)
+		}
+	}
+	shot(b, "naik-kelas-students")
+}

@@ -94,7 +94,7 @@ func (h *Handler) uploadView(ctx context.Context, j store.UploadJob, offset int)
 		}
 		v.Sample = sample
 	}
-	if j.Kind == string(uploads.Components) && j.RowsTotal > 0 && j.State != uploads.StateInvalid {
+	if j.RowsTotal > 0 && j.State != uploads.StateInvalid {
 		if err := h.uploadChanges(ctx, j, &v); err != nil {
 			return v, err
 		}
@@ -196,10 +196,13 @@ var changeFieldKeys = map[uploads.Field]string{
 	uploads.FieldName: "term.component_name", uploads.FieldAccount: "term.account_code", uploads.FieldAmount: "term.amount",
 	uploads.FieldPenalty: "term.penalty", uploads.FieldDue: "term.due_date", uploads.FieldExpiry: "term.expiry_date",
 	uploads.FieldActive: "term.active_date", uploads.FieldNotes: "term.notes",
+	uploads.FieldStudentName: "term.student_name", uploads.FieldClass: "term.class", uploads.FieldPhone: "term.phone",
+	uploads.FieldEmail: "term.email",
 }
 
-// uploadChanges adds a corrections sheet's changes to its view: how many, and the first
-// ones cell by cell, old → new, in the reader's formats.
+// uploadChanges adds a sheet's changes of what exists (components corrected, students
+// updated) to its view: how many, and the first ones cell by cell, old → new, in the
+// reader's formats.
 func (h *Handler) uploadChanges(ctx context.Context, j store.UploadJob, v *pages.UploadView) error {
 	ch, err := h.uploads.Changes(ctx, j.ID)
 	if err != nil || ch.Count+ch.Unchanged == 0 {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/problem"
+	"github.com/sekolah/portal/internal/store"
 )
 
 // StudentChecker tells which student numbers the billing service knows.
@@ -44,6 +45,9 @@ type Options struct {
 	Students StudentChecker
 	// Existing finds components already uploaded; nil skips that check.
 	Existing ComponentFinder
+	// Roster gives the records of the students a students sheet names that exist, to
+	// tell what the sheet changes; nil treats them all as already there.
+	Roster RosterReader
 	// Bills finds the components a corrections sheet names (its "ID Tagihan" column);
 	// without it every id is unknown.
 	Bills BillGetter
@@ -426,6 +430,7 @@ func analyseStudents(ctx context.Context, s *sheet, v *validator, o Options, sin
 	var (
 		sum   Summary
 		rows  []studentRow
+		vals  = map[int]Student{} // the valid rows' values, by index into rows
 		nis   = newInterner()
 		seen  = map[int32]int32{}
 		st    Student
@@ -466,16 +471,13 @@ func analyseStudents(ctx context.Context, s *sheet, v *validator, o Options, sin
 			if len(cands) < sampleScan {
 				cands = append(cands, candidate{index: len(rows), row: sampleOfStudent(st)})
 			}
-			if o.Keep != nil {
-				if err := o.Keep(s.row, st); err != nil {
-					return sum, err
-				}
-			}
+			vals[len(rows)] = st
 		}
 		rows = append(rows, r)
 	}
-	// A student the service already has is skipped, not an error: the sheet may be the
-	// whole class list with a few newcomers.
+	// A student the service already has is not created again: the row updates their
+	// record where it differs ("naik kelas": the whole school's list with new classes),
+	// and is skipped when it changes nothing.
 	var candidates []string
 	for _, r := range rows {
 		if r.state == rowNew {
@@ -486,21 +488,102 @@ func analyseStudents(ctx context.Context, s *sheet, v *validator, o Options, sin
 	if err != nil {
 		return sum, err
 	}
-	isNew := func(r studentRow) bool { return r.state != rowBad && !known[nis.list[r.nis]] }
+	var roster map[string]store.Student
+	if o.Roster != nil {
+		var have []string
+		for _, n := range candidates {
+			if known[n] {
+				have = append(have, n)
+			}
+		}
+		if roster, err = o.Roster.StudentsByNIS(ctx, have); err != nil {
+			return sum, err
+		}
+	}
+	for i := range rows {
+		r := &rows[i]
+		if r.state != rowNew {
+			continue
+		}
+		val := vals[i]
+		if !known[val.NIS] {
+			if o.Keep != nil {
+				if err := o.Keep(int(r.row), val); err != nil {
+					return sum, err
+				}
+			}
+			continue
+		}
+		r.state = rowAlready
+		cur, ok := roster[val.NIS]
+		if !ok {
+			continue // known at the service, not in the roster: nothing to compare with
+		}
+		upd, cells := studentUpdate(v.l, cur, val)
+		if len(cells) == 0 {
+			sum.Changes.Unchanged++
+			continue
+		}
+		r.state = rowUpdate
+		sum.Changes.Count++
+		if len(sum.Changes.First) < MaxChangesShown {
+			sum.Changes.First = append(sum.Changes.First, Change{Row: int(r.row), NIS: val.NIS, Name: cur.Name, Cells: cells})
+		}
+		if o.Keep != nil {
+			if err := o.Keep(int(r.row), upd); err != nil {
+				return sum, err
+			}
+		}
+	}
 	for _, r := range rows {
-		switch {
-		case r.state == rowBad:
+		switch r.state {
+		case rowBad:
 			sum.Errors++
 			sum.BadRows.Add(int(r.row))
-		case known[nis.list[r.nis]]:
+		case rowAlready:
 			sum.Already++
-		default:
+		case rowNew:
 			sum.New++
 		}
 	}
-	sum.Sample = pickSample(cands, func(i int) bool { return isNew(rows[i]) })
+	sum.Sample = pickSample(cands, func(i int) bool { return rows[i].state == rowNew })
 	sum.Issues = out.issues
 	return sum, nil
+}
+
+// StudentUpdate is a valid students row whose NIS exists: the student's record as it will
+// be sent (UpdateStudent replaces it whole), their values where the sheet says nothing.
+type StudentUpdate struct {
+	Student
+	KeyName string
+}
+
+// studentUpdate merges a row into the student's record: the name always (it is required),
+// the class, phone and e-mail when the sheet has the column and the cell is filled in (an
+// empty cell keeps what the school has). It returns the record and the changed cells.
+func studentUpdate(l *Layout, cur store.Student, row Student) (StudentUpdate, []CellChange) {
+	u := StudentUpdate{Student: Student{Row: row.Row, NIS: cur.NIS, Name: cur.Name, Class: cur.Description, Phone: cur.Phone,
+		Email: cur.Email}, KeyName: cur.KeyName}
+	var cells []CellChange
+	set := func(f Field, dst *string, val string) {
+		if f != FieldStudentName && (!l.Has(f) || val == "") {
+			return
+		}
+		if *dst != val {
+			cells = append(cells, CellChange{Field: f, Old: *dst, New: val})
+			*dst = val
+		}
+	}
+	set(FieldStudentName, &u.Name, row.Name)
+	set(FieldClass, &u.Class, row.Class)
+	set(FieldPhone, &u.Phone, row.Phone)
+	set(FieldEmail, &u.Email, row.Email)
+	return u, cells
+}
+
+// RosterReader reads the portal's roster (a *store.DB).
+type RosterReader interface {
+	StudentsByNIS(ctx context.Context, nis []string) (map[string]store.Student, error)
 }
 
 // ReadComponents calls fn for every valid components row whose row number skip does not

@@ -37,6 +37,7 @@ func (r *Runner) previewOptions(kind Kind) Options {
 		bills.Ledger = r.writer.Ledger
 	}
 	o.Bills = bills
+	o.Roster = r.db
 	return o
 }
 
@@ -328,6 +329,10 @@ func keepRow(w *bufio.Writer, item any) error {
 		it = c
 	case Student:
 		it = studentItemOf(v)
+	case StudentUpdate:
+		st := studentItemOf(v.Student)
+		st.Update, st.KeyName = true, v.KeyName
+		it = st
 	default:
 		return fmt.Errorf("uploads: keep a row of type %T", item)
 	}

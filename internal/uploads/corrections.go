@@ -191,13 +191,77 @@ func idProblem(b billing.Bill, found bool, nis string) (code string, args []any)
 	return "", nil
 }
 
-// corrections reports whether the chunk holds corrections (they are never mixed with new
-// rows).
+// corrections reports whether the chunk holds corrections of components or updates of
+// students (they are never mixed with new rows).
 func (w *chunkWork) corrections() bool {
 	for _, it := range w.comps {
 		return it.ID != ""
 	}
+	for _, it := range w.studs {
+		return it.Update
+	}
 	return false
+}
+
+// oneRow is a pending correction: how to send it and how to tell, after a lost answer,
+// whether it was applied.
+type oneRow struct {
+	row  int
+	send func(ctx context.Context) error
+	// check reports whether the change is there; gone, when it can no longer be made
+	// (the component was paid or cancelled meanwhile), says why.
+	check func(ctx context.Context) (applied bool, gone string, err error)
+}
+
+// pendingOnes are the chunk's pending corrections, in order.
+func (r *Runner) pendingOnes(w *chunkWork, actor auth.Actor, detail string) []oneRow {
+	comps, studs := w.pending()
+	out := make([]oneRow, 0, len(comps)+len(studs))
+	for _, it := range comps {
+		out = append(out, oneRow{row: it.Row,
+			send: func(ctx context.Context) error {
+				_, err := r.writer.UpdateComponent(ctx, actor, it.ID, it.update(), detail)
+				return err
+			},
+			check: func(ctx context.Context) (bool, string, error) {
+				b, err := r.client.GetComponent(ctx, it.ID)
+				switch {
+				case err != nil:
+					return false, "", err
+				case it.applied(b):
+					return true, "", nil
+				case b.State == billing.StatePaid || b.State == billing.StateDeleted:
+					return false, "id: component " + it.ID + " is " + string(b.State), nil
+				}
+				return false, "", nil
+			}})
+	}
+	for _, it := range studs {
+		out = append(out, oneRow{row: it.Row,
+			send: func(ctx context.Context) error {
+				_, err := r.writer.UpdateStudent(ctx, actor, it.record())
+				return err
+			},
+			check: func(ctx context.Context) (bool, string, error) {
+				st, err := r.client.Student(ctx, it.NIS)
+				switch {
+				case errors.Is(err, billing.ErrNotFound):
+					return false, "bill_key: student " + it.NIS + " no longer exists", nil
+				case err != nil:
+					return false, "", err
+				}
+				want := it.record()
+				if st.Name != want.Name || st.Description != want.Description || st.Phone != want.Phone || st.Email != want.Email {
+					return false, "", nil
+				}
+				// Applied without our hearing of it: the roster learns it here, as the
+				// writer would have taught it from the answer.
+				err = r.db.UpsertStudents(ctx, []store.Student{{NIS: st.NIS, Name: st.Name, KeyName: st.KeyName, Phone: st.Phone,
+					Email: st.Email, Description: st.Description, Source: store.SourcePortal, SyncedAt: r.now()}})
+				return err == nil, "", err
+			}})
+	}
+	return out
 }
 
 // update is the correction as the billing client sends it: only the fields in Set.
@@ -253,6 +317,7 @@ func (it compItem) applied(b billing.Bill) bool {
 // call without an answer leaves the chunk unknown, and before anything is sent again
 // every pending row's component is read back: one that has the row's values is done.
 func (r *Runner) processCorrections(ctx context.Context, w *chunkWork, actor auth.Actor, detail string, save func() error) error {
+	ones := func() []oneRow { return r.pendingOnes(w, actor, detail) }
 	for attempt := 0; ; attempt++ {
 		if w.c.State == ChunkSent || w.c.State == ChunkUnknown {
 			if wait := time.Until(w.c.SentAt.Add(r.cfg.Settle)); wait > 0 && !r.sleep(wait) {
@@ -261,7 +326,7 @@ func (r *Runner) processCorrections(ctx context.Context, w *chunkWork, actor aut
 			if ctx.Err() != nil {
 				return nil
 			}
-			if err := r.reconcileCorrections(ctx, w); err != nil {
+			if err := reconcileOne(ctx, w, ones()); err != nil {
 				if ctx.Err() != nil {
 					return nil
 				}
@@ -299,10 +364,9 @@ func (r *Runner) processCorrections(ctx context.Context, w *chunkWork, actor aut
 		if r.quitting() || ctx.Err() != nil {
 			return nil
 		}
-		comps, _ := w.pending()
 		before := len(w.c.PendingRows)
 		var err error
-		for _, it := range comps {
+		for _, it := range ones() {
 			if r.quitting() || ctx.Err() != nil {
 				w.c.State = ChunkPending
 				return save()
@@ -313,19 +377,19 @@ func (r *Runner) processCorrections(ctx context.Context, w *chunkWork, actor aut
 			if err = save(); err != nil {
 				return err
 			}
-			_, err = r.writer.UpdateComponent(ctx, actor, it.ID, it.update(), detail)
+			err = it.send(ctx)
 			var apiErr *billing.APIError
 			switch {
 			case err == nil:
-				w.drop(map[int]bool{it.Row: true})
+				w.drop(map[int]bool{it.row: true})
 				continue
 			case ambiguous(err):
 			case errors.As(err, &apiErr) && (errors.Is(err, billing.ErrValidation) || errors.Is(err, billing.ErrNotFound)):
 				// Paid, cancelled or refused since the preview: this row fails with the
 				// service's reason; the others go on.
 				reason := strings.TrimSpace(cmp.Or(apiErr.StatusDesc, apiErr.Status))
-				w.c.Failures = append(w.c.Failures, store.UploadFailure{Row: it.Row, Code: FailRejected, Arg: reason})
-				w.drop(map[int]bool{it.Row: true})
+				w.c.Failures = append(w.c.Failures, store.UploadFailure{Row: it.row, Code: FailRejected, Arg: reason})
+				w.drop(map[int]bool{it.row: true})
 				err = nil
 				continue
 			}
@@ -370,27 +434,25 @@ func (r *Runner) processCorrections(ctx context.Context, w *chunkWork, actor aut
 	}
 }
 
-// reconcileCorrections reads back the component of the first pending correction: the
-// rows are sent one at a time and each is dropped once answered, so only that one can
-// have been sent without an answer. It is done (recognised) when it has the row's values;
-// paid or cancelled meanwhile, it fails.
-func (r *Runner) reconcileCorrections(ctx context.Context, w *chunkWork) error {
-	comps, _ := w.pending()
-	done := map[int]bool{}
-	for _, it := range comps[:min(len(comps), 1)] {
-		b, err := r.client.GetComponent(ctx, it.ID)
-		if err != nil {
-			return err
-		}
-		switch {
-		case it.applied(b):
-			done[it.Row] = true
-			w.c.Recognised++
-		case b.State == billing.StatePaid || b.State == billing.StateDeleted:
-			done[it.Row] = true
-			w.c.Failures = append(w.c.Failures, store.UploadFailure{Row: it.Row, Code: FailRejected, Arg: "id: component " + it.ID + " is " + string(b.State)})
-		}
+// reconcileOne looks at the first pending correction: the rows are sent one at a time
+// and each is dropped once answered, so only that one can have been sent without an
+// answer. Applied, it is done (recognised); no longer possible, it fails.
+func reconcileOne(ctx context.Context, w *chunkWork, ones []oneRow) error {
+	if len(ones) == 0 {
+		return nil
 	}
-	w.drop(done)
+	it := ones[0]
+	applied, gone, err := it.check(ctx)
+	switch {
+	case err != nil:
+		return err
+	case applied:
+		w.c.Recognised++
+	case gone != "":
+		w.c.Failures = append(w.c.Failures, store.UploadFailure{Row: it.row, Code: FailRejected, Arg: gone})
+	default:
+		return nil
+	}
+	w.drop(map[int]bool{it.row: true})
 	return nil
 }

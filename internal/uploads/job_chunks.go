@@ -1,6 +1,7 @@
 package uploads
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -75,6 +76,10 @@ type studentItem struct {
 	Class string `json:"class,omitempty"`
 	Phone string `json:"phone,omitempty"`
 	Email string `json:"email,omitempty"`
+	// Update: the student exists and the row replaces their record (UpdateStudent) with
+	// these values; KeyName is theirs, kept.
+	Update  bool   `json:"update,omitempty"`
+	KeyName string `json:"key_name,omitempty"`
 }
 
 func studentItemOf(s Student) studentItem {
@@ -82,7 +87,7 @@ func studentItemOf(s Student) studentItem {
 }
 
 func (it studentItem) record() billing.Student {
-	return billing.Student{NIS: it.NIS, Name: it.Name, KeyName: billing.DefaultKeyName, Phone: it.Phone, Email: it.Email, Description: it.Class}
+	return billing.Student{NIS: it.NIS, Name: it.Name, KeyName: cmp.Or(it.KeyName, billing.DefaultKeyName), Phone: it.Phone, Email: it.Email, Description: it.Class}
 }
 
 // chunkWork is one chunk being processed, with its rows by row number.

@@ -268,12 +268,19 @@ func (r *Runner) prepare(ctx context.Context, j store.UploadJob) error {
 			exists[idx[i]] = f
 		}
 	case Students:
-		known, err := opts.Students.KnownStudents(ctx, rs.nis)
+		// Updates of existing students are always sent: sent twice, the record is the same.
+		var nis []string
+		for i, n := range rs.nis {
+			if !rs.update[i] {
+				nis = append(nis, n)
+			}
+		}
+		known, err := opts.Students.KnownStudents(ctx, nis)
 		if err != nil {
 			return err
 		}
 		for i, n := range rs.nis {
-			exists[i] = known[n]
+			exists[i] = !rs.update[i] && known[n]
 		}
 	}
 	skipped := 0
@@ -315,7 +322,9 @@ type keptRow struct {
 	NIS  string `json:"nis"`
 	Name string `json:"name"`
 	Due  string `json:"due"`
-	ID   string `json:"id"`
+	// ID (a component's correction) or Update (a student's) mark a change of what exists.
+	ID     string `json:"id"`
+	Update bool   `json:"update"`
 }
 
 // readKeptRows reads the rows the analysis kept, those skip does not name; false when the
@@ -343,7 +352,7 @@ func (r *Runner) readKeptRows(ctx context.Context, id string, skip func(row int)
 		if k.Name != "" {
 			due = day(k.Due)
 		}
-		rs.add(k.Row, k.NIS, k.Name, due, k.ID != "", line)
+		rs.add(k.Row, k.NIS, k.Name, due, k.ID != "" || k.Update, line)
 	}
 	return true, nil
 }

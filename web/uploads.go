@@ -129,7 +129,7 @@ func (h *Handler) uploadView(ctx context.Context, j store.UploadJob, offset int)
 		pr := o.Progress
 		total := j.ToSend
 		if j.State == uploads.StateQueued || j.State == uploads.StateChecking {
-			total = j.RowsNew // not cut into chunks yet: the preview's count
+			total = j.RowsNew + v.ChangeCount // not cut into chunks yet: the preview's count
 		}
 		v.Progress = pages.UploadProgressView{
 			Total: total, Processed: pr.Done() + pr.FailedRows, Created: pr.Done(), Skipped: j.RowsAlready + j.Skipped,

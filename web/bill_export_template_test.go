@@ -60,6 +60,10 @@ func TestBillExportTemplate(t *testing.T) {
 	if res := c.Get("/bills?state=all"); res.Doc.Find(`[data-testid="bills-export-template"]`).Length() != 1 {
 		t.Fatal("the bills list offers no export for corrections")
 	}
+	href, _ := c.Get("/bills?state=provisioned&account=BCA").Doc.Find(`[data-testid="bills-export-template"]`).Attr("href")
+	if !strings.HasPrefix(href, "/bills/export-template.xlsx?") || !strings.Contains(href, "account=BCA") || !strings.Contains(href, "state=provisioned") {
+		t.Fatalf("the export link %q does not carry the list's filter", href)
+	}
 	ids := func(path string) map[string][]string {
 		t.Helper()
 		res := c.Get(path)

@@ -9,24 +9,22 @@ import "github.com/a-h/templ"
 import templruntime "github.com/a-h/templ/runtime"
 
 import (
-	"net/url"
+	"strings"
 
-	"github.com/sekolah/portal/internal/billlist"
 	"github.com/sekolah/portal/internal/i18n"
 )
 
-// billExportURL is the address of the corrections export of the bills the form selects.
-func billExportURL(f BillsForm) string {
-	v := url.Values{}
-	for k, val := range map[string]string{billlist.ParamState: f.State, billlist.ParamAccount: f.Account,
-		billlist.ParamDueFrom: f.DueFrom, billlist.ParamDueTo: f.DueTo, billlist.ParamPaidFrom: f.PaidFrom,
-		billlist.ParamPaidTo: f.PaidTo, billlist.ParamNIS: f.NIS, billlist.ParamSearch: f.Search,
-		billlist.ParamNotes: f.Notes, billlist.ParamRef: f.Ref} {
-		if val != "" {
-			v.Set(k, val)
-		}
+// billExportURL is the address of the corrections export of the bills the list shows:
+// the list's own address (its filter, as the browser wrote it) on the export's path.
+func billExportURL(v BillsView) string {
+	if v.Pager.URL == nil {
+		return "/bills/export-template.xlsx"
 	}
-	return "/bills/export-template.xlsx?" + v.Encode()
+	list := v.Pager.URL(0)
+	if i := strings.IndexByte(list, '?'); i >= 0 {
+		return "/bills/export-template.xlsx" + list[i:]
+	}
+	return "/bills/export-template.xlsx"
 }
 
 // billExportLink offers the unpaid bills the list shows as an upload template with their
@@ -58,9 +56,9 @@ func billExportLink(v BillsView) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var2 templ.SafeURL
-			templ_7745c5c3_Var2, templ_7745c5c3_Err = templ.JoinURLErrs(templ.SafeURL(billExportURL(v.Form)))
+			templ_7745c5c3_Var2, templ_7745c5c3_Err = templ.JoinURLErrs(templ.SafeURL(billExportURL(v)))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/bill_export.templ`, Line: 28, Col: 86}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/bill_export.templ`, Line: 26, Col: 81}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var2))
 			if templ_7745c5c3_Err != nil {
@@ -73,7 +71,7 @@ func billExportLink(v BillsView) templ.Component {
 			var templ_7745c5c3_Var3 string
 			templ_7745c5c3_Var3, templ_7745c5c3_Err = templ.JoinStringErrs(i18n.T(ctx, "bills.export_template_hint"))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/bill_export.templ`, Line: 28, Col: 138}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/bill_export.templ`, Line: 26, Col: 133}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var3))
 			if templ_7745c5c3_Err != nil {
@@ -86,7 +84,7 @@ func billExportLink(v BillsView) templ.Component {
 			var templ_7745c5c3_Var4 string
 			templ_7745c5c3_Var4, templ_7745c5c3_Err = templ.JoinStringErrs(i18n.T(ctx, "bills.export_template"))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/bill_export.templ`, Line: 28, Col: 224}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/bill_export.templ`, Line: 26, Col: 219}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var4))
 			if templ_7745c5c3_Err != nil {

@@ -145,8 +145,11 @@ func epochDay(t time.Time) int32 { return int32(t.Unix() / 86400) }
 func dayOfEpoch(d int32) time.Time { return time.Unix(int64(d)*86400, 0).UTC() }
 
 // Analyse reads the sheet at path row by row and checks every cell, reporting each problem
-// to sink as it is found (in row order, except unknown NIS, which are known only once the
-// whole sheet has been read). It never holds the sheet: only a few numbers per row.
+// to sink as it is found (in row order, except unknown NIS and component ids, which are
+// known only once the whole sheet has been read). It never holds a components sheet: only a
+// few numbers per row, and the values of the rows that correct a component; a students
+// sheet (a school's roster, a few thousand rows) keeps its valid rows' values, to compare
+// the students that exist with their records.
 // A problem with the file itself is a *FileError.
 func Analyse(ctx context.Context, path string, o Options, sink func(Issue) error) (sum Summary, err error) {
 	defer recoverUnreadable(&err)

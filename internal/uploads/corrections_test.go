@@ -401,3 +401,43 @@ func TestCorrectionProblems(t *testing.T) {
 		t.Errorf("error workbook marks %d id cells, want 5", marked)
 	}
 }
+
+// TestCorrectionSheetShape: the export is the components template with data: the same
+// header and checks, a NIS keeping its leading zeros as text, amounts and days formatted
+// as the template formats them, the id last.
+func TestCorrectionSheetShape(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	d := time.Date(2026, 7, 10, 0, 0, 0, 0, time.UTC)
+	seq := func(yield func(billing.Bill, error) bool) {
+		yield(billing.Bill{ComponentID: "c-1", NIS: "0012", Name: "SPP Juli", AccountCode: "SPP", Amount: 1_250_000, Due: d, Expiry: d.AddDate(0, 1, 0)}, nil)
+	}
+	must(t, uploads.WriteCorrectionSheet(&buf, accounts, seq))
+	var tpl bytes.Buffer
+	must(t, uploads.WriteTemplate(&tpl, uploads.Components, accounts))
+	f, err := excelize.OpenReader(&buf)
+	must(t, err)
+	empty, err := excelize.OpenReader(&tpl)
+	must(t, err)
+	s := f.GetSheetName(0)
+	rows, _ := f.GetRows(s)
+	want, _ := empty.GetRows(s)
+	if len(rows) != 2 || strings.Join(rows[0], "|") != strings.Join(want[0], "|") {
+		t.Fatalf("rows %q, template header %q", rows, want)
+	}
+	for cell, v := range map[string]string{"A2": "0012", "D2": "1,250,000", "F2": "10/07/2026", "G2": "10/08/2026", "J2": "c-1"} {
+		if got, _ := f.GetCellValue(s, cell); got != v {
+			t.Errorf("%s = %q, want %q", cell, got, v)
+		}
+	}
+	got, _ := f.GetDataValidations(s)
+	exp, _ := empty.GetDataValidations(s)
+	if len(got) != len(exp) || len(got) == 0 {
+		t.Fatalf("%d checks, the template has %d", len(got), len(exp))
+	}
+	for i := range got {
+		if got[i].Sqref != exp[i].Sqref || got[i].Type != exp[i].Type || got[i].Formula1 != exp[i].Formula1 {
+			t.Errorf("check %d: %s %s, template's %s %s", i, got[i].Sqref, got[i].Type, exp[i].Sqref, exp[i].Type)
+		}
+	}
+}

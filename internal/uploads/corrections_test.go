@@ -27,9 +27,10 @@ import (
 	"github.com/sekolah/portal/internal/uploads/sheettest"
 )
 
-// appliedUpdates counts, in front of the sandbox, the component updates it applied: a
-// PUT /bill_component answered 200, or never answered (the sandbox's timeout fault
-// applies the request and then holds the answer). An injected 503 applied nothing.
+// appliedUpdates counts, in front of the sandbox, the component and student updates it
+// applied (by component id, by NIS): a PUT /bill_component or PUT /bill answered 200, or
+// never answered (the sandbox's timeout fault applies the request and then holds the
+// answer). An injected 503 applied nothing.
 type appliedUpdates struct {
 	next http.Handler
 	mu   sync.Mutex
@@ -50,16 +51,20 @@ func (s *statusOf) Write(b []byte) (int, error) {
 }
 
 func (a *appliedUpdates) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPut || r.URL.Path != "/bill_component" {
+	if r.Method != http.MethodPut || r.URL.Path != "/bill_component" && r.URL.Path != "/bill" {
 		a.next.ServeHTTP(w, r)
 		return
 	}
 	body, _ := io.ReadAll(r.Body)
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	var in struct {
-		ID string `json:"id"`
+		ID  string `json:"id"`
+		NIS string `json:"bill_key_value"`
 	}
 	_ = json.Unmarshal(body, &in)
+	if r.URL.Path == "/bill" {
+		in.ID = in.NIS
+	}
 	sw := &statusOf{ResponseWriter: w}
 	a.next.ServeHTTP(sw, r)
 	if sw.code == http.StatusOK || sw.code == 0 {

@@ -17,13 +17,14 @@ import (
 )
 
 // TestNaikKelas: a students sheet of the whole school at the start of the year. Existing
-// students whose class (or phone) changed are updated, through the writer, under 503s and
-// unanswered calls; unchanged ones are counted, not listed; an empty phone cell keeps the
-// phone; new NIS are created as before.
+// students whose class changed are updated through the writer, each exactly once at the
+// sandbox, under 503s and unanswered calls and a hard restart in the middle; unchanged ones
+// are counted, not listed; an empty phone cell keeps the phone; new NIS are created as
+// before.
 func TestNaikKelas(t *testing.T) {
 	t.Parallel()
 	ce := newCorrectionsEnv(t, 300*time.Millisecond)
-	const n = 40
+	const n = 120
 	sh, err := sheettest.Students(filepath.Join(ce.dir, "siswa.xlsx"), sheettest.Options{Rows: n})
 	if err != nil {
 		t.Fatal(err)
@@ -69,10 +70,35 @@ func TestNaikKelas(t *testing.T) {
 		t.Fatalf("first change %+v", c)
 	}
 
+	for k := range ce.applied.n {
+		delete(ce.applied.n, k)
+	}
 	ce.sb.SetFaults(sandbox.Faults{ErrorRate: 0.2, Status: 503, TimeoutRate: 0.05})
 	if err := r.Commit(context.Background(), j.ID, financeActor); err != nil {
 		t.Fatal(err)
 	}
+	deadline := time.Now().Add(40 * time.Second)
+	for {
+		p, err := ce.db.UploadProgressOf(context.Background(), j.ID, uploads.ChunkConfirmed, uploads.ChunkFailed, uploads.ChunkSent, uploads.ChunkUnknown)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Done() >= n/4 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("job made no progress: %+v", p)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	stopped, cancel := context.WithCancel(context.Background())
+	cancel()
+	_ = r.Stop(stopped)
+	if mid, _ := ce.db.UploadJobByID(context.Background(), j.ID); uploads.Finished(mid.State) {
+		t.Fatalf("the job finished before the restart (%s); the test would prove nothing", mid.State)
+	}
+	r = uploads.NewRunner(cfg, ce.db, ce.client, ce.writer, ce.log)
+	ce.startRunner(t, r)
 	done := wait(t, r, j.ID)
 	ce.sb.SetFaults(sandbox.Faults{})
 	if done.State != uploads.StateDone || done.Created != n-stays+2 {
@@ -94,5 +120,16 @@ func TestNaikKelas(t *testing.T) {
 	}
 	if st, _ := ce.client.Student(context.Background(), sh.NIS[0]); st.Phone != "6281200000001" {
 		t.Errorf("the empty phone cell changed the phone to %q", st.Phone)
+	}
+	ce.applied.mu.Lock()
+	defer ce.applied.mu.Unlock()
+	for i := range n {
+		want := 1
+		if class(i) == "Kelas 7A" {
+			want = 0
+		}
+		if got := ce.applied.n[sh.NIS[i]]; got != want {
+			t.Errorf("%s updated %d times at the sandbox, want %d", sh.NIS[i], got, want)
+		}
 	}
 }

@@ -129,6 +129,7 @@ func New(d Deps) http.Handler {
 				r.Use(h.require(auth.ReadBilling))
 				r.Get("/", h.listBills)
 				r.Get("/upcoming", h.listUpcomingBills)
+				r.With(h.require(auth.WriteBilling)).Get("/export-template.xlsx", h.exportBillsTemplate)
 			})
 
 			// Counter payments: recording needs WriteBilling; a receipt is a read.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -22,6 +23,9 @@ import (
 // shots saves the page at both sizes people use (a laptop and a phone), then goes back to
 // the laptop's size.
 func shots(b *portaltest.Browser, name string) {
+	if os.Getenv("PORTAL_SCREENSHOTS") == "" {
+		return
+	}
 	for _, s := range []struct {
 		w, h int64
 		tag  string

@@ -141,6 +141,7 @@ func New(d Deps) http.Handler {
 					r.Post("/correct/preview", h.previewBillsCorrection)
 					r.Post("/correct/confirm", h.confirmBillsCorrection)
 				})
+				r.With(h.require(auth.WriteBilling)).Get("/export-template.xlsx", h.exportBillsTemplate)
 			})
 
 			// Correction jobs: their progress (bulk corrections, undone uploads).

@@ -94,6 +94,11 @@ func (h *Handler) uploadView(ctx context.Context, j store.UploadJob, offset int)
 		}
 		v.Sample = sample
 	}
+	if j.RowsTotal > 0 && j.State != uploads.StateInvalid {
+		if err := h.uploadChanges(ctx, j, &v); err != nil {
+			return v, err
+		}
+	}
 	// Many problems: how many of each kind, exactly, above the (first) ones listed.
 	if j.Issues > uploadIssuesPage || j.IssuesKept < j.Issues {
 		for _, k := range j.IssueKinds {
@@ -124,7 +129,7 @@ func (h *Handler) uploadView(ctx context.Context, j store.UploadJob, offset int)
 		pr := o.Progress
 		total := j.ToSend
 		if j.State == uploads.StateQueued || j.State == uploads.StateChecking {
-			total = j.RowsNew // not cut into chunks yet: the preview's count
+			total = j.RowsNew + v.ChangeCount // not cut into chunks yet: the preview's count
 		}
 		v.Progress = pages.UploadProgressView{
 			Total: total, Processed: pr.Done() + pr.FailedRows, Created: pr.Done(), Skipped: j.RowsAlready + j.Skipped,
@@ -185,6 +190,63 @@ func (h *Handler) uploadSample(ctx context.Context, j store.UploadJob) ([]pages.
 		}
 	}
 	return out, nil
+}
+
+// changeFieldKeys name a corrected field in the preview.
+var changeFieldKeys = map[uploads.Field]string{
+	uploads.FieldName: "term.component_name", uploads.FieldAccount: "term.account_code", uploads.FieldAmount: "term.amount",
+	uploads.FieldPenalty: "term.penalty", uploads.FieldDue: "term.due_date", uploads.FieldExpiry: "term.expiry_date",
+	uploads.FieldActive: "term.active_date", uploads.FieldNotes: "term.notes",
+	uploads.FieldStudentName: "term.student_name", uploads.FieldClass: "term.class", uploads.FieldPhone: "term.phone",
+	uploads.FieldEmail: "term.email",
+}
+
+// uploadChanges adds a sheet's changes of what exists (components corrected, students
+// updated) to its view: how many, and the first ones cell by cell, old → new, in the
+// reader's formats.
+func (h *Handler) uploadChanges(ctx context.Context, j store.UploadJob, v *pages.UploadView) error {
+	ch, err := h.uploads.Changes(ctx, j.ID)
+	if err != nil || ch.Count+ch.Unchanged == 0 {
+		return err
+	}
+	p := i18n.From(ctx)
+	v.ChangeCount, v.Unchanged = ch.Count, ch.Unchanged
+	if j.State != uploads.StateReady {
+		return nil
+	}
+	nis := make([]string, len(ch.First))
+	for i, c := range ch.First {
+		nis[i] = c.NIS
+	}
+	names, err := h.db.StudentsByNIS(ctx, nis)
+	if err != nil {
+		return err
+	}
+	show := func(f uploads.Field, s string) string {
+		if s == "" {
+			return i18n.T(ctx, "uploads.changes.empty")
+		}
+		switch f {
+		case uploads.FieldAmount, uploads.FieldPenalty:
+			if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+				return i18n.Rupiah(n)
+			}
+		case uploads.FieldDue, uploads.FieldExpiry, uploads.FieldActive:
+			if t, err := time.Parse(time.DateOnly, s); err == nil {
+				return p.Day(t)
+			}
+		}
+		return s
+	}
+	for _, c := range ch.First {
+		row := pages.UploadChangeRow{Row: c.Row, ID: c.ID, NIS: c.NIS, Student: names[c.NIS].Name, Name: c.Name}
+		for _, cell := range c.Cells {
+			row.Cells = append(row.Cells, pages.UploadCellChange{Field: i18n.T(ctx, changeFieldKeys[cell.Field]),
+				Old: show(cell.Field, cell.Old), New: show(cell.Field, cell.New)})
+		}
+		v.Changes = append(v.Changes, row)
+	}
+	return nil
 }
 
 // sinceLabel says when something began: the time of day ("10.42", "10:42" in English)

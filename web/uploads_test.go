@@ -297,7 +297,8 @@ func TestUploadStudentsFillTheRoster(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// One of them is already at the service: skipped, not an error.
+	// One of them is already at the service, without class, phone or e-mail: not an
+	// error, and not created again; the sheet's row updates the record.
 	if _, err := p.Billing.CreateStudents(context.Background(), []billing.Student{{NIS: sh.NIS[0], Name: sh.Names[0]}}); err != nil {
 		t.Fatal(err)
 	}
@@ -305,8 +306,11 @@ func TestUploadStudentsFillTheRoster(t *testing.T) {
 	c := p.SignedIn(t, "admin")
 	id := uploadIDFrom(t, postUpload(t, p, c, "students", "siswa.xlsx", data))
 	j := waitUpload(t, p, id)
-	if j.State != uploads.StateReady || j.RowsNew != 10 || j.RowsAlready != 1 || j.RowsError != 1 {
+	if j.State != uploads.StateReady || j.RowsNew != 10 || j.RowsAlready != 0 || j.RowsError != 1 {
 		t.Fatalf("analysis: %+v", j)
+	}
+	if ch, err := p.Uploads.Changes(context.Background(), id); err != nil || ch.Count != 1 || ch.First[0].NIS != sh.NIS[0] {
+		t.Fatalf("changes: %+v %v", ch, err)
 	}
 	res := c.Get("/uploads/" + id)
 	if msg := res.Doc.Find(`[data-testid="issue-E6"] [data-testid="issue-message"]`).Text(); !strings.Contains(msg, "Sel E6") || !strings.Contains(msg, "bukan-email") {
@@ -314,8 +318,11 @@ func TestUploadStudentsFillTheRoster(t *testing.T) {
 	}
 	c.Post("/uploads/"+id+"/commit", nil)
 	j = waitUpload(t, p, id)
-	if j.State != uploads.StateDone || j.Created != 10 {
-		t.Fatalf("job: %s, created %d", j.State, j.Created)
+	if j.State != uploads.StateDone || j.Created != 11 {
+		t.Fatalf("job: %s, done %d", j.State, j.Created)
+	}
+	if st, err := p.Billing.Student(context.Background(), sh.NIS[0]); err != nil || st.Description == "" || st.Email == "" {
+		t.Errorf("the student known before was not updated: %+v %v", st, err)
 	}
 	roster, err := p.DB.StudentsByNIS(context.Background(), sh.NIS)
 	if err != nil {
@@ -490,7 +497,7 @@ func TestUploadTemplates(t *testing.T) {
 	p := portaltest.Start(t, portaltest.Options{})
 	c := p.SignedIn(t, "finance")
 	for kind, want := range map[string][]string{
-		"components": {"NIS", "Nama Tagihan", "Kode Rekening", "Nominal", "Denda", "Jatuh Tempo", "Kedaluwarsa", "Tanggal Aktif", "Catatan"},
+		"components": {"NIS", "Nama Tagihan", "Kode Rekening", "Nominal", "Denda", "Jatuh Tempo", "Kedaluwarsa", "Tanggal Aktif", "Catatan", "ID Tagihan"},
 		"students":   {"NIS", "Nama Siswa", "Kelas", "No. Telepon", "Email"},
 	} {
 		res := c.Get("/uploads/templates/" + kind + ".xlsx")

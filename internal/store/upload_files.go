@@ -15,6 +15,10 @@ const (
 	UploadErrorsPrefix = "errors."
 	// UploadBadRows is the set of sheet rows with a problem (see uploads.RowSet).
 	UploadBadRows = "bad-rows"
+	// UploadRows are the rows the analysis found valid, as the commit sends them.
+	UploadRows = "rows"
+	// UploadChanges are a corrections sheet's changes as the preview lists them.
+	UploadChanges = "changes"
 )
 
 // uploadFilePart is the most bytes of a file one row holds: files are written and read a

@@ -584,6 +584,39 @@ func (db *DB) InsertUploadChunk(ctx context.Context, c UploadChunk) error {
 	return nil
 }
 
+// ReplaceUploadChunks replaces a job's chunks with those chunks yields and moves the job
+// to state with the rows to send (the chunks' pending rows) and skipped, all in one
+// transaction: a job is never left half cut into chunks, and the chunks cost one commit,
+// not one each.
+func (db *DB) ReplaceUploadChunks(ctx context.Context, jobID string, chunks iter.Seq2[UploadChunk, error], state string, skipped int) error {
+	return db.InTx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM upload_chunks WHERE job_id = $1`, jobID); err != nil {
+			return fmt.Errorf("store: delete upload chunks: %w", err)
+		}
+		stmt, err := tx.PrepareContext(ctx, `INSERT INTO upload_chunks (job_id, seq, state, size, payload, pending_rows,
+			pending_count, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`)
+		if err != nil {
+			return fmt.Errorf("store: insert upload chunks: %w", err)
+		}
+		defer stmt.Close()
+		now, toSend := Now(), 0
+		for c, err := range chunks {
+			if err != nil {
+				return err
+			}
+			if _, err := stmt.ExecContext(ctx, jobID, c.Seq, c.State, c.Size, c.Payload, encodeRows(c.PendingRows), len(c.PendingRows), now); err != nil {
+				return fmt.Errorf("store: insert upload chunk %s/%d: %w", jobID, c.Seq, err)
+			}
+			toSend += len(c.PendingRows)
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE upload_jobs SET state = $1, to_send = $2, skipped = $3, updated_at = $4 WHERE id = $5`,
+			state, toSend, skipped, now, jobID); err != nil {
+			return fmt.Errorf("store: upload job %s sending: %w", jobID, err)
+		}
+		return nil
+	})
+}
+
 // UploadChunkStates lists a job's chunks in order with their states.
 func (db *DB) UploadChunkStates(ctx context.Context, jobID string) ([]UploadChunkState, error) {
 	rows, err := db.sql.QueryContext(ctx, `SELECT seq, state FROM upload_chunks WHERE job_id = $1 ORDER BY seq`, jobID)

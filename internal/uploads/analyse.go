@@ -7,7 +7,9 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/problem"
+	"github.com/sekolah/portal/internal/store"
 )
 
 // StudentChecker tells which student numbers the billing service knows.
@@ -43,6 +45,17 @@ type Options struct {
 	Students StudentChecker
 	// Existing finds components already uploaded; nil skips that check.
 	Existing ComponentFinder
+	// Roster gives the records of the students a students sheet names that exist, to
+	// tell what the sheet changes; nil treats them all as already there.
+	Roster RosterReader
+	// Bills finds the components a corrections sheet names (its "ID Tagihan" column);
+	// without it every id is unknown.
+	Bills BillGetter
+	// Keep, when set, is given every row whose cells are valid, as it would be sent, in
+	// row order (a Component or a Student): the analysis keeps them so the commit need not
+	// read the sheet again. Rows found wrong only later (an unknown NIS) are among them;
+	// the bad rows say which.
+	Keep func(row int, item any) error
 }
 
 // Summary is what a sheet holds, by row.
@@ -60,6 +73,9 @@ type Summary struct {
 	BadRows RowSet
 	// Sample is the first SampleSize new rows as they will be sent.
 	Sample []SampleRow
+	// Changes are the corrections (rows with a component id): their rows are in neither
+	// New nor Already, except those that change nothing (Changes.Unchanged, also in Already).
+	Changes Changes
 }
 
 // Total is the sum of one account code's new components.
@@ -74,7 +90,23 @@ const (
 	rowNew uint8 = iota
 	rowBad
 	rowAlready
+	rowUpdate
 )
+
+// Correction is a valid row that changes the component ID: the fields named in Set
+// (updateFields' contract names) take the row's values.
+type Correction struct {
+	Component
+	ID  string
+	Set []string
+}
+
+// corrRow is a row with a component id, kept until the ids are looked up.
+type corrRow struct {
+	index int // into the rows
+	id    string
+	c     Component
+}
 
 // compRow is what the analysis keeps of one components row: small, because a sheet may
 // have 200,000 of them.
@@ -113,8 +145,11 @@ func epochDay(t time.Time) int32 { return int32(t.Unix() / 86400) }
 func dayOfEpoch(d int32) time.Time { return time.Unix(int64(d)*86400, 0).UTC() }
 
 // Analyse reads the sheet at path row by row and checks every cell, reporting each problem
-// to sink as it is found (in row order, except unknown NIS, which are known only once the
-// whole sheet has been read). It never holds the sheet: only a few numbers per row.
+// to sink as it is found (in row order, except unknown NIS and component ids, which are
+// known only once the whole sheet has been read). It never holds a components sheet: only a
+// few numbers per row, and the values of the rows that correct a component; a students
+// sheet (a school's roster, a few thousand rows) keeps its valid rows' values, to compare
+// the students that exist with their records.
 // A problem with the file itself is a *FileError.
 func Analyse(ctx context.Context, path string, o Options, sink func(Issue) error) (sum Summary, err error) {
 	defer recoverUnreadable(&err)
@@ -167,6 +202,8 @@ func analyseComponents(ctx context.Context, s *sheet, v *validator, o Options, s
 		c      Component
 		out    = &issueSink{sink: sink}
 		cands  []candidate
+		corrs  []corrRow
+		ids    = map[string]int32{} // component id → first row naming it
 	)
 	for i, a := range o.Accounts {
 		acct[a] = int16(i)
@@ -208,7 +245,15 @@ func analyseComponents(ctx context.Context, s *sheet, v *validator, o Options, s
 		if c.AccountCode != "" {
 			r.acct = acct[c.AccountCode]
 		}
-		if r.nis >= 0 && r.name >= 0 && r.due >= 0 {
+		id := v.get(cells, FieldComponentID)
+		if id != "" {
+			if first, dup := ids[id]; dup {
+				out.emit(v.issue(s.row, FieldComponentID, "duplicate_id", id, strconv.Itoa(int(first))))
+			} else {
+				ids[id] = r.row
+			}
+		}
+		if id == "" && r.nis >= 0 && r.name >= 0 && r.due >= 0 {
 			k := compKey{r.nis, r.name, r.due}
 			if first, dup := seen[k]; dup {
 				out.emit(v.issue(s.row, FieldName, "duplicate_row", strconv.Itoa(int(first))))
@@ -219,10 +264,21 @@ func analyseComponents(ctx context.Context, s *sheet, v *validator, o Options, s
 		if out.err != nil {
 			return sum, out.err
 		}
-		if out.bad {
+		switch {
+		case out.bad:
 			r.state = rowBad
-		} else if valid && len(cands) < sampleScan {
-			cands = append(cands, candidate{index: len(rows), row: sampleOfComponent(c)})
+		case valid && id != "":
+			r.state = rowUpdate
+			corrs = append(corrs, corrRow{index: len(rows), id: id, c: c})
+		case valid:
+			if len(cands) < sampleScan {
+				cands = append(cands, candidate{index: len(rows), row: sampleOfComponent(c)})
+			}
+			if o.Keep != nil {
+				if err := o.Keep(s.row, c); err != nil {
+					return sum, err
+				}
+			}
 		}
 		rows = append(rows, r)
 	}
@@ -240,6 +296,14 @@ func analyseComponents(ctx context.Context, s *sheet, v *validator, o Options, s
 			out.emit(Issue{Row: int(r.row), Col: nisCol, Problem: problem.New("", issueKeyPrefix+"nis_unknown", nis.list[r.nis])})
 			r.state = rowBad
 		}
+	}
+	if out.err != nil {
+		return sum, out.err
+	}
+
+	// Corrections: each id must name an unpaid component of the row's student.
+	if err := checkCorrections(ctx, o, v, rows, corrs, &sum.Changes, out); err != nil {
+		return sum, err
 	}
 	if out.err != nil {
 		return sum, out.err
@@ -280,6 +344,7 @@ func analyseComponents(ctx context.Context, s *sheet, v *validator, o Options, s
 			totals[r.acct].Amount += r.amount
 		case rowAlready:
 			sum.Already++
+		case rowUpdate:
 		default:
 			sum.Errors++
 			sum.BadRows.Add(int(r.row))
@@ -295,6 +360,69 @@ func analyseComponents(ctx context.Context, s *sheet, v *validator, o Options, s
 	return sum, nil
 }
 
+// checkCorrections looks up the components the rows with an id name, reports those that
+// cannot be corrected at the id's cell, and for the rest lists the changed cells: a row
+// that changes nothing is already there; the others are kept (o.Keep) as corrections.
+func checkCorrections(ctx context.Context, o Options, v *validator, rows []compRow, corrs []corrRow, ch *Changes, out *issueSink) error {
+	if len(corrs) == 0 {
+		return nil
+	}
+	var ask []string
+	for _, cr := range corrs {
+		if rows[cr.index].state == rowUpdate {
+			ask = append(ask, cr.id)
+		}
+	}
+	bills := map[string]billing.Bill{}
+	if o.Bills != nil && len(ask) > 0 {
+		var err error
+		if bills, err = o.Bills.Bills(ctx, ask); err != nil {
+			return err
+		}
+	}
+	for _, cr := range corrs {
+		r := &rows[cr.index]
+		if r.state != rowUpdate {
+			continue
+		}
+		b, found := bills[cr.id]
+		if code, args := idProblem(b, found, cr.c.NIS); code != "" {
+			out.emit(v.issue(int(r.row), FieldComponentID, code, append([]any{cr.id}, args...)...))
+			r.state = rowBad
+			continue
+		}
+		cells := diff(componentOf(b), cr.c)
+		if len(cells) == 0 {
+			r.state = rowAlready
+			ch.Unchanged++
+			continue
+		}
+		ch.Count++
+		if len(ch.First) < MaxChangesShown {
+			ch.First = append(ch.First, Change{Row: int(r.row), ID: cr.id, NIS: cr.c.NIS, Name: b.Name, Cells: cells})
+		}
+		if o.Keep != nil {
+			set := make([]string, len(cells))
+			for i, c := range cells {
+				set[i] = fieldContractName(c.Field)
+			}
+			if err := o.Keep(int(r.row), Correction{Component: cr.c, ID: cr.id, Set: set}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func fieldContractName(f Field) string {
+	for _, u := range updateFields {
+		if u.field == f {
+			return u.name
+		}
+	}
+	return ""
+}
+
 type studentRow struct {
 	row   int32
 	nis   int32
@@ -305,6 +433,7 @@ func analyseStudents(ctx context.Context, s *sheet, v *validator, o Options, sin
 	var (
 		sum   Summary
 		rows  []studentRow
+		vals  = map[int]Student{} // the valid rows' values, by index into rows
 		nis   = newInterner()
 		seen  = map[int32]int32{}
 		st    Student
@@ -341,13 +470,17 @@ func analyseStudents(ctx context.Context, s *sheet, v *validator, o Options, sin
 		}
 		if out.bad {
 			r.state = rowBad
-		} else if valid && len(cands) < sampleScan {
-			cands = append(cands, candidate{index: len(rows), row: sampleOfStudent(st)})
+		} else if valid {
+			if len(cands) < sampleScan {
+				cands = append(cands, candidate{index: len(rows), row: sampleOfStudent(st)})
+			}
+			vals[len(rows)] = st
 		}
 		rows = append(rows, r)
 	}
-	// A student the service already has is skipped, not an error: the sheet may be the
-	// whole class list with a few newcomers.
+	// A student the service already has is not created again: the row updates their
+	// record where it differs ("naik kelas": the whole school's list with new classes),
+	// and is skipped when it changes nothing.
 	var candidates []string
 	for _, r := range rows {
 		if r.state == rowNew {
@@ -358,21 +491,102 @@ func analyseStudents(ctx context.Context, s *sheet, v *validator, o Options, sin
 	if err != nil {
 		return sum, err
 	}
-	isNew := func(r studentRow) bool { return r.state != rowBad && !known[nis.list[r.nis]] }
+	var roster map[string]store.Student
+	if o.Roster != nil {
+		var have []string
+		for _, n := range candidates {
+			if known[n] {
+				have = append(have, n)
+			}
+		}
+		if roster, err = o.Roster.StudentsByNIS(ctx, have); err != nil {
+			return sum, err
+		}
+	}
+	for i := range rows {
+		r := &rows[i]
+		if r.state != rowNew {
+			continue
+		}
+		val := vals[i]
+		if !known[val.NIS] {
+			if o.Keep != nil {
+				if err := o.Keep(int(r.row), val); err != nil {
+					return sum, err
+				}
+			}
+			continue
+		}
+		r.state = rowAlready
+		cur, ok := roster[val.NIS]
+		if !ok {
+			continue // known at the service, not in the roster: nothing to compare with
+		}
+		upd, cells := studentUpdate(v.l, cur, val)
+		if len(cells) == 0 {
+			sum.Changes.Unchanged++
+			continue
+		}
+		r.state = rowUpdate
+		sum.Changes.Count++
+		if len(sum.Changes.First) < MaxChangesShown {
+			sum.Changes.First = append(sum.Changes.First, Change{Row: int(r.row), NIS: val.NIS, Name: cur.Name, Cells: cells})
+		}
+		if o.Keep != nil {
+			if err := o.Keep(int(r.row), upd); err != nil {
+				return sum, err
+			}
+		}
+	}
 	for _, r := range rows {
-		switch {
-		case r.state == rowBad:
+		switch r.state {
+		case rowBad:
 			sum.Errors++
 			sum.BadRows.Add(int(r.row))
-		case known[nis.list[r.nis]]:
+		case rowAlready:
 			sum.Already++
-		default:
+		case rowNew:
 			sum.New++
 		}
 	}
-	sum.Sample = pickSample(cands, func(i int) bool { return isNew(rows[i]) })
+	sum.Sample = pickSample(cands, func(i int) bool { return rows[i].state == rowNew })
 	sum.Issues = out.issues
 	return sum, nil
+}
+
+// StudentUpdate is a valid students row whose NIS exists: the student's record as it will
+// be sent (UpdateStudent replaces it whole), their values where the sheet says nothing.
+type StudentUpdate struct {
+	Student
+	KeyName string
+}
+
+// studentUpdate merges a row into the student's record: the name always (it is required),
+// the class, phone and e-mail when the sheet has the column and the cell is filled in (an
+// empty cell keeps what the school has). It returns the record and the changed cells.
+func studentUpdate(l *Layout, cur store.Student, row Student) (StudentUpdate, []CellChange) {
+	u := StudentUpdate{Student: Student{Row: row.Row, NIS: cur.NIS, Name: cur.Name, Class: cur.Description, Phone: cur.Phone,
+		Email: cur.Email}, KeyName: cur.KeyName}
+	var cells []CellChange
+	set := func(f Field, dst *string, val string) {
+		if f != FieldStudentName && (!l.Has(f) || val == "") {
+			return
+		}
+		if *dst != val {
+			cells = append(cells, CellChange{Field: f, Old: *dst, New: val})
+			*dst = val
+		}
+	}
+	set(FieldStudentName, &u.Name, row.Name)
+	set(FieldClass, &u.Class, row.Class)
+	set(FieldPhone, &u.Phone, row.Phone)
+	set(FieldEmail, &u.Email, row.Email)
+	return u, cells
+}
+
+// RosterReader reads the portal's roster (a *store.DB).
+type RosterReader interface {
+	StudentsByNIS(ctx context.Context, nis []string) (map[string]store.Student, error)
 }
 
 // ReadComponents calls fn for every valid components row whose row number skip does not

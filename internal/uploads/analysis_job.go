@@ -1,10 +1,14 @@
 package uploads
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -13,11 +17,28 @@ import (
 	"github.com/sekolah/portal/internal/store"
 )
 
-// options are the reading options for a kind.
+// options are the reading options for a kind, as the commit uses them: components
+// already there are searched at the service.
 func (r *Runner) options(kind Kind) Options {
 	return Options{Kind: kind, Accounts: r.cfg.Accounts, Limits: r.cfg.Limits,
 		Students: &Directory{DB: r.db, Client: r.client, Concurrency: r.cfg.LookupConcurrency, Now: r.now},
 		Existing: &Finder{Client: r.client, Concurrency: r.cfg.LookupConcurrency}}
+}
+
+// previewOptions are the analysis's: components already there are searched in the
+// ledger when the portal keeps one (no call per day of the sheet); the commit asks the
+// service again before it sends anything, so a ledger behind the service costs a wrong
+// count in the preview, never a component twice.
+func (r *Runner) previewOptions(kind Kind) Options {
+	o := r.options(kind)
+	bills := &BillDirectory{Client: r.client, Concurrency: r.cfg.LookupConcurrency}
+	if r.writer != nil && r.writer.Ledger != nil {
+		o.Existing = &Finder{Source: r.writer.Ledger, Concurrency: r.cfg.LookupConcurrency}
+		bills.Ledger = r.writer.Ledger
+	}
+	o.Bills = bills
+	o.Roster = r.db
+	return o
 }
 
 // startAnalysis analyses a job in the background (once at a time per job).
@@ -203,10 +224,21 @@ func (r *Runner) analyse(ctx context.Context, id string) error {
 		batch = batch[:0]
 		return err
 	}
+	if err := r.db.DeleteUploadFiles(ctx, id, store.UploadRows, store.UploadChanges); err != nil {
+		return err
+	}
+	rowsFile, err := r.tempFile("rows")
+	if err != nil {
+		return fmt.Errorf("uploads: keep rows: %w", err)
+	}
+	defer removeTemp(rowsFile)
+	keep := bufio.NewWriterSize(rowsFile, 64<<10)
 	var sum Summary
 	err = r.withSheet(ctx, id, func(path string) error {
 		var err error
-		sum, err = Analyse(ctx, path, r.options(Kind(j.Kind)), func(is Issue) error {
+		o := r.previewOptions(Kind(j.Kind))
+		o.Keep = func(row int, item any) error { return keepRow(keep, item) }
+		sum, err = Analyse(ctx, path, o, func(is Issue) error {
 			st := is.Stored()
 			counter.add(st)
 			if kept+len(batch) >= r.cfg.MaxIssues {
@@ -225,6 +257,15 @@ func (r *Runner) analyse(ctx context.Context, id string) error {
 	}
 	if err == nil {
 		err = r.saveBadRows(ctx, id, sum.BadRows)
+	}
+	if err == nil {
+		err = r.saveKeptRows(ctx, id, keep, rowsFile)
+	}
+	if err == nil && sum.Changes.Count+sum.Changes.Unchanged > 0 {
+		var b []byte
+		if b, err = json.Marshal(sum.Changes); err == nil {
+			_, err = r.db.PutUploadFile(ctx, id, store.UploadChanges, bytes.NewReader(b))
+		}
 	}
 	if ctx.Err() != nil {
 		return ctx.Err() // stopping: analysed again at the next start
@@ -273,6 +314,59 @@ func (r *Runner) saveBadRows(ctx context.Context, id string, rows RowSet) error 
 		return err
 	}
 	_, err = r.db.PutUploadFile(ctx, id, store.UploadBadRows, bytes.NewReader(b))
+	return err
+}
+
+// keepRow writes a valid row as the commit will send it: one JSON item a line.
+func keepRow(w *bufio.Writer, item any) error {
+	var it any
+	switch v := item.(type) {
+	case Component:
+		it = compItemOf(v)
+	case Correction:
+		c := compItemOf(v.Component)
+		c.ID, c.Set = v.ID, v.Set
+		it = c
+	case Student:
+		it = studentItemOf(v)
+	case StudentUpdate:
+		st := studentItemOf(v.Student)
+		st.Update, st.KeyName = true, v.KeyName
+		it = st
+	default:
+		return fmt.Errorf("uploads: keep a row of type %T", item)
+	}
+	b, err := json.Marshal(it)
+	if err != nil {
+		return err
+	}
+	_, _ = w.Write(b)
+	return w.WriteByte('\n')
+}
+
+// Changes are the corrections an analysed components sheet asks for (zero when none).
+func (r *Runner) Changes(ctx context.Context, id string) (Changes, error) {
+	var buf bytes.Buffer
+	var ch Changes
+	if _, err := r.db.CopyUploadFile(ctx, id, store.UploadChanges, &buf); err != nil {
+		if isNotFound(err) {
+			return ch, nil
+		}
+		return ch, err
+	}
+	err := json.Unmarshal(buf.Bytes(), &ch)
+	return ch, err
+}
+
+// saveKeptRows stores the rows written to f through w, for the commit.
+func (r *Runner) saveKeptRows(ctx context.Context, id string, w *bufio.Writer, f *os.File) error {
+	if err := w.Flush(); err != nil {
+		return fmt.Errorf("uploads: keep rows: %w", err)
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return fmt.Errorf("uploads: keep rows: %w", err)
+	}
+	_, err := r.db.PutUploadFile(ctx, id, store.UploadRows, bufio.NewReaderSize(f, 64<<10))
 	return err
 }
 

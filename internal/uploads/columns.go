@@ -45,6 +45,9 @@ const (
 	FieldClass
 	FieldPhone
 	FieldEmail
+	// FieldComponentID is a components sheet's optional "ID Tagihan": a row with one
+	// corrects that component instead of creating one.
+	FieldComponentID
 	numFields
 )
 
@@ -71,6 +74,7 @@ var columnsOf = map[Kind][]column{
 		{FieldExpiry, true, "Kedaluwarsa", []string{"Kadaluwarsa", "Kadaluarsa", "Kedaluarsa", "Tanggal Kedaluwarsa", "Tgl Kedaluwarsa", "Berlaku Sampai", "expiry", "expiry_date", "Expiry date", "Expires"}, 15},
 		{FieldActive, false, "Tanggal Aktif", []string{"Tgl Aktif", "Aktif", "Mulai Berlaku", "active", "active_date", "Active from", "Active date"}, 15},
 		{FieldNotes, false, "Catatan", []string{"Keterangan", "notes", "Notes", "Note"}, 30},
+		{FieldComponentID, false, "ID Tagihan", []string{"ID Komponen", "ID Komponen Tagihan", "bill_component_id", "Bill ID", "Component ID", "Item ID"}, 40},
 	},
 	Students: {
 		{FieldNIS, true, "NIS", []string{"Nomor Induk Siswa", "No Induk", "Nomor Induk", "bill_key_value", "Student ID"}, 14},

@@ -30,8 +30,23 @@
 // committed; the history line stays. Sheets earlier versions kept in <data>/uploads are
 // moved into the database at start.
 //
+// Checking at the wire's cost. NIS numbers are looked up in the roster; those it lacks are
+// found in the service's student list (a few are asked one by one instead), never one GET
+// per NIS; rows already uploaded are looked for in the ledger during the analysis, and at
+// the service by the commit. The analysis keeps the valid rows as the commit sends them
+// (store.UploadRows), so a commit reads no sheet: 20,000 rows at 50 ms a call are analysed
+// in about a second and sent within 1.3 times the wire's own time (BenchmarkUploadWire).
+//
+// Changing what exists. A components sheet's optional "ID Tagihan" column makes its row a
+// correction of that component, and a students sheet's row whose NIS exists an update of
+// that student ("naik kelas"): the analysis compares the row with the ledger's component or
+// the roster's student, lists each changed cell old → new (Runner.Changes) and counts the
+// rows that change nothing; the job sends each change as its own call
+// (changes.Writer.UpdateComponent, UpdateStudent) with only what changed, and after a lost
+// answer reads the record back before sending again (corrections.go).
+//
 // Sending. A committed job first asks the service once more which rows exist by now, then
-// writes the rest as chunks (default 200 rows) in the database, each with its state:
+// writes the rest as chunks (default 200 rows) in the database in one transaction, each with its state:
 // pending, sent (marked before the call leaves), confirmed, failed, unknown. A call that
 // got no answer (timeout, lost connection, the portal stopping: changes.Ambiguous) leaves
 // its chunk unknown; before anything is sent again the job waits until the call can no

@@ -1,6 +1,7 @@
 package uploads
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -39,6 +40,10 @@ type compItem struct {
 	Amount  int64  `json:"amount"`
 	Penalty int64  `json:"penalty,omitempty"`
 	Notes   string `json:"notes,omitempty"`
+	// ID, for a correction, is the component to change and Set the fields to change
+	// (contract names); the other fields are the row's values.
+	ID  string   `json:"id,omitempty"`
+	Set []string `json:"set,omitempty"`
 }
 
 func compItemOf(c Component) compItem {
@@ -71,10 +76,18 @@ type studentItem struct {
 	Class string `json:"class,omitempty"`
 	Phone string `json:"phone,omitempty"`
 	Email string `json:"email,omitempty"`
+	// Update: the student exists and the row replaces their record (UpdateStudent) with
+	// these values; KeyName is theirs, kept.
+	Update  bool   `json:"update,omitempty"`
+	KeyName string `json:"key_name,omitempty"`
+}
+
+func studentItemOf(s Student) studentItem {
+	return studentItem{Row: s.Row, NIS: s.NIS, Name: s.Name, Class: s.Class, Phone: s.Phone, Email: s.Email}
 }
 
 func (it studentItem) record() billing.Student {
-	return billing.Student{NIS: it.NIS, Name: it.Name, KeyName: billing.DefaultKeyName, Phone: it.Phone, Email: it.Email, Description: it.Class}
+	return billing.Student{NIS: it.NIS, Name: it.Name, KeyName: cmp.Or(it.KeyName, billing.DefaultKeyName), Phone: it.Phone, Email: it.Email, Description: it.Class}
 }
 
 // chunkWork is one chunk being processed, with its rows by row number.
@@ -135,6 +148,9 @@ func (r *Runner) processChunk(ctx context.Context, j store.UploadJob, seq int) e
 	}
 	detail := fmt.Sprintf("upload %s chunk %d", j.ID, seq)
 	actor := actorOf(j)
+	if w.corrections() {
+		return r.processCorrections(ctx, w, actor, detail, save)
+	}
 
 	for attempt := 0; ; attempt++ {
 		if w.c.State == ChunkSent || w.c.State == ChunkUnknown {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"maps"
 	"slices"
 	"sync"
@@ -16,12 +17,15 @@ import (
 )
 
 // Directory answers "does the service know this NIS?" from the roster first and asks the
-// service (GET /bill/{NIS}) only for the rest, a few at a time, each NIS once: a student
-// found there joins the roster (source sync), so the next sheet finds them locally.
+// service only for the rest: a few by GET /bill/{NIS}, more by reading the service's
+// student list (one call per billing.MaxStudentLimit students), so an upload's cost on
+// the wire does not grow with its unknown students. A student found there joins the
+// roster (source sync), so the next sheet finds them locally.
 type Directory struct {
 	DB     *store.DB
 	Client *billing.Client
-	// Concurrency bounds the parallel calls (default 8).
+	// Concurrency bounds the parallel calls (default 8). Up to that many unknown NIS are
+	// asked one by one, in one round of parallel calls; more read the list.
 	Concurrency int
 	// Now is the clock of the roster's sync time; nil means time.Now.
 	Now func() time.Time
@@ -55,40 +59,30 @@ func (d *Directory) KnownStudents(ctx context.Context, nis []string) (map[string
 	if len(ask) == 0 {
 		return known, nil
 	}
-
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(max(d.Concurrency, 1))
-	var mu sync.Mutex
-	var found []store.Student
+	var found []billing.Student
+	if len(ask) <= max(d.Concurrency, 1) {
+		found, err = d.askEach(ctx, ask)
+	} else {
+		found, err = d.askList(ctx, ask)
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range ask {
+		known[n] = false
+	}
 	now := time.Now
 	if d.Now != nil {
 		now = d.Now
 	}
-	for _, n := range ask {
-		g.Go(func() error {
-			st, err := d.Client.Student(gctx, n)
-			switch {
-			case errors.Is(err, billing.ErrNotFound):
-				mu.Lock()
-				known[n] = false
-				mu.Unlock()
-				return nil
-			case err != nil:
-				return fmt.Errorf("uploads: check NIS %s: %w", n, err)
-			}
-			mu.Lock()
-			known[n] = true
-			found = append(found, store.Student{NIS: st.NIS, Name: st.Name, KeyName: st.KeyName, Phone: st.Phone,
-				Email: st.Email, Description: st.Description, Source: store.SourceSync, SyncedAt: now()})
-			mu.Unlock()
-			return nil
-		})
+	roll := make([]store.Student, len(found))
+	for i, st := range found {
+		known[st.NIS] = true
+		roll[i] = store.Student{NIS: st.NIS, Name: st.Name, KeyName: st.KeyName, Phone: st.Phone,
+			Email: st.Email, Description: st.Description, Source: store.SourceSync, SyncedAt: now()}
 	}
-	if err := g.Wait(); err != nil {
-		return nil, err
-	}
-	if len(found) > 0 {
-		if err := d.DB.UpsertStudents(ctx, found); err != nil {
+	if len(roll) > 0 {
+		if err := d.DB.UpsertStudents(ctx, roll); err != nil {
 			return nil, fmt.Errorf("uploads: add students found at the service to the roster: %w", err)
 		}
 	}
@@ -103,14 +97,71 @@ func (d *Directory) KnownStudents(ctx context.Context, nis []string) (map[string
 	return known, nil
 }
 
+// askEach asks the service for each NIS (GET /bill/{NIS}), in parallel, and returns
+// those it knows.
+func (d *Directory) askEach(ctx context.Context, ask []string) ([]billing.Student, error) {
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(max(d.Concurrency, 1))
+	var mu sync.Mutex
+	var found []billing.Student
+	for _, n := range ask {
+		g.Go(func() error {
+			st, err := d.Client.Student(gctx, n)
+			switch {
+			case errors.Is(err, billing.ErrNotFound):
+				return nil
+			case err != nil:
+				return fmt.Errorf("uploads: check NIS %s: %w", n, err)
+			}
+			mu.Lock()
+			found = append(found, st)
+			mu.Unlock()
+			return nil
+		})
+	}
+	return found, g.Wait()
+}
+
+// askList reads the service's whole student list and returns the asked ones it holds.
+func (d *Directory) askList(ctx context.Context, ask []string) ([]billing.Student, error) {
+	want := make(map[string]bool, len(ask))
+	for _, n := range ask {
+		want[n] = true
+	}
+	var found []billing.Student
+	for st, err := range d.Client.AllStudents(ctx, billing.StudentQuery{Limit: billing.MaxStudentLimit}) {
+		if err != nil {
+			return nil, fmt.Errorf("uploads: list the service's students: %w", err)
+		}
+		if want[st.NIS] {
+			want[st.NIS] = false // once, however often paging yields it
+			found = append(found, st)
+		}
+	}
+	return found, nil
+}
+
 // Finder looks for components at the service by student, name and due day. It searches
 // whichever way costs fewer calls: per due day over all students (search/biller) when a
 // day's components belong to many students, or per student over the days concerned
 // (search/bill) when a few students have components on many days.
+//
+// Source is where it searches: the service (Client) when the answer decides what is sent,
+// or the ledger, the portal's copy of it, for a preview that must not cost a call per
+// day of the sheet; the commit searches the service again before anything is sent.
 type Finder struct {
 	Client *billing.Client
+	// Source, when set, is searched instead of Client (a *ledger.Ledger).
+	Source ComponentSource
 	// Concurrency bounds the parallel searches (default 4).
 	Concurrency int
+}
+
+// ComponentSource lists components as the billing client does: *billing.Client and
+// *ledger.Ledger are both one.
+type ComponentSource interface {
+	All(ctx context.Context, q billing.Query) iter.Seq2[billing.Bill, error]
+	AllForStudent(ctx context.Context, nis string, q billing.Query) iter.Seq2[billing.Bill, error]
 }
 
 // FindComponents implements ComponentFinder.
@@ -118,6 +169,10 @@ func (f *Finder) FindComponents(ctx context.Context, keys []Key) ([]bool, error)
 	found := make([]bool, len(keys))
 	if len(keys) == 0 {
 		return found, nil
+	}
+	var src ComponentSource = f.Client
+	if f.Source != nil {
+		src = f.Source
 	}
 	type want struct {
 		nis, name string
@@ -172,7 +227,7 @@ func (f *Finder) FindComponents(ctx context.Context, keys []Key) ([]bool, error)
 	if len(students) <= len(runs) {
 		for nis, r := range students {
 			g.Go(func() error {
-				for b, err := range f.Client.AllForStudent(gctx, nis, span(r[0], r[1])) {
+				for b, err := range src.AllForStudent(gctx, nis, span(r[0], r[1])) {
 					if errors.Is(err, billing.ErrNotFound) {
 						return nil // no such student: nothing of theirs exists
 					}
@@ -187,7 +242,7 @@ func (f *Finder) FindComponents(ctx context.Context, keys []Key) ([]bool, error)
 	} else {
 		for _, r := range runs {
 			g.Go(func() error {
-				for b, err := range f.Client.All(gctx, span(r[0], r[1])) {
+				for b, err := range src.All(gctx, span(r[0], r[1])) {
 					if err != nil {
 						return fmt.Errorf("uploads: search components due %s: %w", dayOfEpoch(r[0]).Format(time.DateOnly), err)
 					}

@@ -3,11 +3,14 @@ package uploads
 import (
 	"fmt"
 	"io"
+	"iter"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/xuri/excelize/v2"
 
+	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/i18n"
 )
 
@@ -20,7 +23,7 @@ var fieldHelp = map[Field]string{
 	FieldAmount: "uploads.tpl.col.amount", FieldPenalty: "uploads.tpl.col.penalty", FieldDue: "uploads.tpl.col.due",
 	FieldExpiry: "uploads.tpl.col.expiry", FieldActive: "uploads.tpl.col.active", FieldNotes: "uploads.tpl.col.notes",
 	FieldStudentName: "uploads.tpl.col.student_name", FieldClass: "uploads.tpl.col.class",
-	FieldPhone: "uploads.tpl.col.phone", FieldEmail: "uploads.tpl.col.email",
+	FieldPhone: "uploads.tpl.col.phone", FieldEmail: "uploads.tpl.col.email", FieldComponentID: "uploads.tpl.col.id",
 }
 
 // WriteTemplate writes the kind's template: the data sheet with its header row (frozen),
@@ -28,6 +31,37 @@ var fieldHelp = map[Field]string{
 // codes as a drop-down, dates as dates, amounts as whole numbers); then an instructions
 // sheet in Indonesian and English with example rows.
 func WriteTemplate(w io.Writer, kind Kind, accounts []string) error {
+	return writeTemplate(w, kind, accounts, nil)
+}
+
+// WriteCorrectionSheet writes bills in the components template's shape (the same columns,
+// drop-downs, formats and instructions) with each bill's "ID Tagihan" filled in: a bursar
+// corrects the cells in Excel and uploads the file back, which changes those bills.
+func WriteCorrectionSheet(w io.Writer, accounts []string, bills iter.Seq2[billing.Bill, error]) error {
+	return writeTemplate(w, Components, accounts, func(f *excelize.File, sheet string) (int, error) {
+		row := 1
+		for b, err := range bills {
+			if err != nil {
+				return 0, err
+			}
+			row++
+			c := componentOf(b)
+			var active any
+			if !c.Active.IsZero() {
+				active = c.Active
+			}
+			values := []any{c.NIS, c.Name, c.AccountCode, c.Amount, c.Penalty, c.Due, c.Expiry, active, c.Notes, b.ComponentID}
+			if err := f.SetSheetRow(sheet, "A"+strconv.Itoa(row), &values); err != nil {
+				return 0, err
+			}
+		}
+		return row, nil
+	})
+}
+
+// writeTemplate writes the kind's template; fill, when set, writes data rows from row 2
+// on and returns the last row written.
+func writeTemplate(w io.Writer, kind Kind, accounts []string, fill func(f *excelize.File, sheet string) (int, error)) error {
 	cols, ok := columnsOf[kind]
 	if !ok {
 		return fmt.Errorf("uploads: unknown kind %q", kind)
@@ -43,7 +77,14 @@ func WriteTemplate(w io.Writer, kind Kind, accounts []string) error {
 	if err != nil {
 		return err
 	}
-	last := fmt.Sprint(templateRows)
+	lastRow := 1
+	if fill != nil {
+		var err error
+		if lastRow, err = fill(f, data); err != nil {
+			return err
+		}
+	}
+	last := fmt.Sprint(max(templateRows, lastRow+1000))
 	for i, c := range cols {
 		col := colName(i)
 		if err := f.SetColWidth(data, col, col, c.width); err != nil {

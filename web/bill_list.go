@@ -12,6 +12,7 @@ import (
 	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/billlist"
 	"github.com/sekolah/portal/internal/component"
+	"github.com/sekolah/portal/internal/corrections"
 	"github.com/sekolah/portal/internal/i18n"
 	"github.com/sekolah/portal/internal/problem"
 	"github.com/sekolah/portal/internal/store"
@@ -68,6 +69,9 @@ func (h *Handler) billsView(ctx context.Context, f billlist.Filter) pages.BillsV
 		reset.State = f.State
 	}
 	v.ResetURL = reset.URL("/bills")
+	if v.CanPay {
+		v.CorrectURL = f.WithOffset(0).URL("/bills/correct")
+	}
 	cur, _ := billlist.ParseSort(f.Sort)
 	for _, k := range billlist.SortKeys {
 		link := pages.BillsSortLink{URL: f.WithSort(billlist.Toggle(f.Sort, k)).URL("/bills")}
@@ -86,7 +90,9 @@ func (h *Handler) billsView(ctx context.Context, f billlist.Filter) pages.BillsV
 	return v
 }
 
-func billsRow(b billing.Bill, today time.Time, canPay bool) pages.BillsRow {
+// billsRow is b as the browser shows it; back is the list's address, where a correction
+// started from a row returns.
+func billsRow(b billing.Bill, today time.Time, canPay bool, back string) pages.BillsRow {
 	c := component.On(b, today)
 	r := pages.BillsRow{
 		ComponentID: b.ComponentID, NIS: b.NIS, StudentName: b.StudentName, Name: b.Name,
@@ -100,6 +106,13 @@ func billsRow(b billing.Bill, today time.Time, canPay bool) pages.BillsRow {
 	}
 	if canPay && (c.Status == component.StatusProvisioned || c.Status == component.StatusOverdue) {
 		r.PayURL = paymentNewURL(b.NIS)
+	}
+	if canPay {
+		if corrections.Refusal(b) == "" && c.Status != component.StatusPaid {
+			r.EditURL, r.CancelURL = componentEditURL(b.NIS, b.ComponentID, back), componentCancelURL(b.NIS, back, b.ComponentID)
+		} else {
+			r.PaidKept = c.Status == component.StatusPaid
+		}
 	}
 	return r
 }
@@ -132,8 +145,9 @@ func (h *Handler) listBills(w http.ResponseWriter, r *http.Request) {
 			h.log.Error("bills from the ledger", "err", err)
 			v.Notice, v.Failed, status = i18n.T(ctx, "ledger.unreadable"), true, http.StatusInternalServerError
 		} else {
+			back := f.URL("/bills")
 			for _, b := range page.Bills {
-				v.Rows = append(v.Rows, billsRow(b, today, v.CanPay))
+				v.Rows = append(v.Rows, billsRow(b, today, v.CanPay, back))
 			}
 			t := page.Totals
 			v.Totals = pages.BillsTotals{Count: t.Count, Amount: t.Amount, PenaltyToday: t.PenaltyToday, DueToday: t.DueToday, AmountPaid: t.Paid}

@@ -1,230 +1,237 @@
 package web_test
 
 import (
-	"bytes"
 	"context"
+	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
-	"github.com/xuri/excelize/v2"
 
-	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/billing"
-	"github.com/sekolah/portal/internal/i18n"
+	"github.com/sekolah/portal/internal/changes"
 	"github.com/sekolah/portal/internal/portaltest"
+	"github.com/sekolah/portal/internal/store"
+	"github.com/sekolah/portal/internal/uploads"
 	"github.com/sekolah/portal/internal/uploads/sheettest"
 )
 
-// TestBrowserCorrectionsRoundTrip is the bursar's fix of a wrong amount and a wrong due
-// date: the outstanding bills of one class exported from the bills list, edited in Excel
-// (excelize here), uploaded back, the preview showing each changed cell old → new, sent,
-// and the bills list showing the new values.
-func TestBrowserCorrectionsRoundTrip(t *testing.T) {
+// shots saves the page at both sizes people use (a laptop and a phone), then goes back to
+// the laptop's size.
+func shots(b *portaltest.Browser, name string) {
+	if os.Getenv("PORTAL_SCREENSHOTS") == "" {
+		return
+	}
+	for _, s := range []struct {
+		w, h int64
+		tag  string
+	}{{390, 844, "390"}, {1366, 768, "1366"}} {
+		b.Do(chromedp.EmulateViewport(s.w, s.h))
+		b.Screenshot(name + "-" + s.tag)
+	}
+}
+
+func TestBrowserComponentEditAndCancel(t *testing.T) {
 	t.Parallel()
-	p := portaltest.Start(t, portaltest.Options{Now: uploadNow})
-	sh, err := sheettest.Students(filepath.Join(t.TempDir(), "siswa.xlsx"), sheettest.Options{Rows: 4})
+	p := portaltest.Start(t, portaltest.Options{Now: studentsNow})
+	unpaid, paid, expired := correctionsSeed(t, p)
+	ctx := context.Background()
+	b := p.NewBrowser(t)
+	b.Login("finance", portaltest.Password)
+	b.Visit("/students/2601")
+	shots(b, "corrections-student-page")
+	if txt := b.Text(`[data-testid="bill-row"][data-component="` + paid.ComponentID + `"] [data-testid="bill-actions"]`); !strings.Contains(txt, "Sudah dibayar") {
+		t.Errorf("paid row actions: %q", txt)
+	}
+
+	// Edit: a mistake first (HTMX swaps the form in place, keeping what was typed), then
+	// the right amount.
+	b.Click(`[data-testid="bill-row"][data-component="` + unpaid.ComponentID + `"] [data-testid="bill-edit"]`)
+	b.WaitVisible(`[data-testid="component-edit-form"]`)
+	b.Type(`#f-amount`, "lima ratus")
+	b.Click(`[data-testid="component-edit-save"]`)
+	b.WaitVisible(`[data-testid="error-amount"]`)
+	if v := portaltest.Get(b, chromedp.Value(chromedp.CSS(`#f-amount`))); v != "lima ratus" {
+		t.Fatalf("typed amount lost: %q", v)
+	}
+	shots(b, "corrections-edit-error")
+	b.Type(`#f-amount`, "500.000")
+	b.Click(`[data-testid="component-edit-save"]`)
+	b.WaitVisible(`[data-testid="flash"]`)
+	if msg := b.Text(`[data-testid="flash"]`); !strings.Contains(msg, "diubah") {
+		t.Errorf("flash = %q", msg)
+	}
+	if got, _ := p.Billing.GetComponent(ctx, unpaid.ComponentID); got.Amount != 500_000 {
+		t.Fatalf("amount at the service: %d", got.Amount)
+	}
+
+	// The expired one's form says a new expiry makes it payable again.
+	b.Click(`[data-testid="bill-row"][data-component="` + expired.ComponentID + `"] [data-testid="bill-edit"]`)
+	b.WaitVisible(`[data-testid="edit-expired-note"]`)
+	shots(b, "corrections-edit-expired")
+	b.Visit("/students/2601")
+
+	// Cancel two ticked components: the confirmation, the reason required, then done.
+	b.Click(`[data-testid="bill-row"][data-component="` + unpaid.ComponentID + `"] [data-testid="bill-select"]`)
+	b.Click(`[data-testid="bill-row"][data-component="` + expired.ComponentID + `"] [data-testid="bill-select"]`)
+	b.Click(`[data-testid="cancel-selected"]`)
+	b.WaitVisible(`[data-testid="component-cancel-form"]`)
+	if n := b.Count(`[data-testid="cancel-row"]`); n != 2 {
+		t.Fatalf("confirmation lists %d components", n)
+	}
+	b.Click(`[data-testid="component-cancel-confirm"]`)
+	b.WaitVisible(`[data-testid="error-reason"]`)
+	shots(b, "corrections-cancel-confirm")
+	b.Type(`#f-reason`, "salah nominal")
+	b.Click(`[data-testid="component-cancel-confirm"]`)
+	b.WaitVisible(`[data-testid="flash"]`)
+	if msg := b.Text(`[data-testid="flash"]`); !strings.Contains(msg, "dibatalkan") {
+		t.Errorf("flash = %q", msg)
+	}
+	for _, c := range []billing.Bill{unpaid, expired} {
+		if got, _ := p.Billing.GetComponent(ctx, c.ComponentID); got.State != billing.StateDeleted {
+			t.Errorf("%s: %s", c.Name, got.State)
+		}
+	}
+	if n := b.Count(`[data-testid="bill-row"]`); n != 1 {
+		t.Errorf("student page shows %d rows after the cancel", n)
+	}
+	b.Visit("/bills?state=all")
+	shots(b, "corrections-bills-list")
+}
+
+func TestBrowserBulkCorrection(t *testing.T) {
+	t.Parallel()
+	p := portaltest.Start(t, portaltest.Options{Now: studentsNow})
+	all, _ := bulkSeed(t, p)
+	ctx := context.Background()
+	b := p.NewBrowser(t)
+	b.Login("finance", portaltest.Password)
+	b.Visit("/bills?state=all&account=SPP&notes=spp-des")
+	shots(b, "corrections-bills-bulk-link")
+	b.Click(`[data-testid="bulk-correct"]`)
+	b.WaitVisible(`[data-testid="bulk-form"]`)
+	if got := b.Text(`[data-testid="bulk-selection"]`); !strings.Contains(got, "5 tagihan") {
+		t.Errorf("selection = %q", got)
+	}
+	b.Click(`[data-testid="bulk-action-amount"]`)
+	b.Type(`#f-amount`, "475.000")
+	b.Click(`[data-testid="bulk-preview"]`)
+	b.WaitVisible(`[data-testid="bulk-summary"]`)
+	if got := b.Text(`[data-testid="bulk-summary"]`); got != "4 tagihan, total Rp\u00a01.800.000 → Rp\u00a01.900.000" {
+		t.Errorf("summary = %q", got)
+	}
+	shots(b, "corrections-bulk-preview")
+	b.Click(`[data-testid="bulk-confirm"]`)
+	b.WaitVisible(`[data-testid="correction-job"][data-state="done"]`)
+	if got := b.Text(`[data-testid="correction-done"]`); got != "4" {
+		t.Errorf("done = %q", got)
+	}
+	shots(b, "corrections-job-done")
+	for _, c := range all[:4] {
+		if got, _ := p.Billing.GetComponent(ctx, c.ComponentID); got.Amount != 475_000 {
+			t.Errorf("%s: %d", c.NIS, got.Amount)
+		}
+	}
+}
+
+// TestBrowserUndoUpload: an upload of 40 components, one of them paid since; the undo on
+// the upload's page cancels the 39 unpaid ones as a correction job, keeps the paid one and
+// says so, and cannot be run twice.
+func TestBrowserUndoUpload(t *testing.T) {
+	t.Parallel()
+	p := portaltest.Start(t, portaltest.Options{Now: uploadNow, Uploads: func(c *uploads.Config) { c.ChunkSize = 15 }})
+	ctx := context.Background()
+	sh, err := sheettest.Components(filepath.Join(t.TempDir(), "tagihan-salah.xlsx"), sheettest.Options{Rows: 40, Students: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
 	enrol(t, p, sh, true)
-	due := time.Date(2026, 7, 10, 0, 0, 0, 0, time.UTC)
-	var in []billing.ComponentInput
-	for _, n := range sh.NIS {
-		in = append(in, billing.ComponentInput{NIS: n, AccountCode: "SPP", Name: "SPP Juli 2026", Due: due, Expiry: due.AddDate(0, 1, 0), Amount: 350_000})
-	}
-	created, err := p.App.Writer.CreateComponents(context.Background(), auth.SystemActor, in, "seed")
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	b := p.NewBrowser(t)
-	b.Login("finance", portaltest.Password)
-	b.Visit("/bills?state=provisioned")
-	b.WaitVisible(`[data-testid="bills-export-template"]`)
-	shot(b, "corrections-bills")
-	data := download(t, b, `[data-testid="bills-export-template"]`)
-
-	f, err := excelize.OpenReader(bytes.NewReader(data))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sheet := f.GetSheetName(0)
-	rows, _ := f.GetRows(sheet)
-	if len(rows) != 5 || rows[0][9] != "ID Tagihan" {
-		t.Fatalf("export: %q", rows)
-	}
-	// The first student's amount was wrong; the second's due date too.
-	var fixedAmount, fixedDue string
-	for r := 2; r <= 5; r++ {
-		id, _ := f.GetCellValue(sheet, "J"+strconv.Itoa(r))
-		nis, _ := f.GetCellValue(sheet, "A"+strconv.Itoa(r))
-		switch nis {
-		case sh.NIS[0]:
-			fixedAmount = id
-			must(t, f.SetCellValue(sheet, "D"+strconv.Itoa(r), 375_000))
-		case sh.NIS[1]:
-			fixedDue = id
-			must(t, f.SetCellValue(sheet, "F"+strconv.Itoa(r), due.AddDate(0, 0, 5)))
-		}
-	}
-	if fixedAmount == "" || fixedDue == "" {
-		t.Fatalf("export lacks the students' bills: %q", rows)
-	}
-	path := filepath.Join(t.TempDir(), "koreksi-tagihan.xlsx")
-	must(t, f.SaveAs(path))
-
-	b.Click(`[data-testid="nav-uploads"]`)
-	b.WaitVisible(`[data-testid="upload-form"]`)
-	b.Do(chromedp.SetUploadFiles(chromedp.CSS(`#f-file`), []string{path}))
-	b.Click(`[data-testid="upload-submit"]`)
-	b.WaitVisible(`[data-testid="upload-changes"]`)
-	if got := b.Text(`[data-testid="count-changes"]`); got != "2" {
-		t.Fatalf("corrections = %q", got)
-	}
-	if got := b.Text(`[data-testid="count-new"]`); got != "0" {
-		t.Fatalf("new rows = %q", got)
-	}
-	amountRow := `[data-testid="change-row"][data-id="` + fixedAmount + `"]`
-	if old, nw := b.Text(amountRow+` [data-testid="change-old"]`), b.Text(amountRow+` [data-testid="change-new"]`); old != i18n.Rupiah(350_000) || nw != i18n.Rupiah(375_000) {
-		t.Fatalf("amount change %q → %q", old, nw)
-	}
-	dueRow := `[data-testid="change-row"][data-id="` + fixedDue + `"]`
-	if field, nw := b.Text(dueRow+` [data-testid="change-field"]`), b.Text(dueRow+` [data-testid="change-new"]`); field != "Jatuh tempo" || !strings.HasPrefix(nw, "15 ") {
-		t.Fatalf("due change %q → %q", field, nw)
-	}
-	shot(b, "corrections-preview")
-
-	b.Do(chromedp.Evaluate[chromedp.Void](`window.confirm = () => true`))
-	b.Click(`[data-testid="upload-commit"]`)
-	b.Do(chromedp.WaitVisible(chromedp.CSS(`[data-testid="upload-status"][data-state="done"]`)))
-	shot(b, "corrections-done")
-
-	b.Visit("/bills?state=provisioned&nis=" + sh.NIS[0])
-	b.WaitVisible(`[data-testid="bill-row"]`)
-	if got := b.Text(`[data-testid="bill-row"][data-component="` + fixedAmount + `"]`); !strings.Contains(got, i18n.Rupiah(375_000)) {
-		t.Fatalf("the bills list shows %q, want the new amount", got)
-	}
-	b.Visit("/bills?state=provisioned&nis=" + sh.NIS[1])
-	b.WaitVisible(`[data-testid="bill-row"]`)
-	if got := b.Text(`[data-testid="bill-row"][data-component="` + fixedDue + `"]`); !strings.Contains(got, "15 Jul 2026") {
-		t.Fatalf("the bills list shows %q, want the new due date", got)
-	}
-	// At the service: exactly the two fields changed.
-	for _, c := range created {
-		got, err := p.Billing.GetComponent(context.Background(), c.ComponentID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		wantAmount, wantDue := int64(350_000), due
-		switch c.ComponentID {
-		case fixedAmount:
-			wantAmount = 375_000
-		case fixedDue:
-			wantDue = due.AddDate(0, 0, 5)
-		}
-		if got.Amount != wantAmount || !billing.DayIn(got.Due, time.UTC).Equal(wantDue) {
-			t.Errorf("component %s: amount %d due %s", c.ComponentID, got.Amount, got.Due)
-		}
-	}
-}
-
-// shot takes the screenshot at the desktop size and the phone size, then goes back to the
-// desktop.
-func shot(b *portaltest.Browser, name string) {
-	if os.Getenv("PORTAL_SCREENSHOTS") == "" {
-		return
-	}
-	b.Do(chromedp.EmulateViewport(390, 844))
-	b.Screenshot(name + "-390")
-	b.Do(chromedp.EmulateViewport(1366, 768))
-	b.Screenshot(name + "-1366")
-}
-
-func must(t *testing.T, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
-// TestBrowserNaikKelas is the start of the school year: the whole school's students sheet
-// with everyone one class up and one newcomer; the preview lists each student whose class
-// changes (old → new) and counts the rest; sent, the students list shows the new classes.
-func TestBrowserNaikKelas(t *testing.T) {
-	t.Parallel()
-	p := portaltest.Start(t, portaltest.Options{Now: uploadNow})
-	sh, err := sheettest.Students(filepath.Join(t.TempDir(), "siswa.xlsx"), sheettest.Options{Rows: 6})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var list []billing.Student
-	for i, n := range sh.NIS {
-		list = append(list, billing.Student{NIS: n, Name: sh.Names[i], Description: "Kelas 7A"})
-	}
-	if _, err := p.App.Writer.CreateStudents(context.Background(), auth.SystemActor, list, "portal"); err != nil {
-		t.Fatal(err)
-	}
-	f := excelize.NewFile()
-	must(t, f.SetSheetRow("Sheet1", "A1", &sheettest.StudentHeader))
-	for i := range 7 {
-		class := "Kelas 8A"
-		if i == 5 {
-			class = "Kelas 7A" // stays behind
-		}
-		row := []any{sheettest.NIS("T", i), sheettest.StudentName(i), class, "", ""}
-		must(t, f.SetSheetRow("Sheet1", "A"+strconv.Itoa(i+2), &row))
-	}
-	path := filepath.Join(t.TempDir(), "naik-kelas-2026.xlsx")
-	must(t, f.SaveAs(path))
-
 	b := p.NewBrowser(t)
 	b.Login("finance", portaltest.Password)
 	b.Visit("/uploads")
-	b.WaitVisible(`[data-testid="upload-form"]`)
-	b.Do(chromedp.Evaluate[chromedp.Void](`document.querySelector("#f-kind").value = "students"`))
-	b.Do(chromedp.SetUploadFiles(chromedp.CSS(`#f-file`), []string{path}))
+	b.Do(chromedp.SetUploadFiles(chromedp.CSS(`#f-file`), []string{sh.Path}))
 	b.Click(`[data-testid="upload-submit"]`)
-	b.WaitVisible(`[data-testid="upload-changes"]`)
-	for sel, want := range map[string]string{`[data-testid="count-changes"]`: "5", `[data-testid="count-new"]`: "1", `[data-testid="count-already"]`: "1"} {
-		if got := b.Text(sel); got != want {
-			t.Fatalf("%s = %q, want %q", sel, got, want)
-		}
-	}
-	if n := b.Count(`[data-testid="change-row"]`); n != 5 {
-		t.Fatalf("%d changes listed, want 5 (the unchanged student counted, not listed)", n)
-	}
-	if f, o, n := b.Text(`[data-testid="change-field"]`), b.Text(`[data-testid="change-old"]`), b.Text(`[data-testid="change-new"]`); f != "Kelas" || o != "Kelas 7A" || n != "Kelas 8A" {
-		t.Fatalf("first change %q: %q → %q", f, o, n)
-	}
-	shot(b, "naik-kelas-preview")
+	b.WaitVisible(`[data-testid="upload-counts"]`)
 	b.Do(chromedp.Evaluate[chromedp.Void](`window.confirm = () => true`))
 	b.Click(`[data-testid="upload-commit"]`)
 	b.Do(chromedp.WaitVisible(chromedp.CSS(`[data-testid="upload-status"][data-state="done"]`)))
-	shot(b, "naik-kelas-done")
+	uploadPath := b.Location()
+	uploadID := strings.TrimPrefix(uploadPath, "/uploads/")
 
-	b.Visit("/students")
-	b.WaitVisible("body")
-	body := b.Text("body")
-	if got := strings.Count(body, "Kelas 8A"); got < 6 {
-		t.Errorf("the students list shows %d students in Kelas 8A, want 6:\n%s", got, body)
+	// The upload knows what it created; one of them is paid at a bank since.
+	created, err := p.DB.UploadCreated(ctx, uploadID)
+	if err != nil || len(created) != 40 {
+		t.Fatalf("the upload remembers %d components (%v), want 40", len(created), err)
 	}
-	for i := range 7 {
-		st, err := p.Billing.Student(context.Background(), sheettest.NIS("T", i))
+	var paid billing.Bill
+	for _, id := range created {
+		b, err := p.Billing.GetComponent(ctx, id)
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := "Kelas 8A"
-		if i == 5 {
-			want = "Kelas 7A"
-		}
-		if st.Description != want {
-			t.Errorf("%s: class %q at the service, want %q", st.NIS, st.Description, want)
+		if b.Active.IsZero() || !b.Active.After(uploadNow) {
+			paid = b
+			break
 		}
 	}
-	shot(b, "naik-kelas-students")
+	if _, err := p.Billing.Pay(ctx, billing.Payment{NIS: paid.NIS, ComponentIDs: []string{paid.ComponentID}}); err != nil {
+		t.Fatal(err)
+	}
+	p.SyncLedger(t)
+
+	b.Visit(uploadPath)
+	if got := b.Text(`[data-testid="undo-plan"]`); !strings.Contains(got, "39 tagihan") {
+		t.Errorf("undo plan = %q", got)
+	}
+	if got := b.Text(`[data-testid="undo-paid"]`); !strings.Contains(got, paid.Name) || !strings.Contains(got, paid.NIS) {
+		t.Errorf("paid kept = %q", got)
+	}
+	shots(b, "corrections-undo-offered")
+	b.Click(`[data-testid="undo-confirm"]`)
+	b.WaitVisible(`[data-testid="flash"]`)
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		b.Visit(uploadPath)
+		if strings.Contains(b.Text(`[data-testid="upload-undo"]`), "sudah dibatalkan") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("undo not finished: %q", b.Text(`[data-testid="upload-undo"]`))
+		}
+	}
+	if got := b.Text(`[data-testid="undo-result"]`); !strings.Contains(got, "39 tagihan dibatalkan") || !strings.Contains(got, "1 tagihan disimpan karena sudah dibayar") {
+		t.Errorf("undo result = %q", got)
+	}
+	if got := b.Text(`[data-testid="undo-kept"]`); !strings.Contains(got, paid.Name) {
+		t.Errorf("kept = %q", got)
+	}
+	if b.Count(`[data-testid="undo-form"]`) != 0 {
+		t.Error("the undo is offered again")
+	}
+	shots(b, "corrections-undo-done")
+	for _, id := range created {
+		got, err := p.Billing.GetComponent(ctx, id)
+		want := billing.StateDeleted
+		if id == paid.ComponentID {
+			want = billing.StatePaid
+		}
+		if err != nil || got.State != want {
+			t.Errorf("%s: %s %v", id, got.State, err)
+		}
+	}
+	// Once only: a second POST starts nothing.
+	c := p.SignedIn(t, "finance")
+	if res := c.Post(uploadPath+"/undo", url.Values{"reason": {"lagi"}}); res.StatusCode != http.StatusSeeOther {
+		t.Errorf("second undo: %d", res.StatusCode)
+	}
+	if entries, _, _ := p.DB.ListAudit(ctx, store.AuditFilter{Action: changes.ActionComponentsCancel}); len(entries) != 1 || entries[0].Args["count"] != "39" {
+		t.Errorf("cancel audit entries: %+v, want one of 39 (one chunk)", entries)
+	}
+	if res := p.SignedIn(t, "principal").Post(uploadPath+"/undo", url.Values{"reason": {"x"}}); res.StatusCode != http.StatusForbidden {
+		t.Errorf("principal undo: %d", res.StatusCode)
+	}
 }

@@ -120,6 +120,11 @@ func New(d Deps) http.Handler {
 						r.Post("/delete", h.deleteStudent)
 						r.Get("/components/new", h.newComponents)
 						r.Post("/components/new", h.createComponents)
+						// Corrections: one component's edit, the cancel of some (confirmed first).
+						r.Get("/components/cancel", h.confirmCancelComponents)
+						r.Post("/components/cancel", h.cancelComponents)
+						r.With(h.componentCtx).Get("/components/{cid}/edit", h.editComponent)
+						r.With(h.componentCtx).Post("/components/{cid}/edit", h.updateComponent)
 					})
 				})
 			})
@@ -129,8 +134,18 @@ func New(d Deps) http.Handler {
 				r.Use(h.require(auth.ReadBilling))
 				r.Get("/", h.listBills)
 				r.Get("/upcoming", h.listUpcomingBills)
+				// Bulk corrections of the list's current selection: form, preview, confirm.
+				r.Group(func(r chi.Router) {
+					r.Use(h.require(auth.WriteBilling))
+					r.Get("/correct", h.correctBills)
+					r.Post("/correct/preview", h.previewBillsCorrection)
+					r.Post("/correct/confirm", h.confirmBillsCorrection)
+				})
 				r.With(h.require(auth.WriteBilling)).Get("/export-template.xlsx", h.exportBillsTemplate)
 			})
+
+			// Correction jobs: their progress (bulk corrections, undone uploads).
+			r.With(h.require(auth.WriteBilling)).Get("/corrections/{id}", h.showCorrection)
 
 			// Counter payments: recording needs WriteBilling; a receipt is a read.
 			r.Route("/payments", func(r chi.Router) {
@@ -165,6 +180,7 @@ func New(d Deps) http.Handler {
 					r.Post("/commit", h.commitUpload)
 					r.Post("/retry", h.retryUpload)
 					r.Post("/discard", h.discardUpload)
+					r.Post("/undo", h.undoUpload) // a correction job: correction_undo.go
 				})
 			})
 

@@ -159,6 +159,7 @@ func (h *Handler) uploadView(ctx context.Context, j store.UploadJob, offset int)
 			v.Progress.Failures = append(v.Progress.Failures, uploads.FailureMessage(p, f))
 		}
 	}
+	v.Undo = h.uploadUndoView(ctx, j) // the undo of a finished upload (correction_undo.go)
 	return v, nil
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/changes"
 	"github.com/sekolah/portal/internal/config"
+	"github.com/sekolah/portal/internal/corrections"
 	"github.com/sekolah/portal/internal/counter"
 	"github.com/sekolah/portal/internal/ledger"
 	"github.com/sekolah/portal/internal/registration"
@@ -44,6 +45,8 @@ type Options struct {
 	// Sync adjusts the ledger's sync configuration (made from Config) before the syncer
 	// is built.
 	Sync func(*ledger.SyncConfig)
+	// Corrections adjusts the correction job runner's configuration before it is built.
+	Corrections func(*corrections.Config)
 }
 
 // Worker is a part that runs in the background of the portal process.
@@ -77,6 +80,9 @@ type App struct {
 	Sync *ledger.Syncer
 	// Uploads is the upload job runner (a worker).
 	Uploads *uploads.Runner
+	// Corrections runs the correction jobs: bulk corrections and the undo of uploads (a
+	// worker).
+	Corrections *corrections.Runner
 	// Pruner drops old sign-in attempts and expired sessions hourly (a worker).
 	Pruner *Periodic
 
@@ -140,7 +146,12 @@ func New(ctx context.Context, o Options) (*App, error) {
 			_, errSessions := a.Auth.PruneSessions(ctx)
 			return errors.Join(errSignIns, errSessions)
 		}}
-	a.workers = []Worker{a.Uploads, a.Sync, a.Pruner}
+	var ccfg corrections.Config
+	if o.Corrections != nil {
+		o.Corrections(&ccfg)
+	}
+	a.Corrections = corrections.NewRunner(ccfg, o.DB, o.Billing, a.Writer, log.With("component", "corrections"))
+	a.workers = []Worker{a.Uploads, a.Sync, a.Corrections, a.Pruner}
 	return a, nil
 }
 

@@ -178,6 +178,9 @@ func (r *Runner) processChunk(ctx context.Context, j store.UploadJob, seq int) e
 				}
 				continue
 			}
+			if w.kind == Components {
+				r.recordFound(ctx, j.ID, w, found)
+			}
 			w.drop(found)
 			w.c.Recognised += len(found)
 			w.c.State = ChunkPending
@@ -218,7 +221,11 @@ func (r *Runner) processChunk(ctx context.Context, j store.UploadJob, seq int) e
 			for i, it := range comps {
 				inputs[i] = it.input()
 			}
-			_, err = r.writer.CreateComponents(ctx, actor, inputs, detail)
+			var created []billing.Bill
+			created, err = r.writer.CreateComponents(ctx, actor, inputs, detail)
+			if err == nil {
+				r.recordCreated(ctx, j.ID, created)
+			}
 		case Students:
 			records := make([]billing.Student, len(studs))
 			for i, it := range studs {

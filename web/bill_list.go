@@ -25,7 +25,7 @@ var billsFieldLabels = map[string]string{
 	billlist.ParamState: "term.state", billlist.ParamAccount: "term.account_code",
 	billlist.ParamDueFrom: "bills.filter.due_from", billlist.ParamDueTo: "bills.filter.due_to",
 	billlist.ParamPaidFrom: "bills.filter.paid_from", billlist.ParamPaidTo: "bills.filter.paid_to",
-	billlist.ParamNIS: "term.nis", billlist.ParamNotes: "term.notes", billlist.ParamRef: "term.ref_number",
+	billlist.ParamNIS: "term.nis", billlist.ParamNotes: "term.notes", billlist.ParamClass: "term.class", billlist.ParamRef: "term.ref_number",
 	billlist.ParamSearch: "bills.search",
 }
 
@@ -46,7 +46,7 @@ func billsProblemList(ctx context.Context, probs problem.List) []string {
 func (h *Handler) billsView(ctx context.Context, f billlist.Filter) pages.BillsView {
 	v := pages.BillsView{
 		Form: pages.BillsForm{
-			State: f.State, Account: f.Account, DueFrom: f.DueFrom, DueTo: f.DueTo,
+			State: f.State, Account: f.Account, Class: f.Class, DueFrom: f.DueFrom, DueTo: f.DueTo,
 			PaidFrom: f.PaidFrom, PaidTo: f.PaidTo, NIS: f.NIS, Search: f.Search, Notes: f.Notes, Ref: f.Ref,
 			Sort: f.Sort, Limit: strconv.Itoa(f.Limit),
 		},
@@ -61,6 +61,7 @@ func (h *Handler) billsView(ctx context.Context, f billlist.Filter) pages.BillsV
 	for _, a := range h.cfg.AccountCodes {
 		v.Accounts = append(v.Accounts, components.Option{Value: a, Label: a})
 	}
+	v.Classes = h.knownClasses(ctx)
 	for _, n := range billlist.PageSizes {
 		v.PageSizes = append(v.PageSizes, components.Option{Value: strconv.Itoa(n), Label: i18n.T(ctx, "bills.page_size", n)})
 	}

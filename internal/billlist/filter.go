@@ -63,6 +63,7 @@ const (
 	ParamPaidFrom = "paid_from"
 	ParamPaidTo   = "paid_to"
 	ParamNIS      = "nis"
+	ParamClass    = "class"
 	ParamSearch   = "q"
 	ParamNotes    = "notes"
 	ParamRef      = "ref"
@@ -84,6 +85,7 @@ type Filter struct {
 	PaidFrom string
 	PaidTo   string
 	NIS      string
+	Class    string // the roster's class, exact
 	Search   string // part of a student's name, or the start of a NIS
 	Notes    string
 	Ref      string
@@ -107,7 +109,7 @@ func ParseFilter(v url.Values, accounts []string) (Request, problem.List) {
 		State: get(ParamState), Account: get(ParamAccount),
 		DueFrom: get(ParamDueFrom), DueTo: get(ParamDueTo),
 		PaidFrom: get(ParamPaidFrom), PaidTo: get(ParamPaidTo),
-		NIS: get(ParamNIS), Search: strings.Join(strings.Fields(v.Get(ParamSearch)), " "),
+		NIS: get(ParamNIS), Class: get(ParamClass), Search: strings.Join(strings.Fields(v.Get(ParamSearch)), " "),
 		Notes: get(ParamNotes), Ref: get(ParamRef), Sort: get(ParamSort),
 	}
 	f.Offset, _ = strconv.Atoi(get(ParamOffset))
@@ -122,7 +124,7 @@ func ParseFilter(v url.Values, accounts []string) (Request, problem.List) {
 
 	var probs problem.List
 	srt, _ := ParseSort(f.Sort)
-	q := ledger.BillsQuery{Account: f.Account, Notes: f.Notes, Ref: f.Ref, NIS: f.NIS, Search: f.Search,
+	q := ledger.BillsQuery{Account: f.Account, Notes: f.Notes, Ref: f.Ref, NIS: f.NIS, Class: f.Class, Search: f.Search,
 		Sort: srt.Key, Desc: srt.Desc, Offset: f.Offset, Limit: f.Limit}
 	switch f.State {
 	case "":
@@ -140,6 +142,9 @@ func ParseFilter(v url.Values, accounts []string) (Request, problem.List) {
 	probs = append(probs, dateRange(&f.PaidFrom, &f.PaidTo, ParamPaidFrom, ParamPaidTo, "bills.err.paid_order", &q.PaidFrom, &q.PaidTo)...)
 	if f.NIS != "" {
 		students.CheckNIS(&probs, ParamNIS, f.NIS)
+	}
+	if n := len([]rune(f.Class)); n > students.MaxClassLen {
+		probs.Add(ParamClass, "form.too_long", students.MaxClassLen)
 	}
 	if n := len([]rune(f.Notes)); n > MaxNotesLen {
 		probs.Add(ParamNotes, "form.too_long", MaxNotesLen)
@@ -198,6 +203,7 @@ func (f Filter) Values() url.Values {
 	set(ParamPaidFrom, f.PaidFrom)
 	set(ParamPaidTo, f.PaidTo)
 	set(ParamNIS, f.NIS)
+	set(ParamClass, f.Class)
 	set(ParamSearch, f.Search)
 	set(ParamNotes, f.Notes)
 	set(ParamRef, f.Ref)

@@ -11,6 +11,7 @@ func init() {
 		"bills.tab.expired":         {ID: "Kedaluwarsa", EN: "Expired"},
 		"bills.tab.all":             {ID: "Semua", EN: "All"},
 		"bills.filter.all_accounts": {ID: "Semua rekening", EN: "All accounts"},
+		"bills.filter.all_classes":  {ID: "Semua kelas", EN: "All classes"},
 		"bills.filter.due_from":     {ID: "Jatuh tempo dari", EN: "Due from"},
 		"bills.filter.due_to":       {ID: "Jatuh tempo sampai", EN: "Due until"},
 		"bills.filter.paid_from":    {ID: "Dibayar dari", EN: "Paid from"},

@@ -38,6 +38,7 @@ type BillsQuery struct {
 	PaidFrom       time.Time // payment days in the ledger's zone, inclusive
 	PaidTo         time.Time
 	NIS            string // one student
+	Class          string // the students of one class (the roster's class, exact)
 	Search         string // part of a student's name, or the start of a NIS
 	Sort           string
 	Desc           bool
@@ -120,7 +121,7 @@ func (l *Ledger) Bills(ctx context.Context, q BillsQuery) (BillsPage, error) {
 // rowFilter is whether a query needs the rows (a student, a search, notes or a
 // reference), or the totals tables can answer its count and sums.
 func (q BillsQuery) rowFilter() bool {
-	return q.NIS != "" || q.Search != "" || q.Notes != "" || q.Ref != ""
+	return q.NIS != "" || q.Search != "" || q.Notes != "" || q.Ref != "" || q.Class != ""
 }
 
 // billTotals is the count and sums of the whole result.
@@ -287,6 +288,9 @@ func billTerms(w *where, q BillsQuery, today int64, withTab bool) {
 	}
 	if q.NIS != "" {
 		w.add("c.nis = ?", q.NIS)
+	}
+	if q.Class != "" {
+		w.add("c.nis IN (SELECT nis FROM students WHERE description = ?)", q.Class)
 	}
 	if !q.DueFrom.IsZero() {
 		w.add("c.due_day >= ?", dayNum(q.DueFrom))

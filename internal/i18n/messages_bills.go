@@ -6,7 +6,7 @@ func init() {
 		// Bills browser.
 		"bills.title":               {ID: "Tagihan", EN: "Bills"},
 		"bills.tabs_label":          {ID: "Status tagihan", EN: "Bill status"},
-		"bills.tab.provisioned":     {ID: "Belum dibayar", EN: "Outstanding"},
+		"bills.tab.provisioned":     {ID: "Belum dibayar", EN: "Unpaid"},
 		"bills.tab.paid":            {ID: "Lunas", EN: "Paid"},
 		"bills.tab.expired":         {ID: "Kedaluwarsa", EN: "Expired"},
 		"bills.tab.all":             {ID: "Semua", EN: "All"},

@@ -44,6 +44,8 @@ func uploadDuration(ctx context.Context, j store.UploadJob, now time.Time) strin
 	}
 	d := end.Sub(j.CommittedAt).Round(time.Second)
 	switch {
+	case d < time.Second:
+		return i18n.T(ctx, "words.duration.under_second")
 	case d < time.Minute:
 		return i18n.T(ctx, "uploads.duration.seconds", int(d.Seconds()))
 	case d < time.Hour:

@@ -58,7 +58,7 @@ func init() {
 		"payments.selected":            {ID: "Dipilih", EN: "Chosen"},
 		"payments.total_payable":       {ID: "Total semua yang dapat dibayar hari ini", EN: "Total of everything payable today"},
 		"payments.ref":                 {ID: "No. kuitansi / referensi", EN: "Receipt / reference no."},
-		"payments.ref_hint":            {ID: "Nomor pada kuitansi atau bukti setoran: huruf, angka, . / _ -, maksimal %[1]d karakter.", EN: "The number on the receipt or deposit slip: letters, digits, . / _ -, at most %[1]d characters."},
+		"payments.ref_hint":            {ID: "Nomor pada kuitansi atau bukti setoran: huruf, angka, . / _ -, maksimal %[1]d karakter.", EN: "The number on the receipt or deposit slip: letters, digits, . / _ -, at most %[1]d {1:character|characters}."},
 		"payments.continue":            {ID: "Lanjut ke konfirmasi", EN: "Continue to confirmation"},
 		"payments.reason.expired":      {ID: "Kedaluwarsa, tidak dapat dibayar", EN: "Expired, cannot be paid"},
 		"payments.reason.not_active":   {ID: "Belum aktif, belum dapat dibayar", EN: "Not active yet, cannot be paid yet"},

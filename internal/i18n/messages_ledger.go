@@ -65,7 +65,7 @@ func init() {
 		"settings.data.asked_by":           {ID: "diminta oleh %[1]s", EN: "asked for by %[1]s"},
 		"settings.data.recent":             {ID: "Sinkron terakhir", EN: "Recent runs"},
 		"settings.data.recent_none":        {ID: "Belum ada sinkron.", EN: "No run yet."},
-		"settings.data.span_seconds":       {ID: "%[1]d detik", EN: "%[1]d seconds"},
+		"settings.data.span_seconds":       {ID: "%[1]d detik", EN: "%[1]d {1:second|seconds}"},
 		"settings.data.span_minutes":       {ID: "%[1]d menit", EN: "%[1]d min"},
 		"settings.data.seconds":            {ID: "%[1]s dtk", EN: "%[1]s s"},
 		"settings.data.minutes":            {ID: "%[1]d mnt %[2]s dtk", EN: "%[1]d min %[2]s s"},

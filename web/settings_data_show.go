@@ -127,7 +127,7 @@ func (h *Handler) dataRun(ctx context.Context, run ledger.Run, f ledger.Freshnes
 		d.Took = took(ctx, run.Took())
 	}
 	if run.AskedBy != "" {
-		d.AskedBy = p.T("settings.data.asked_by", run.AskedBy)
+		d.AskedBy = p.T("settings.data.asked_by", h.staffNames(ctx)(run.AskedBy))
 	}
 	return d
 }

@@ -55,9 +55,10 @@ func uploadDuration(ctx context.Context, j store.UploadJob, now time.Time) strin
 	}
 }
 
-func (h *Handler) uploadListRow(ctx context.Context, j store.UploadJob) pages.UploadListRow {
+// uploadListRow is one upload in a list; name says who uploaded it in words.
+func (h *Handler) uploadListRow(ctx context.Context, j store.UploadJob, name func(string) string) pages.UploadListRow {
 	return pages.UploadListRow{
-		ID: j.ID, FileName: j.FileName, SHA256: j.FileSHA256, Kind: j.Kind, State: j.State, UploadedBy: j.UploadedBy,
+		ID: j.ID, FileName: j.FileName, SHA256: j.FileSHA256, Kind: j.Kind, State: j.State, UploadedBy: name(j.UploadedBy),
 		CreatedAt: j.CreatedAt, RowsTotal: j.RowsTotal, RowsNew: j.RowsNew, RowsAlready: j.RowsAlready, RowsError: j.RowsError,
 		Created: j.Created, Failed: j.Failed, Duration: uploadDuration(ctx, j, h.now()), Finished: uploads.Finished(j.State),
 	}
@@ -67,9 +68,10 @@ func (h *Handler) uploadListRow(ctx context.Context, j store.UploadJob) pages.Up
 // at offset, or the job's progress once committed.
 func (h *Handler) uploadView(ctx context.Context, j store.UploadJob, offset int) (pages.UploadView, error) {
 	p := i18n.From(ctx)
+	name := h.staffNames(ctx)
 	v := pages.UploadView{
 		ID: j.ID, FileName: j.FileName, SHA256: j.FileSHA256, Kind: j.Kind, State: j.State,
-		SizeKB: i18n.Number((j.FileSize + 1023) / 1024), UploadedBy: j.UploadedBy, UploadedAt: j.CreatedAt,
+		SizeKB: i18n.Number((j.FileSize + 1023) / 1024), UploadedBy: name(j.UploadedBy), UploadedAt: j.CreatedAt,
 		FileKept: j.FileKept, Rows: j.RowsTotal, New: j.RowsNew, Already: j.RowsAlready, Errors: j.RowsError, IssueCount: j.Issues,
 		IssuesKept: j.IssuesKept,
 	}
@@ -83,7 +85,7 @@ func (h *Handler) uploadView(ctx context.Context, j store.UploadJob, offset int)
 			return v, err
 		}
 		for _, e := range earlier {
-			v.Earlier = append(v.Earlier, pages.UploadEarlier{ID: e.ID, By: e.UploadedBy, State: e.State, At: e.CreatedAt})
+			v.Earlier = append(v.Earlier, pages.UploadEarlier{ID: e.ID, By: name(e.UploadedBy), State: e.State, At: e.CreatedAt})
 		}
 	}
 	for _, t := range j.Totals {

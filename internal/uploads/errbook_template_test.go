@@ -119,4 +119,3 @@ func TestErrorWorkbookKeepsTheTemplate(t *testing.T) {
 		})
 	}
 }
-

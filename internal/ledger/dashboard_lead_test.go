@@ -26,10 +26,12 @@ import (
 // This month's receipts: REF-1 and REF-2 = 2 payments (3 components), 1.350.000.
 // Collection rate: of the components due in March (P1, P2, P3, P5, P6: 2.800.000 at face
 // amount) the paid ones (P1, P2, P5: 1.300.000) = 46,4%.
-func TestDashboardLeadHandComputed(t *testing.T) {
+func TestDashboardLeadHandComputed(t *testing.T) { eachEngine(t, testDashboardLeadHandComputed) }
+
+func testDashboardLeadHandComputed(t *testing.T, engine string) {
 	t.Parallel()
 	wib := func(y int, m time.Month, d, hh, mm int) time.Time { return time.Date(y, m, d, hh, mm, 0, 0, jakarta) }
-	e := newEnv(t, wib(2027, time.January, 2, 9, 0))
+	e := newEnvOn(t, engine, wib(2027, time.January, 2, 9, 0))
 	ctx := context.Background()
 	if _, err := e.c.CreateStudents(ctx, []billing.Student{
 		{NIS: "2001", Name: "Dewi Anggraini", Description: "Kelas 7A", Phone: "081200000011"},

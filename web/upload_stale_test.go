@@ -56,7 +56,7 @@ func TestUploadPollEndsWithoutStaleBanners(t *testing.T) {
 		t.Fatalf("discard: %d", res.StatusCode)
 	}
 	ended("the discard", discarded, uploads.StateDiscarded)
-	if res := c.Get("/uploads"); res.Doc.Find(`[data-testid="upload-` + discarded + `"]`).Length() != 0 {
+	if res := c.Get("/uploads"); res.Doc.Find(`[data-testid="upload-`+discarded+`"]`).Length() != 0 {
 		t.Error("the discarded upload is still listed as not finished")
 	}
 

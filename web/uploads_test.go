@@ -791,7 +791,7 @@ func TestUploadPreviewSample(t *testing.T) {
 	// The first row has a bad amount: the sample starts at the second (sheet row 3).
 	first := rows.First()
 	want := map[string]string{"sample-row": "3", "sample-nis": sh.NIS[1], "sample-student": sh.Names[1],
-		"sample-name": "SPP Juli 2026", "sample-account": "BCA", "sample-amount": i18n.Rupiah(300_000),
+		"sample-name": "SPP Juli 2026", "sample-account": "BCA", "sample-amount": i18n.Rupiah(300_000), "sample-penalty": i18n.Rupiah(25_000),
 		"sample-due": "10 Jul 2026", "sample-expiry": "10 Agu 2026"}
 	for testid, w := range want {
 		if got := strings.TrimSpace(first.Find(`[data-testid="` + testid + `"]`).Text()); got != w {

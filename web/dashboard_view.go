@@ -80,7 +80,7 @@ func dashboardView(ctx context.Context, d reports.Dashboard) pages.DashboardView
 		{TestID: "card-collected-today", Label: p.T("dashboard.collected_today"), Value: i18n.Rupiah(d.CollectedToday.Amount),
 			Sub: p.T("words.dashboard.payments_items", d.PaymentsToday, d.CollectedToday.Count), Href: paymentsURL(today, today, ""), Variant: "success"},
 		{TestID: "card-collected-year", Label: p.T("dashboard.collected_year"), Value: i18n.Rupiah(d.CollectedYear.Amount),
-			Sub:  p.T("dashboard.year_span", p.Day(d.YearStart)) + " · " + p.T("words.dashboard.items_paid", d.CollectedYear.Count),
+			Sub:  p.T("dashboard.year_span", p.Day(d.YearStart)) + " · " + p.T("words.items_paid", d.CollectedYear.Count),
 			Href: paymentsURL(d.YearStart, today, ""), Variant: "success"},
 		{TestID: "card-outstanding", Label: p.T("term.unpaid"), Value: i18n.Rupiah(d.Outstanding.Amount),
 			Sub: p.T("dashboard.outstanding_sub", d.Outstanding.Count), Href: outstandingURL("", "", time.Time{}, time.Time{})},

@@ -8,7 +8,6 @@ func init() {
 		"dashboard.intro":             {ID: "Ringkasan uang masuk dan tagihan yang belum dibayar, per %[1]s.", EN: "Money received and bills still unpaid, as of %[1]s."},
 		"dashboard.collected_today":   {ID: "Diterima hari ini", EN: "Collected today"},
 		"dashboard.collected_year":    {ID: "Diterima tahun ajaran ini", EN: "Collected this school year"},
-		"dashboard.payments":          {ID: "%[1]d pembayaran", EN: "%[1]d {1:payment|payments}"},
 		"dashboard.year_span":         {ID: "Sejak %[1]s", EN: "Since %[1]s"},
 		"dashboard.outstanding_sub":   {ID: "%[1]d tagihan yang masih dapat dibayar", EN: "%[1]d {1:item|items} that can still be paid"},
 		"dashboard.expired_sub":       {ID: "%[1]d tagihan tidak dapat dibayar lagi", EN: "%[1]d {1:item|items} can no longer be paid"},

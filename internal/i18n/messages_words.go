@@ -11,7 +11,7 @@ func init() {
 		"words.dashboard.receipts_month":   {ID: "Diterima bulan ini", EN: "Received this month"},
 		"words.dashboard.receipts_hint":    {ID: "Satu kuitansi atau satu pembayaran di bank dihitung satu pembayaran, berapa pun tagihannya.", EN: "One receipt or one bank payment counts as one payment, however many items it pays."},
 		"words.dashboard.payments_items":   {ID: "%[1]d pembayaran · %[2]d tagihan", EN: "%[1]d {1:payment|payments} · %[2]d {2:item|items}"},
-		"words.dashboard.items_paid":       {ID: "%[1]d tagihan dibayar", EN: "%[1]d {1:item|items} paid"},
+		"words.items_paid":                 {ID: "%[1]d tagihan dibayar", EN: "%[1]d {1:item|items} paid"},
 
 		// A duration shorter than its smallest unit: never "0 detik".
 		"words.duration.under_second": {ID: "kurang dari 1 detik", EN: "under a second"},

@@ -461,3 +461,14 @@ func (l *Ledger) Accounts(ctx context.Context, from, to time.Time) (AccountsRepo
 	slices.SortFunc(rep.Rows, func(a, b AccountRow) int { return cmp.Compare(a.Account, b.Account) })
 	return rep, nil
 }
+
+// DaysLate counts the days from the row's oldest due day to today (the report's Today):
+// > 0 late by so many days, 0 or less not yet late; 0 for a row without components.
+func (r OutstandingRow) DaysLate(today time.Time) int {
+	if r.OldestDue.IsZero() {
+		return 0
+	}
+	y, m, d := r.OldestDue.UTC().Date()
+	ty, tm, td := today.UTC().Date()
+	return int(time.Date(ty, tm, td, 0, 0, 0, 0, time.UTC).Sub(time.Date(y, m, d, 0, 0, 0, 0, time.UTC)).Hours() / 24)
+}

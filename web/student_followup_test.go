@@ -91,6 +91,11 @@ func TestFollowUps(t *testing.T) {
 	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/students/2024001/reminder" {
 		t.Fatalf("letter: %d %q", res.StatusCode, res.Header.Get("Location"))
 	}
+	res = c.Get("/students/2024001/reminder")
+	if body := billsText(res.Doc.Find("body")); !strings.Contains(body, "Surat pengingat untuk Siti Aminah dicatat sebagai terkirim.") ||
+		!strings.Contains(billsText(res.Doc.Find(`[data-testid="reminder-last-sent"]`)), "Finance Staf") {
+		t.Errorf("after recording the letter: flash or last sent missing: %q", billsText(res.Doc.Find(`[data-testid="reminder-last-sent"]`)))
+	}
 	row = c.Get("/reports/outstanding").Doc.Find(`[data-testid="outstanding-row"][data-nis="2024001"]`)
 	if got := billsText(row.Find(`[data-testid="row-last-followup"]`)); !strings.Contains(got, "Surat · oleh Finance Staf") {
 		t.Errorf("last follow-up after the letter %q", got)

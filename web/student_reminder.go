@@ -36,7 +36,7 @@ func (h *Handler) showReminder(w http.ResponseWriter, r *http.Request) {
 	if can(ctx, auth.WriteBilling) {
 		v.RecordURL = followUpURL(s.NIS)
 	}
-	if last, err := h.db.LastFollowUp(ctx, s.NIS); err == nil && last.Channel == string(followups.Letter) {
+	if last, err := h.db.LastFollowUp(ctx, s.NIS, string(followups.Letter)); err == nil {
 		v.LastSentAt, v.LastSentBy = last.At, last.ActorName
 	} else if err != nil && !errors.Is(err, store.ErrNotFound) {
 		h.log.Warn("last follow-up", "nis", s.NIS, "err", err)

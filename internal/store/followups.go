@@ -48,12 +48,13 @@ func (db *DB) RecordFollowUp(ctx context.Context, f FollowUp, audit AuditEntry) 
 	return f, nil
 }
 
-// LastFollowUp is the newest follow-up of nis; ErrNotFound when there is none.
-func (db *DB) LastFollowUp(ctx context.Context, nis string) (FollowUp, error) {
+// LastFollowUp is the newest follow-up of nis by channel ("": by any); ErrNotFound when
+// there is none.
+func (db *DB) LastFollowUp(ctx context.Context, nis, channel string) (FollowUp, error) {
 	var f FollowUp
 	var at, n int64
 	err := db.sql.QueryRowContext(ctx, `SELECT id, nis, channel, at_us, actor, actor_name, components, total
-		FROM followups WHERE nis = $1 ORDER BY at_us DESC, id DESC LIMIT 1`, nis).
+		FROM followups WHERE nis = $1 AND ($2 = '' OR channel = $2) ORDER BY at_us DESC, id DESC LIMIT 1`, nis, channel).
 		Scan(&f.ID, &f.NIS, &f.Channel, &at, &f.Actor, &f.ActorName, &n, &f.Total)
 	if errors.Is(err, sql.ErrNoRows) {
 		return FollowUp{}, ErrNotFound

@@ -68,9 +68,9 @@ func dashboardView(ctx context.Context, d reports.Dashboard) pages.DashboardView
 			Sub:  p.T("dashboard.year_span", p.Day(d.YearStart)) + " · " + p.T("dashboard.payments", d.CollectedYear.Count),
 			Href: paymentsURL(d.YearStart, today, ""), Variant: "success"},
 		{TestID: "card-outstanding", Label: p.T("dashboard.outstanding"), Value: i18n.Rupiah(d.Outstanding.Amount),
-			Sub: p.T("dashboard.outstanding_sub", d.Outstanding.Count), Href: outstandingURL("", "", time.Time{}, time.Time{})},
+			Sub: p.T("dashboard.outstanding_sub", d.Outstanding.Count), Href: outstandingAllURL("", "", time.Time{}, time.Time{})},
 		{TestID: "card-not-due", Label: p.T("dashboard.not_due"), Value: i18n.Rupiah(d.NotYetDue.Amount),
-			Sub: p.T("dashboard.count_items", d.NotYetDue.Count), Href: outstandingURL("", "", today, time.Time{})},
+			Sub: p.T("dashboard.count_items", d.NotYetDue.Count), Href: outstandingAllURL("", "", today, time.Time{})},
 		{TestID: "card-overdue", Label: p.T("dashboard.overdue"), Value: i18n.Rupiah(d.Overdue.Amount),
 			Sub: p.T("dashboard.overdue_sub", d.Overdue.Count, i18n.Rupiah(d.OverduePenalty)), Href: outstandingURL("", "", time.Time{}, yesterday), Variant: "danger"},
 		{TestID: "card-expired", Label: p.T("dashboard.expired"), Value: i18n.Rupiah(d.Expired.Amount),
@@ -127,7 +127,7 @@ func dashboardView(ctx context.Context, d reports.Dashboard) pages.DashboardView
 		aging.Bars = append(aging.Bars, components.Bar{Label: label, Value: i18n.Rupiah(b.Sum.Amount),
 			Segment: components.Segment{Value: b.Sum.Amount, Class: agingClass(i),
 				Title: p.T("dashboard.chart.bar_title", label, i18n.Rupiah(b.Sum.Amount)),
-				Href:  outstandingURL("", "", b.DueFrom, b.DueTo)}})
+				Href:  outstandingAllURL("", "", b.DueFrom, b.DueTo)}})
 	}
 	v.Aging = components.LayoutBars(aging)
 

@@ -85,7 +85,7 @@ func isStudentAction(action string) bool {
 	case ledger.ActionCallback, ledger.ActionReconcileComponent, ledger.ActionReconcileStudent:
 		return true
 	}
-	return strings.HasPrefix(action, "upstream.")
+	return strings.HasPrefix(action, "upstream.") || strings.HasPrefix(action, "followup.")
 }
 
 // auditNIS is the (first) student an entry is about, or "".
@@ -170,6 +170,9 @@ func auditRow(ctx context.Context, e store.AuditEntry, ap auditPeople) pages.Aud
 		}
 		if n, ok := count("count"); ok {
 			row.Extras = append(row.Extras, p.T("audit.items", n))
+		}
+		if n, ok := count("overdue"); ok { // a follow-up: the overdue items it named
+			row.Extras = append(row.Extras, p.T("followups.audit_overdue", n))
 		}
 		money()
 		if reason := a["reason"]; reason != "" {

@@ -83,9 +83,9 @@ func dashboardView(ctx context.Context, d reports.Dashboard) pages.DashboardView
 			Sub:  p.T("dashboard.year_span", p.Day(d.YearStart)) + " · " + p.T("words.items_paid", d.CollectedYear.Count),
 			Href: paymentsURL(d.YearStart, today, ""), Variant: "success"},
 		{TestID: "card-outstanding", Label: p.T("term.unpaid"), Value: i18n.Rupiah(d.Outstanding.Amount),
-			Sub: p.T("dashboard.outstanding_sub", d.Outstanding.Count), Href: outstandingURL("", "", time.Time{}, time.Time{})},
+			Sub: p.T("dashboard.outstanding_sub", d.Outstanding.Count), Href: outstandingAllURL("", "", time.Time{}, time.Time{})},
 		{TestID: "card-not-due", Label: p.T("term.not_due"), Value: i18n.Rupiah(d.NotYetDue.Amount),
-			Sub: p.T("dashboard.count_items", d.NotYetDue.Count), Href: outstandingURL("", "", today, time.Time{})},
+			Sub: p.T("dashboard.count_items", d.NotYetDue.Count), Href: outstandingAllURL("", "", today, time.Time{})},
 		{TestID: "card-expired", Label: p.T("term.expired"), Value: i18n.Rupiah(d.Expired.Amount),
 			Sub: p.T("dashboard.expired_sub", d.Expired.Count), Href: billsURL(billlist.Filter{State: billlist.StateExpired}), Variant: "neutral"},
 	}
@@ -138,7 +138,7 @@ func dashboardView(ctx context.Context, d reports.Dashboard) pages.DashboardView
 		aging.Bars = append(aging.Bars, components.Bar{Label: label, Value: i18n.Rupiah(b.Sum.Amount),
 			Segment: components.Segment{Value: b.Sum.Amount, Class: agingClass(i),
 				Title: p.T("dashboard.chart.bar_title", label, i18n.Rupiah(b.Sum.Amount)),
-				Href:  outstandingURL("", "", b.DueFrom, b.DueTo)}})
+				Href:  outstandingAllURL("", "", b.DueFrom, b.DueTo)}})
 	}
 	v.Aging = components.LayoutBars(aging)
 

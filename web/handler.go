@@ -16,6 +16,7 @@ import (
 	"github.com/sekolah/portal/internal/config"
 	"github.com/sekolah/portal/internal/corrections"
 	"github.com/sekolah/portal/internal/counter"
+	"github.com/sekolah/portal/internal/followups"
 	"github.com/sekolah/portal/internal/ledger"
 	"github.com/sekolah/portal/internal/registration"
 	"github.com/sekolah/portal/internal/reports"
@@ -43,6 +44,7 @@ type Handler struct {
 	registration *registration.Service
 	counter      *counter.Service
 	school       *school.Service
+	followups    *followups.Service
 	uploads      *uploads.Runner
 	corrections  *corrections.Runner
 	ledger       *ledger.Ledger // what every page reads
@@ -61,7 +63,7 @@ func newHandler(d Deps) *Handler {
 	cs.MaxAge(0)
 	h := &Handler{
 		cfg: a.Config, db: a.DB, auth: a.Auth, billing: a.Billing, writer: a.Writer, reports: a.Reports,
-		registration: a.Registration, counter: a.Counter, school: a.School, uploads: a.Uploads, corrections: a.Corrections, ledger: a.Ledger, sync: a.Sync,
+		registration: a.Registration, counter: a.Counter, school: a.School, followups: a.FollowUps, uploads: a.Uploads, corrections: a.Corrections, ledger: a.Ledger, sync: a.Sync,
 		log: a.Log, sessions: cs, now: a.Now,
 	}
 	if h.log == nil {

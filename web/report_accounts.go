@@ -13,7 +13,7 @@ import (
 func accountRow(a reports.AccountRow, f reports.PaymentsFilter) pages.AccountRow {
 	return pages.AccountRow{Account: a.Account, Payments: a.Payments, Amount: a.Amount, Penalty: a.Penalty, Paid: a.Paid,
 		NotYetDue: a.NotYetDue, Overdue: a.Overdue, Outstanding: a.Outstanding,
-		PaymentsURL: paymentsURL(f.From, f.To, a.Account), OutstandingURL: outstandingURL("", a.Account, time.Time{}, time.Time{})}
+		PaymentsURL: paymentsURL(f.From, f.To, a.Account), OutstandingURL: outstandingAllURL("", a.Account, time.Time{}, time.Time{})}
 }
 
 // reportAccounts is the per account code summary, its exports and its refresh.

@@ -4,33 +4,51 @@ import (
 	"context"
 	"net/http"
 	"strings"
+	"time"
 
+	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/i18n"
 	"github.com/sekolah/portal/internal/reports"
 	"github.com/sekolah/portal/views/pages"
 )
 
 // outstandingRow shapes one student's arrears (or the total) for the page.
-func outstandingRow(ctx context.Context, o reports.OutstandingRow) pages.OutstandingRow {
+func outstandingRow(ctx context.Context, o reports.OutstandingRow, today time.Time) pages.OutstandingRow {
 	row := pages.OutstandingRow{NIS: o.NIS, Name: o.Name, Class: reports.ClassLabel(i18n.From(ctx), o.Class), Count: o.Count,
-		Buckets: o.Buckets[:], Total: o.Total, OldestDue: o.OldestDue}
+		OverdueCount: o.OverdueCount, ExpiredCount: o.ExpiredCount, Overdue: o.Overdue, NotYetDue: o.Total - o.Overdue,
+		Total: o.Total, Penalty: o.Penalty, Expired: o.Expired, OldestDue: o.OldestDue}
+	row.DaysLate = o.DaysLate(today)
 	if o.NIS != "" {
-		row.StatementURL = statementURL(o.NIS)
+		row.StatementURL, row.StudentURL = statementURL(o.NIS), studentURL(o.NIS)
+		row.FollowUpURL, row.ReminderURL = followUpURL(o.NIS), reminderURL(o.NIS)
+	}
+	if f := o.LastFollowUp; f.ID != "" {
+		row.LastAt, row.LastChannel, row.LastBy = f.At, f.Channel, f.ActorName
+		if row.LastBy == "" {
+			row.LastBy = f.Actor
+		}
 	}
 	return row
 }
 
-// reportOutstanding is the outstanding and arrears report, its exports and its refresh.
+// reportOutstanding is the arrears report (overdue only, or with all=1 every unpaid
+// component), its exports and its refresh.
 func (h *Handler) reportOutstanding(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	q := r.URL.Query()
-	form := pages.OutstandingForm{Class: q.Get("class"), Account: strings.TrimSpace(q.Get("account")), DueFrom: q.Get("due_from"), DueTo: q.Get("due_to")}
-	v := pages.OutstandingView{Form: form, Accounts: h.cfg.AccountCodes, NoClass: reports.NoClass}
+	form := pages.OutstandingForm{Class: q.Get("class"), Account: strings.TrimSpace(q.Get("account")), DueFrom: q.Get("due_from"), DueTo: q.Get("due_to"),
+		All: q.Get("all") == "1"}
+	v := pages.OutstandingView{Form: form, Accounts: h.cfg.AccountCodes, NoClass: reports.NoClass, CanFollowUp: can(ctx, auth.WriteBilling)}
 	v.Classes = h.knownClasses(ctx)
 	dueFrom, okFrom := parseDay(&v.Form.DueFrom)
 	dueTo, okTo := parseDay(&v.Form.DueTo)
-	filter := reports.OutstandingFilter{Class: form.Class, Account: form.Account, DueFrom: dueFrom, DueTo: dueTo}
-	v.ReportShell = reportShell(outstandingURL(filter.Class, filter.Account, filter.DueFrom, filter.DueTo))
+	filter := reports.OutstandingFilter{Class: form.Class, Account: form.Account, DueFrom: dueFrom, DueTo: dueTo, Overdue: !form.All}
+	url, switchURL := outstandingURL, outstandingAllURL
+	if form.All {
+		url, switchURL = outstandingAllURL, outstandingURL
+	}
+	v.ReportShell = reportShell(url(filter.Class, filter.Account, filter.DueFrom, filter.DueTo))
+	v.SwitchURL = switchURL(filter.Class, filter.Account, filter.DueFrom, filter.DueTo)
 	switch {
 	case !okFrom || !okTo:
 		v.FormError = i18n.T(ctx, "form.invalid_date")
@@ -60,14 +78,12 @@ func (h *Handler) reportOutstanding(w http.ResponseWriter, r *http.Request) {
 		status = h.reportFailure(ctx, &v.ReportShell, err)
 	} else {
 		rep := res.Value
-		v.Report = &pages.OutstandingReport{Today: rep.Today, Students: len(rep.Rows), Total: outstandingRow(ctx, rep.Total)}
-		for _, k := range reports.BucketKeys() {
-			v.Report.BucketKeys = append(v.Report.BucketKeys, k)
-		}
+		today := rep.Today
+		v.Report = &pages.OutstandingReport{Today: rep.Today, Students: len(rep.Rows), Total: outstandingRow(ctx, rep.Total, today)}
 		var rows []reports.OutstandingRow
 		rows, v.Pager = pageOf(r, rep.Rows, v.URL)
 		for _, o := range rows {
-			v.Rows = append(v.Rows, outstandingRow(ctx, o))
+			v.Rows = append(v.Rows, outstandingRow(ctx, o, today))
 		}
 		v.Fresh = h.freshness(ctx, res.Fresh, v.URL)
 	}

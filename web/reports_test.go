@@ -72,8 +72,8 @@ func TestDashboardAndReportPages(t *testing.T) {
 			"card-collected-today": {i18n.Rupiah(d.CollectedToday.Amount), "/reports/payments?from=2027-03-15&to=2027-03-15"},
 			"card-collected-month": {i18n.Rupiah(d.CollectedMonth.Amount), "/reports/payments?from=2027-03-01&to=2027-03-15"},
 			"card-collected-year":  {i18n.Rupiah(d.CollectedYear.Amount), "/reports/payments?from=2026-07-01&to=2027-03-15"},
-			"card-outstanding":     {i18n.Rupiah(d.Outstanding.Amount), "/reports/outstanding"},
-			"card-not-due":         {i18n.Rupiah(d.NotYetDue.Amount), "/reports/outstanding?due_from=2027-03-15"},
+			"card-outstanding":     {i18n.Rupiah(d.Outstanding.Amount), "/reports/outstanding?all=1"},
+			"card-not-due":         {i18n.Rupiah(d.NotYetDue.Amount), "/reports/outstanding?all=1&due_from=2027-03-15"},
 			"card-overdue":         {i18n.Rupiah(d.Overdue.Amount), "/reports/outstanding?due_to=2027-03-14"},
 			"card-expired":         {i18n.Rupiah(d.Expired.Amount), "/bills?state=expired"},
 			"card-rate":            {"", "/bills?due_from=2027-03-01&due_to=2027-03-31&state=all"},
@@ -171,9 +171,20 @@ func TestDashboardAndReportPages(t *testing.T) {
 	})
 
 	t.Run("outstanding", func(t *testing.T) {
+		// Overdue only by default (the dashboard's overdue card), all unpaid with the switch.
 		res := c.Get("/reports/outstanding")
+		if got := rText(res, `[data-testid="outstanding-total"]`); res.StatusCode != 200 || got != i18n.Rupiah(d.Overdue.Amount) {
+			t.Errorf("arrears %d %q, dashboard overdue %s", res.StatusCode, got, i18n.Rupiah(d.Overdue.Amount))
+		}
+		if href := rAttr(res, `[data-testid="switch-link"]`, "href"); href != "/reports/outstanding?all=1" {
+			t.Errorf("switch to all unpaid links to %q", href)
+		}
+		res = c.Get("/reports/outstanding?all=1")
 		if got := rText(res, `[data-testid="outstanding-total"]`); res.StatusCode != 200 || got != i18n.Rupiah(d.Outstanding.Amount) {
 			t.Errorf("outstanding %d %q, dashboard %s", res.StatusCode, got, i18n.Rupiah(d.Outstanding.Amount))
+		}
+		if _, ok := res.Doc.Find(`[data-testid="switch-all"]`).Attr("checked"); !ok {
+			t.Error("the all-unpaid switch is not ticked on all=1")
 		}
 		class := d.TopClasses[0]
 		res = c.Get("/reports/outstanding?class=" + url.QueryEscape(class.Class) + "&due_to=2027-03-14")
@@ -252,7 +263,7 @@ func TestReportExportsDownload(t *testing.T) {
 	t.Parallel()
 	p, svc := reportsDemoPortal(t)
 	ctx := context.Background()
-	out, err := svc.Outstanding(ctx, reports.OutstandingFilter{Account: "SPP"}, false)
+	out, err := svc.Outstanding(ctx, reports.OutstandingFilter{Account: "SPP", Overdue: true}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -287,7 +298,7 @@ func TestReportExportsDownload(t *testing.T) {
 	}
 	var sum int64
 	for _, r := range recs[1:] {
-		v, _ := strconv.ParseInt(r[10], 10, 64)
+		v, _ := strconv.ParseInt(r[4], 10, 64) // overdue (Terlambat): the default report's total
 		sum += v
 	}
 	if len(recs)-1 != len(out.Value.Rows) || sum != out.Value.Total.Total {

@@ -112,6 +112,10 @@ func New(d Deps) http.Handler {
 					r.Get("/", h.showStudent)
 					r.Get("/statement", h.studentStatement)
 					r.Get("/letter", h.showLetter)
+					// Arrears follow-ups: the reminder letter for all who read bills; recording
+					// a follow-up (WhatsApp, letter sent) for finance staff.
+					r.Get("/reminder", h.showReminder)
+					r.With(h.require(auth.WriteBilling)).Post("/followup", h.followUpStudent)
 					r.Group(func(r chi.Router) {
 						r.Use(h.require(auth.WriteBilling))
 						r.Get("/edit", h.editStudent)

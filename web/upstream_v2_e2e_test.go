@@ -238,9 +238,10 @@ func TestLooseServiceGivesCompleteFigures(t *testing.T) {
 		{"/reports/payments?from=2027-03-15&to=2027-03-15", "payments-total", want.collectedToday},
 		{"/reports/payments?from=2027-03-01&to=2027-03-15", "payments-total", want.collectedMonth},
 		{"/reports/accounts?from=2026-07-01&to=2027-03-15", "accounts-total", want.collectedYear},
-		{"/reports/outstanding", "outstanding-total", want.outstanding},
+		{"/reports/outstanding?all=1", "outstanding-total", want.outstanding},
+		{"/reports/outstanding", "outstanding-total", want.overdue},
 		{"/reports/outstanding?due_to=2027-03-14", "outstanding-total", want.overdue},
-		{"/reports/outstanding?due_from=2027-03-15", "outstanding-total", want.notYetDue},
+		{"/reports/outstanding?all=1&due_from=2027-03-15", "outstanding-total", want.notYetDue},
 	}
 	for _, w := range reportsWant {
 		res := c.Get(w.path)

@@ -39,9 +39,14 @@ func paymentsURL(from, to time.Time, account string) string {
 	return withQuery("/reports/payments", "from", dayParam(from), "to", dayParam(to), "account", account)
 }
 
-// outstandingURL is the outstanding report with its filters (class "-": no class).
+// outstandingURL is the arrears report (overdue only) with its filters (class "-": no class).
 func outstandingURL(class, account string, dueFrom, dueTo time.Time) string {
 	return withQuery("/reports/outstanding", "class", class, "account", account, "due_from", dayParam(dueFrom), "due_to", dayParam(dueTo))
+}
+
+// outstandingAllURL is the report of every unpaid component (not yet due included).
+func outstandingAllURL(class, account string, dueFrom, dueTo time.Time) string {
+	return withQuery("/reports/outstanding", "all", "1", "class", class, "account", account, "due_from", dayParam(dueFrom), "due_to", dayParam(dueTo))
 }
 
 // statementURL is one student's statement.
@@ -122,3 +127,9 @@ func studentsURL(f pages.StudentsFilter, offset int) string {
 
 // letterURL is a student's bill letter for parents.
 func letterURL(nis string) string { return studentURL(nis) + "/letter" }
+
+// reminderURL is a student's arrears reminder letter; followUpURL records a follow-up.
+func reminderURL(nis string) string { return studentURL(nis) + "/reminder" }
+
+// followUpURL is where a follow-up of a student's arrears is posted (channel=…).
+func followUpURL(nis string) string { return studentURL(nis) + "/followup" }

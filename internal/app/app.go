@@ -20,6 +20,7 @@ import (
 	"github.com/sekolah/portal/internal/config"
 	"github.com/sekolah/portal/internal/corrections"
 	"github.com/sekolah/portal/internal/counter"
+	"github.com/sekolah/portal/internal/followups"
 	"github.com/sekolah/portal/internal/ledger"
 	"github.com/sekolah/portal/internal/registration"
 	"github.com/sekolah/portal/internal/reports"
@@ -72,6 +73,8 @@ type App struct {
 	Counter      *counter.Service
 	// School is the school's profile, logo and receipt numbers.
 	School *school.Service
+	// FollowUps are the WhatsApp messages and reminder letters about arrears.
+	FollowUps *followups.Service
 
 	// Ledger is the portal's read model of the service: every page reads it.
 	Ledger *ledger.Ledger
@@ -132,6 +135,14 @@ func New(ctx context.Context, o Options) (*App, error) {
 	}
 	a.School = &school.Service{DB: o.DB, Location: cfg.Location, Now: now, Log: log}
 	a.Counter = &counter.Service{Billing: o.Billing, Writer: a.Writer, DB: o.DB, School: a.School, Location: cfg.Location, Now: now, Log: log}
+	a.FollowUps = &followups.Service{DB: o.DB, Ledger: a.Ledger, Location: cfg.Location, Now: now,
+		School: func(ctx context.Context) string {
+			p, err := a.School.Profile(ctx)
+			if err != nil {
+				log.Warn("follow-up: read the school's name", "err", err)
+			}
+			return p.Name
+		}}
 
 	ucfg := uploads.ConfigFrom(cfg)
 	if o.Uploads != nil {

@@ -48,7 +48,7 @@ func init() {
 		"reports.payments.daily":      {ID: "Total Harian Pembayaran", EN: "Daily Totals of Payments"},
 		"reports.payments.list":       {ID: "Daftar pembayaran", EN: "Payments"},
 		"reports.outstanding.title":   {ID: "Laporan Tunggakan dan Piutang", EN: "Outstanding and Arrears"},
-		"reports.outstanding.intro":   {ID: "Per siswa, menurut umur tunggakan, dengan jumlah yang harus dibayar hari ini.", EN: "By student and age, with what is due today."},
+		"reports.outstanding.intro":   {ID: "Siapa yang terlambat membayar, yang terbesar dulu, dengan tindak lanjut terakhir; atau semua yang belum dibayar.", EN: "Who is late paying, largest first, with the last follow-up; or everything unpaid."},
 		"reports.statement.title":     {ID: "Rincian Tagihan Siswa", EN: "Student Statement"},
 		"reports.statement.intro":     {ID: "Semua tagihan satu siswa, lunas maupun belum, dengan saldo berjalan.", EN: "Every bill of one student, paid and unpaid, with a running total."},
 		"reports.statement.ask":       {ID: "Masukkan NIS siswa untuk melihat rinciannya.", EN: "Enter a student's NIS to see their statement."},

@@ -148,9 +148,10 @@ func TestHandComputedFromLedger(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := out.Value.Rows[2]
+	c := out.Value.Rows[1] // largest overdue first: 1002 (525.000), 1003 (420.000), 1001
 	if want := (reports.OutstandingRow{NIS: "1003", Name: "Citra Dewi", Count: 2,
-		Buckets: [reports.NumBuckets]int64{1_200_000, 0, 0, 0, 420_000}, Penalty: 20_000, Total: 1_620_000, OldestDue: day(2026, 12, 10)}); c != want {
+		Buckets: [reports.NumBuckets]int64{1_200_000, 0, 0, 0, 420_000}, Penalty: 20_000, Total: 1_620_000, OldestDue: day(2026, 12, 10),
+		Overdue: 420_000, OverdueCount: 1}); c != want {
 		t.Errorf("1003 = %+v", c)
 	}
 	st, err := svc.Statement(ctx, "1002", false)

@@ -225,9 +225,10 @@ func oracleOutstanding(bills []billing.Bill, f ledger.OutstandingFilter, today t
 	rep := ledger.OutstandingReport{Filter: f, Today: today}
 	byNIS := map[string]*ledger.OutstandingRow{}
 	todayN := dayN(today)
+	expired := map[string]*ledger.OutstandingRow{}
 	for _, b := range bills {
 		due := b.DueToday(today)
-		if b.State == billing.StatePaid || due == 0 {
+		if b.State == billing.StatePaid || b.State == billing.StateDeleted {
 			continue
 		}
 		if f.Account != "" && b.AccountCode != f.Account ||
@@ -242,17 +243,40 @@ func oracleOutstanding(bills []billing.Bill, f ledger.OutstandingFilter, today t
 		case f.Class != ledger.NoClass && f.Class != pe.class:
 			continue
 		}
+		if due == 0 { // expired unpaid: beside the student's row, in its own column
+			e := expired[b.NIS]
+			if e == nil {
+				e = &ledger.OutstandingRow{}
+				expired[b.NIS] = e
+			}
+			e.Expired += b.Amount
+			e.ExpiredCount++
+			continue
+		}
+		lateDays := todayN - dayN(b.Due.UTC())
+		if f.Overdue && lateDays <= 0 {
+			continue
+		}
 		r := byNIS[b.NIS]
 		if r == nil {
 			r = &ledger.OutstandingRow{NIS: b.NIS, Name: pe.name, Class: pe.class, OldestDue: b.Due.UTC()}
 			byNIS[b.NIS] = r
 		}
 		r.Count++
-		r.Buckets[bucketOfDays(todayN-dayN(b.Due.UTC()))] += due
+		r.Buckets[bucketOfDays(lateDays)] += due
 		r.Penalty += due - b.Amount
 		r.Total += due
+		if lateDays > 0 {
+			r.Overdue += due
+			r.OverdueCount++
+		}
 		if b.Due.Before(r.OldestDue) {
 			r.OldestDue = b.Due.UTC()
+		}
+	}
+	for nis, e := range expired {
+		if r := byNIS[nis]; r != nil {
+			r.Expired, r.ExpiredCount = e.Expired, e.ExpiredCount
 		}
 	}
 	rep.Rows = []ledger.OutstandingRow{}
@@ -264,6 +288,10 @@ func oracleOutstanding(bills []billing.Bill, f ledger.OutstandingFilter, today t
 		}
 		rep.Total.Penalty += r.Penalty
 		rep.Total.Total += r.Total
+		rep.Total.Overdue += r.Overdue
+		rep.Total.OverdueCount += r.OverdueCount
+		rep.Total.Expired += r.Expired
+		rep.Total.ExpiredCount += r.ExpiredCount
 	}
 	noClassLast := func(c string) int {
 		if c == "" {
@@ -272,7 +300,8 @@ func oracleOutstanding(bills []billing.Bill, f ledger.OutstandingFilter, today t
 		return 0
 	}
 	slices.SortFunc(rep.Rows, func(a, b ledger.OutstandingRow) int {
-		return cmp.Or(cmp.Compare(noClassLast(a.Class), noClassLast(b.Class)), cmp.Compare(a.Class, b.Class),
+		return cmp.Or(cmp.Compare(b.Overdue, a.Overdue), cmp.Compare(b.Total, a.Total), cmp.Compare(b.Expired, a.Expired),
+			cmp.Compare(noClassLast(a.Class), noClassLast(b.Class)), cmp.Compare(a.Class, b.Class),
 			cmp.Compare(a.Name, b.Name), cmp.Compare(a.NIS, b.NIS))
 	})
 	return rep

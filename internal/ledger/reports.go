@@ -9,6 +9,8 @@ import (
 	"iter"
 	"slices"
 	"time"
+
+	"github.com/sekolah/portal/internal/store"
 )
 
 // The four reports' figures, as internal/reports defines them, read from the ledger.
@@ -21,23 +23,35 @@ var ErrBadRange = errors.New("ledger: the range starts after it ends")
 
 // OutstandingFilter selects open, payable components: of one class (NoClass: students
 // without one), one account code, and due between DueFrom and DueTo (each optional).
+// Overdue keeps only those past their due day (the arrears report's default: "Terlambat");
+// without it every unpaid, payable one ("Belum dibayar", not yet due included).
 type OutstandingFilter struct {
 	Class          string
 	Account        string
 	DueFrom, DueTo time.Time
+	Overdue        bool
 }
 
 // OutstandingRow is one student's open components by age: what paying them would cost
 // today, per bucket and in total (Penalty is the part of Total that is penalties).
+// Overdue is the part of Total past its due day (amount and penalty), and Expired what
+// the student's components of the same filter that expired unpaid were for (their
+// amounts; no longer payable, so not in Total). LastFollowUp is the newest reminder sent
+// about them (zero: none).
 type OutstandingRow struct {
-	NIS       string
-	Name      string
-	Class     string
-	Count     int
-	Buckets   [NumBuckets]int64
-	Penalty   int64
-	Total     int64
-	OldestDue time.Time
+	NIS          string
+	Name         string
+	Class        string
+	Count        int
+	Buckets      [NumBuckets]int64
+	Penalty      int64
+	Total        int64
+	OldestDue    time.Time
+	Overdue      int64
+	OverdueCount int
+	Expired      int64
+	ExpiredCount int
+	LastFollowUp store.FollowUp
 }
 
 func (r *OutstandingRow) addRow(o OutstandingRow) {
@@ -47,10 +61,16 @@ func (r *OutstandingRow) addRow(o OutstandingRow) {
 	}
 	r.Penalty += o.Penalty
 	r.Total += o.Total
+	r.Overdue += o.Overdue
+	r.OverdueCount += o.OverdueCount
+	r.Expired += o.Expired
+	r.ExpiredCount += o.ExpiredCount
 }
 
-// OutstandingReport is the students who owe, by class (those without one last) then
-// name, and the totals.
+// OutstandingReport is the students who owe, the largest overdue amount first (then
+// the largest total, the largest expired, class, name), and the totals. A student is
+// listed when they have a selected component; the expired ones of a student with none
+// are left out, as on the dashboard.
 type OutstandingReport struct {
 	Filter OutstandingFilter
 	Today  time.Time
@@ -66,7 +86,8 @@ func (f OutstandingFilter) Check() error {
 	return nil
 }
 
-// Outstanding groups the open, payable components by student on today, in SQL.
+// Outstanding groups the open components by student on today, in SQL: the selected
+// payable ones by age, the expired ones beside them, and each student's last follow-up.
 func (l *Ledger) Outstanding(ctx context.Context, f OutstandingFilter) (OutstandingReport, error) {
 	if err := f.Check(); err != nil {
 		return OutstandingReport{}, err
@@ -75,7 +96,7 @@ func (l *Ledger) Outstanding(ctx context.Context, f OutstandingFilter) (Outstand
 	rep := OutstandingReport{Filter: f, Today: dayTime(today)}
 	var w where
 	t := w.arg(today)
-	w.terms = append(w.terms, "c.kind = 0", "c.expiry_day >= "+t)
+	w.terms = append(w.terms, "c.kind = 0")
 	if f.Account != "" {
 		w.add("c.account_code = ?", f.Account)
 	}
@@ -86,24 +107,38 @@ func (l *Ledger) Outstanding(ctx context.Context, f OutstandingFilter) (Outstand
 		w.add("c.due_us <= ?", micros(f.DueTo))
 	}
 	late := "(" + t + " - c.due_day)"
-	inner := `SELECT c.nis AS nis, COUNT(*) AS n,
-		SUM(CASE WHEN ` + late + ` <= 0 THEN c.amount ELSE 0 END) AS b0,
-		SUM(CASE WHEN ` + late + ` BETWEEN 1 AND 30 THEN c.amount + c.penalty ELSE 0 END) AS b1,
-		SUM(CASE WHEN ` + late + ` BETWEEN 31 AND 60 THEN c.amount + c.penalty ELSE 0 END) AS b2,
-		SUM(CASE WHEN ` + late + ` BETWEEN 61 AND 90 THEN c.amount + c.penalty ELSE 0 END) AS b3,
-		SUM(CASE WHEN ` + late + ` > 90 THEN c.amount + c.penalty ELSE 0 END) AS b4,
-		SUM(CASE WHEN ` + late + ` > 0 THEN c.penalty ELSE 0 END) AS penalty,
-		MIN(c.due_us) AS oldest
+	// sel: payable today and, for the overdue report, past its due day.
+	sel := "c.expiry_day >= " + t
+	if f.Overdue {
+		sel += " AND c.due_day < " + t
+	}
+	inner := `SELECT c.nis AS nis, SUM(CASE WHEN ` + sel + ` THEN 1 ELSE 0 END) AS n,
+		SUM(CASE WHEN ` + sel + ` AND ` + late + ` <= 0 THEN c.amount ELSE 0 END) AS b0,
+		SUM(CASE WHEN ` + sel + ` AND ` + late + ` BETWEEN 1 AND 30 THEN c.amount + c.penalty ELSE 0 END) AS b1,
+		SUM(CASE WHEN ` + sel + ` AND ` + late + ` BETWEEN 31 AND 60 THEN c.amount + c.penalty ELSE 0 END) AS b2,
+		SUM(CASE WHEN ` + sel + ` AND ` + late + ` BETWEEN 61 AND 90 THEN c.amount + c.penalty ELSE 0 END) AS b3,
+		SUM(CASE WHEN ` + sel + ` AND ` + late + ` > 90 THEN c.amount + c.penalty ELSE 0 END) AS b4,
+		SUM(CASE WHEN ` + sel + ` AND ` + late + ` > 0 THEN c.penalty ELSE 0 END) AS penalty,
+		SUM(CASE WHEN ` + sel + ` AND ` + late + ` > 0 THEN 1 ELSE 0 END) AS n_late,
+		COALESCE(MIN(CASE WHEN ` + sel + ` THEN c.due_us END), 0) AS oldest,
+		SUM(CASE WHEN c.expiry_day < ` + t + ` THEN c.amount ELSE 0 END) AS expired,
+		SUM(CASE WHEN c.expiry_day < ` + t + ` THEN 1 ELSE 0 END) AS n_expired
 		FROM ledger_components c` + l.indexedBy("ledger_components_open") + w.sql() + ` GROUP BY c.nis`
 	named := where{terms: slices.Clone(w.terms), args: slices.Clone(w.args)}
-	outer := `SELECT o.nis, o.n, o.b0, o.b1, o.b2, o.b3, o.b4, o.penalty, o.oldest, COALESCE(s.name, ''), COALESCE(s.description, '')
-		FROM (` + inner + `) o LEFT JOIN students s ON s.nis = o.nis`
+	// The newest follow-up of each student listed, through its (nis, at_us, id) index.
+	outer := `SELECT o.nis, o.n, o.b0, o.b1, o.b2, o.b3, o.b4, o.penalty, o.n_late, o.oldest, o.expired, o.n_expired,
+		COALESCE(s.name, ''), COALESCE(s.description, ''),
+		COALESCE(f.id, ''), COALESCE(f.channel, ''), COALESCE(f.at_us, 0), COALESCE(f.actor, ''), COALESCE(f.actor_name, ''),
+		COALESCE(f.components, 0), COALESCE(f.total, 0)
+		FROM (` + inner + `) o LEFT JOIN students s ON s.nis = o.nis
+		LEFT JOIN followups f ON f.id = (SELECT f2.id FROM followups f2 WHERE f2.nis = o.nis ORDER BY f2.at_us DESC, f2.id DESC LIMIT 1)
+		WHERE o.n > 0`
 	switch f.Class {
 	case "":
 	case NoClass:
-		outer += ` WHERE COALESCE(s.description, '') = ''`
+		outer += ` AND COALESCE(s.description, '') = ''`
 	default:
-		outer += ` WHERE s.description = ` + w.arg(f.Class)
+		outer += ` AND s.description = ` + w.arg(f.Class)
 	}
 	err := l.read(ctx, func(tx *sql.Tx) error {
 		rows, err := tx.QueryContext(ctx, outer, w.args...)
@@ -113,14 +148,22 @@ func (l *Ledger) Outstanding(ctx context.Context, f OutstandingFilter) (Outstand
 		defer rows.Close()
 		for rows.Next() {
 			var r OutstandingRow
-			var n, oldest int64
+			var n, nLate, oldest, nExpired, fAt, fN int64
 			if err := rows.Scan(&r.NIS, &n, &r.Buckets[0], &r.Buckets[1], &r.Buckets[2], &r.Buckets[3], &r.Buckets[4],
-				&r.Penalty, &oldest, &r.Name, &r.Class); err != nil {
+				&r.Penalty, &nLate, &oldest, &r.Expired, &nExpired, &r.Name, &r.Class,
+				&r.LastFollowUp.ID, &r.LastFollowUp.Channel, &fAt, &r.LastFollowUp.Actor, &r.LastFollowUp.ActorName,
+				&fN, &r.LastFollowUp.Total); err != nil {
 				return err
 			}
-			r.Count, r.OldestDue = int(n), instant(oldest)
-			for _, b := range r.Buckets {
+			r.Count, r.OverdueCount, r.ExpiredCount, r.OldestDue = int(n), int(nLate), int(nExpired), instant(oldest)
+			for i, b := range r.Buckets {
 				r.Total += b
+				if i > 0 {
+					r.Overdue += b
+				}
+			}
+			if r.LastFollowUp.ID != "" {
+				r.LastFollowUp.NIS, r.LastFollowUp.At, r.LastFollowUp.Components = r.NIS, time.UnixMicro(fAt).UTC(), int(fN)
 			}
 			rep.Rows = append(rep.Rows, r)
 		}
@@ -149,7 +192,8 @@ func (l *Ledger) Outstanding(ctx context.Context, f OutstandingFilter) (Outstand
 		rep.Total.addRow(r)
 	}
 	slices.SortFunc(rep.Rows, func(a, b OutstandingRow) int {
-		return cmp.Or(cmp.Compare(noClassLast(a.Class), noClassLast(b.Class)), cmp.Compare(a.Class, b.Class),
+		return cmp.Or(cmp.Compare(b.Overdue, a.Overdue), cmp.Compare(b.Total, a.Total), cmp.Compare(b.Expired, a.Expired),
+			cmp.Compare(noClassLast(a.Class), noClassLast(b.Class)), cmp.Compare(a.Class, b.Class),
 			cmp.Compare(a.Name, b.Name), cmp.Compare(a.NIS, b.NIS))
 	})
 	if rep.Rows == nil {
@@ -416,4 +460,15 @@ func (l *Ledger) Accounts(ctx context.Context, from, to time.Time) (AccountsRepo
 	}
 	slices.SortFunc(rep.Rows, func(a, b AccountRow) int { return cmp.Compare(a.Account, b.Account) })
 	return rep, nil
+}
+
+// DaysLate counts the days from the row's oldest due day to today (the report's Today):
+// > 0 late by so many days, 0 or less not yet late; 0 for a row without components.
+func (r OutstandingRow) DaysLate(today time.Time) int {
+	if r.OldestDue.IsZero() {
+		return 0
+	}
+	y, m, d := r.OldestDue.UTC().Date()
+	ty, tm, td := today.UTC().Date()
+	return int(time.Date(ty, tm, td, 0, 0, 0, 0, time.UTC).Sub(time.Date(y, m, d, 0, 0, 0, 0, time.UTC)).Hours() / 24)
 }

@@ -50,6 +50,8 @@ func testReportsMatchReports(t *testing.T, engine string) {
 			{Account: "SPP"},
 			{DueTo: day(2027, 3, 9)},
 			{DueFrom: day(2027, 3, 1), DueTo: day(2027, 4, 30), Account: "SPP"},
+			{Overdue: true},
+			{Overdue: true, Class: "Kelas 7A", Account: "SPP"},
 		} {
 			got, err := l.Outstanding(ctx, f)
 			if err != nil {

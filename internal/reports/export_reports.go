@@ -190,9 +190,14 @@ func (s *Service) ExportPayments(ctx context.Context, f PaymentsFilter, ex Expor
 	return e.w.close()
 }
 
-// OutstandingFilename is the download name of the outstanding report.
+// OutstandingFilename is the download name of the arrears report ("…-semua" with every
+// unpaid component).
 func OutstandingFilename(f OutstandingFilter, today time.Time, format Format) string {
-	return Filename("laporan-tunggakan", format, today.Format(time.DateOnly), f.Class, f.Account, dayKey(f.DueFrom), dayKey(f.DueTo))
+	scope := "semua"
+	if f.Overdue {
+		scope = ""
+	}
+	return Filename("laporan-tunggakan", format, today.Format(time.DateOnly), scope, f.Class, f.Account, dayKey(f.DueFrom), dayKey(f.DueTo))
 }
 
 func outstandingTable(p i18n.Printer, f OutstandingFilter, today time.Time) table {
@@ -204,25 +209,35 @@ func outstandingTable(p i18n.Printer, f OutstandingFilter, today time.Time) tabl
 	default:
 		class = f.Class
 	}
+	scope := p.T("reports.outstanding.showing_all")
+	if f.Overdue {
+		scope = p.T("reports.outstanding.showing_late")
+	}
 	cols := []Column{
 		{Title: p.T("term.nis"), Width: 14},
 		{Title: p.T("term.student_name"), Width: 30},
 		{Title: p.T("term.class"), Width: 12},
 		{Title: p.T("reports.components"), Kind: KindInt, Width: 11, Total: true},
+		{Title: p.T("term.overdue"), Kind: KindMoney, Width: 16, Total: true},
 	}
-	for _, k := range BucketKeys() {
-		cols = append(cols, Column{Title: p.T("reports.bucket." + k), Kind: KindMoney, Width: 16, Total: true})
+	if !f.Overdue {
+		cols = append(cols,
+			Column{Title: p.T("term.not_due"), Kind: KindMoney, Width: 18, Total: true},
+			Column{Title: p.T("term.unpaid"), Kind: KindMoney, Width: 16, Total: true})
 	}
 	cols = append(cols,
-		Column{Title: p.T("reports.penalty_accrued"), Kind: KindMoney, Width: 15, Total: true},
-		Column{Title: p.T("reports.due_today"), Kind: KindMoney, Width: 18, Total: true},
-		Column{Title: p.T("reports.oldest_due"), Kind: KindDate, Width: 14},
+		Column{Title: p.T("term.penalty"), Kind: KindMoney, Width: 14, Total: true},
+		Column{Title: p.T("term.expired"), Kind: KindMoney, Width: 15, Total: true},
+		Column{Title: p.T("reports.outstanding.oldest"), Kind: KindDate, Width: 14},
+		Column{Title: p.T("term.days_late"), Kind: KindInt, Width: 12},
+		Column{Title: p.T("followups.last"), Width: 34},
 	)
 	return table{
 		Sheet: p.T("reports.sheet.outstanding"),
 		Title: p.T("reports.outstanding.title"),
 		Filters: []Filter{
 			{p.T("reports.as_of"), p.Day(today)},
+			{p.T("reports.outstanding.scope"), scope},
 			{p.T("term.class"), class},
 			{p.T("term.account_code"), AccountLabel(p, f.Account)},
 			{p.T("term.due_date"), RangeLabel(p, f.DueFrom, f.DueTo)},
@@ -232,12 +247,25 @@ func outstandingTable(p i18n.Printer, f OutstandingFilter, today time.Time) tabl
 	}
 }
 
-func outstandingValues(v []any, r OutstandingRow, p i18n.Printer) {
-	v[0], v[1], v[2], v[3] = r.NIS, r.Name, ClassLabel(p, r.Class), r.Count
-	for i, b := range r.Buckets {
-		v[4+i] = b
+func outstandingValues(v []any, r OutstandingRow, f OutstandingFilter, today time.Time, p i18n.Printer) {
+	row := []any{r.NIS, r.Name, ClassLabel(p, r.Class), r.Count, r.Overdue}
+	if !f.Overdue {
+		row = append(row, r.Total-r.Overdue, r.Total)
 	}
-	v[4+NumBuckets], v[5+NumBuckets], v[6+NumBuckets] = r.Penalty, r.Total, r.OldestDue
+	late := r.DaysLate(today)
+	var days any = ""
+	if late > 0 {
+		days = late
+	}
+	last := ""
+	if fu := r.LastFollowUp; fu.ID != "" {
+		by := fu.ActorName
+		if by == "" {
+			by = fu.Actor
+		}
+		last = p.DateTime(fu.At) + ", " + p.T("followups.channel."+fu.Channel) + ", " + by
+	}
+	copy(v, append(row, r.Penalty, r.Expired, r.OldestDue, days, last))
 }
 
 // ExportOutstanding writes the outstanding report of f into ex. The rows are one per
@@ -262,7 +290,7 @@ func (s *Service) ExportOutstanding(ctx context.Context, f OutstandingFilter, ex
 	}
 	vals := make([]any, len(t.Columns))
 	for _, r := range rep.Rows {
-		outstandingValues(vals, r, ex.Printer)
+		outstandingValues(vals, r, f, today, ex.Printer)
 		if err := e.w.row(vals); err != nil {
 			return err
 		}

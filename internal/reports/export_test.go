@@ -243,20 +243,37 @@ func TestExportOtherReportsXLSX(t *testing.T) {
 		t.Fatal(err)
 	}
 	x := openXLSX(t, buf.Bytes())
-	// 4 filter lines + generated: header on row 8, three students, totals on row 12.
+	// 5 filter lines + generated: header on row 9, three students (largest overdue
+	// first), totals on row 13. All unpaid: the not yet due and unpaid columns are there.
 	for ref, w := range map[string]string{
-		"A1": "Laporan Tunggakan dan Piutang", "B2": "15 Mar 2027", "B3": "Semua",
-		"A8": "NIS", "K8": "Harus dibayar hari ini", "L8": "Jatuh tempo terlama",
-		"A9": "1001", "E9": "2000000", "K9": "2000000",
-		"A11": "1003", "C11": "Tanpa kelas", "I11": "420000", "J11": "20000", "K11": "1620000", "L11": "46366",
-		"A12": "Total", "D12": "4", "K12": "4145000", "L12": "",
+		"A1": "Laporan Tunggakan dan Piutang", "B2": "15 Mar 2027", "B3": "Menampilkan semua tagihan yang belum dibayar.", "B4": "Semua",
+		"A9": "NIS", "E9": "Terlambat", "F9": "Belum jatuh tempo", "G9": "Belum dibayar", "I9": "Kedaluwarsa", "J9": "Jatuh tempo terlama", "K9": "Hari terlambat",
+		"A10": "1002", "E10": "525000",
+		"A11": "1003", "C11": "Tanpa kelas", "E11": "420000", "F11": "1200000", "G11": "1620000", "H11": "20000", "J11": "46366", "K11": "95",
+		"A12": "1001", "E12": "0", "G12": "2000000", "K12": "",
+		"A13": "Total", "D13": "4", "E13": "945000", "G13": "4145000", "J13": "",
 	} {
 		if got := cell(t, x, "Tunggakan", ref); got != w {
 			t.Errorf("outstanding %s = %q, want %q", ref, got, w)
 		}
 	}
-	if got, _ := x.GetCellFormula("Tunggakan", "K12"); got != "SUM(K9:K11)" {
+	if got, _ := x.GetCellFormula("Tunggakan", "G13"); got != "SUM(G10:G12)" {
 		t.Errorf("outstanding total formula = %q", got)
+	}
+
+	// The arrears report's default: overdue only, its own columns.
+	ex, buf, _ = export(reports.XLSX)
+	if err := f.svc.ExportOutstanding(ctx, reports.OutstandingFilter{Overdue: true}, ex); err != nil {
+		t.Fatal(err)
+	}
+	x = openXLSX(t, buf.Bytes())
+	for ref, w := range map[string]string{
+		"B3": "Menampilkan tagihan terlambat saja.", "E9": "Terlambat", "F9": "Denda", "G9": "Kedaluwarsa",
+		"A10": "1002", "A11": "1003", "E11": "420000", "A12": "Total", "E12": "945000",
+	} {
+		if got := cell(t, x, "Tunggakan", ref); got != w {
+			t.Errorf("overdue %s = %q, want %q", ref, got, w)
+		}
 	}
 
 	ex, buf, _ = export(reports.XLSX)

@@ -201,7 +201,10 @@ func TestReportsHandComputed(t *testing.T) {
 			nis    []string
 			total  int64
 		}{
-			{"all", reports.OutstandingFilter{}, []string{"1001", "1002", "1003"}, 4_145_000},
+			{"all", reports.OutstandingFilter{}, []string{"1002", "1003", "1001"}, 4_145_000},
+			{"overdue (the arrears report)", reports.OutstandingFilter{Overdue: true}, []string{"1002", "1003"}, 945_000},
+			{"overdue of class 7B", reports.OutstandingFilter{Overdue: true, Class: "Kelas 7B"}, []string{"1002"}, 525_000},
+			{"overdue of BCA: none (its bills are not yet due)", reports.OutstandingFilter{Overdue: true, Account: "BCA"}, nil, 0},
 			{"class 7B", reports.OutstandingFilter{Class: "Kelas 7B"}, []string{"1002"}, 525_000},
 			{"no class", reports.OutstandingFilter{Class: reports.NoClass}, []string{"1003"}, 1_620_000},
 			{"account BCA", reports.OutstandingFilter{Account: "BCA"}, []string{"1001", "1003"}, 3_200_000},
@@ -222,9 +225,10 @@ func TestReportsHandComputed(t *testing.T) {
 			}
 		}
 		got, _ := f.svc.Outstanding(ctx, reports.OutstandingFilter{}, false)
-		c := got.Value.Rows[2]
+		c := got.Value.Rows[1]
 		want := reports.OutstandingRow{NIS: "1003", Name: "Citra Dewi", Count: 2,
-			Buckets: [reports.NumBuckets]int64{1_200_000, 0, 0, 0, 420_000}, Penalty: 20_000, Total: 1_620_000, OldestDue: day(2026, 12, 10)}
+			Buckets: [reports.NumBuckets]int64{1_200_000, 0, 0, 0, 420_000}, Penalty: 20_000, Total: 1_620_000, OldestDue: day(2026, 12, 10),
+			Overdue: 420_000, OverdueCount: 1}
 		if c != want {
 			t.Errorf("1003 = %+v\nwant %+v", c, want)
 		}

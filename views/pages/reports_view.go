@@ -59,12 +59,14 @@ type PaymentRow struct {
 	StatementURL                              string
 }
 
-// OutstandingForm is the outstanding filter as typed.
+// OutstandingForm is the outstanding filter as typed. All shows every unpaid
+// component; without it the report is the arrears (overdue only).
 type OutstandingForm struct {
 	Class, Account, DueFrom, DueTo string
+	All                            bool
 }
 
-// OutstandingView is the outstanding report page.
+// OutstandingView is the arrears report page.
 type OutstandingView struct {
 	ReportShell
 	Form     OutstandingForm
@@ -72,27 +74,36 @@ type OutstandingView struct {
 	Accounts []string
 	// NoClass is the class filter's value for the students without a class.
 	NoClass string
-	Report  *OutstandingReport
-	Rows    []OutstandingRow
+	// SwitchURL is the same report with the other scope (overdue only ⇄ all unpaid).
+	SwitchURL string
+	// CanFollowUp offers the WhatsApp follow-up on each row (finance staff).
+	CanFollowUp bool
+	Report      *OutstandingReport
+	Rows        []OutstandingRow
 }
 
-// OutstandingReport is the outstanding report's figures.
+// OutstandingReport is the arrears report's figures.
 type OutstandingReport struct {
 	Today    time.Time
 	Students int
-	// BucketKeys name the age columns (keys of reports.bucket.*), in order.
-	BucketKeys []string
-	Total      OutstandingRow
+	Total    OutstandingRow
 }
 
-// OutstandingRow is one student's arrears (or the total).
+// OutstandingRow is one student's arrears (or the total): the overdue part, the not yet
+// due part (all unpaid only), what that costs today, the expired unpaid beside it, the
+// oldest due date and the last follow-up.
 type OutstandingRow struct {
-	NIS, Name, Class string
-	Count            int
-	Buckets          []int64
-	Total            int64
-	OldestDue        time.Time
-	StatementURL     string
+	NIS, Name, Class          string
+	Count, OverdueCount       int
+	ExpiredCount              int
+	Overdue, NotYetDue, Total int64
+	Penalty, Expired          int64
+	OldestDue                 time.Time
+	DaysLate                  int
+	StatementURL, StudentURL  string
+	FollowUpURL, ReminderURL  string
+	LastAt                    time.Time
+	LastChannel, LastBy       string
 }
 
 // StatementView is a student's statement page.

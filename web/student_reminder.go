@@ -1,0 +1,45 @@
+package web
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/sekolah/portal/internal/auth"
+	"github.com/sekolah/portal/internal/followups"
+	"github.com/sekolah/portal/internal/i18n"
+	"github.com/sekolah/portal/internal/store"
+	"github.com/sekolah/portal/views/pages"
+)
+
+// showReminder is the printable arrears reminder letter: the overdue components read
+// from the ledger, with days late, late fees, the total and how to pay. Finance staff
+// record it as sent from the page (a follow-up by letter, see followUpStudent).
+func (h *Handler) showReminder(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	s := studentFrom(r)
+	o, err := h.followups.Overdue(ctx, s)
+	if err != nil {
+		h.log.Error("reminder letter from the ledger", "nis", s.NIS, "err", err)
+		h.renderError(w, r, http.StatusInternalServerError, i18n.T(ctx, "ledger.unreadable"))
+		return
+	}
+	prof, perr := h.school.Profile(ctx)
+	if perr != nil {
+		h.log.Error("read the school profile", "err", perr)
+	}
+	v := pages.ReminderView{School: schoolHeaderOf(ctx, prof), NIS: s.NIS, Student: o.Name, Class: s.Description,
+		Today: o.Today, Total: o.Total, Penalty: o.Penalty, HowToPay: prof.LetterNote, StudentURL: studentURL(s.NIS)}
+	for _, it := range o.Items {
+		v.Lines = append(v.Lines, pages.ReminderLine{Name: it.Name, Due: it.Due, DaysLate: it.DaysLate,
+			Amount: it.Amount, Penalty: it.Penalty, Price: it.Price})
+	}
+	if can(ctx, auth.WriteBilling) {
+		v.RecordURL = followUpURL(s.NIS)
+	}
+	if last, err := h.db.LastFollowUp(ctx, s.NIS, string(followups.Letter)); err == nil {
+		v.LastSentAt, v.LastSentBy = last.At, last.ActorName
+	} else if err != nil && !errors.Is(err, store.ErrNotFound) {
+		h.log.Warn("last follow-up", "nis", s.NIS, "err", err)
+	}
+	h.render(w, r, http.StatusOK, pages.Reminder(v))
+}

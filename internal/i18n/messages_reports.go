@@ -73,7 +73,7 @@ func init() {
 		"reports.sheet.statement":     {ID: "Rincian", EN: "Statement"},
 		"reports.sheet.accounts":      {ID: "Rekening", EN: "Accounts"},
 		"reports.penalty_part":        {ID: "Bagian denda", EN: "Late fee part"},
-		"reports.payments_count":      {ID: "Jumlah pembayaran", EN: "Payments"},
+		"reports.payments_count":      {ID: "Tagihan dibayar", EN: "Items paid"},
 		"reports.components":          {ID: "Komponen", EN: "Items"},
 		"reports.bucket.not_due":      {ID: "Belum jatuh tempo", EN: "Not yet due"},
 		"reports.bucket.late_1_30":    {ID: "Terlambat 1–30 hari", EN: "1–30 days late"},

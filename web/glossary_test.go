@@ -51,7 +51,7 @@ func nth(t *testing.T, res *portaltest.Response, sel string, i int) int64 {
 // "Terlambat", "Kedaluwarsa") shows the figures of the same set: the dashboard's, the
 // roster's columns added up over every page, the outstanding report's totals, the bills
 // list's expired tab and a student's page. Unpaid is not yet due plus overdue; expired
-// is neither.
+// is neither; the arrears report's default is the overdue ones.
 func TestGlossaryOneSetPerTerm(t *testing.T) {
 	t.Parallel()
 	p, _ := reportsDemoPortal(t)
@@ -135,6 +135,14 @@ func TestGlossaryOneSetPerTerm(t *testing.T) {
 			}
 			if got := figure(t, c.Get("/reports/outstanding?all=1&due_to=2027-03-14"), `[data-testid="outstanding-total"]`); got != overdue {
 				t.Errorf("outstanding report, due before today: %d, dashboard overdue %d", got, overdue)
+			}
+			// The arrears report's default is the overdue ones: its total, students and items
+			// are the dashboard's "Terlambat".
+			late := c.Get("/reports/outstanding")
+			sel := `[data-testid="outstanding-summary"]`
+			if got := [3]int64{nth(t, late, sel, 0), nth(t, late, sel, 1), nth(t, late, sel, 2)}; got != [3]int64{overdue, overdueStudents, overdueItems} {
+				t.Errorf("arrears report: %d of %d students in %d items; dashboard overdue %d of %d students in %d items",
+					got[0], got[1], got[2], overdue, overdueStudents, overdueItems)
 			}
 			// The bills list's expired tab.
 			if got := figure(t, c.Get("/bills?state=expired"), `[data-testid="bills-count"]`); got != expiredItems {

@@ -87,7 +87,7 @@ func init() {
 		"reports.running_total":       {ID: "Saldo berjalan", EN: "Running total"},
 		"reports.received":            {ID: "Diterima", EN: "Received"},
 		"reports.overdue_now":         {ID: "Terlambat (hari ini)", EN: "Overdue (today)"},
-		"reports.outstanding_now":     {ID: "Total belum dibayar", EN: "Total outstanding"},
+		"reports.outstanding_now":     {ID: "Total belum dibayar", EN: "Total unpaid"},
 		"reports.export_xlsx":         {ID: "Unduh Excel (.xlsx)", EN: "Download Excel (.xlsx)"},
 		"reports.export_csv":          {ID: "Unduh CSV", EN: "Download CSV"},
 		"reports.bad_range":           {ID: "Tanggal awal tidak boleh setelah tanggal akhir.", EN: "The start date must not be after the end date."},

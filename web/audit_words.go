@@ -71,6 +71,14 @@ func (ap auditPeople) actorName(ctx context.Context, username string) string {
 	return username
 }
 
+// staffNames reads the staff once and returns how a page names who did something: the
+// person's name, "Sistem"/"the portal" for the portal's own work, never a bare username
+// where a name is known.
+func (h *Handler) staffNames(ctx context.Context) func(username string) string {
+	ap := h.loadAuditPeople(ctx, nil)
+	return func(username string) string { return ap.actorName(ctx, username) }
+}
+
 // isStudentAction: the action is about students, its target a NIS (or a list of them).
 func isStudentAction(action string) bool {
 	switch action {

@@ -25,7 +25,7 @@ func correctionURL(id string) string { return "/corrections/" + url.PathEscape(i
 func (h *Handler) correctionView(r *http.Request, j store.CorrectionJob) (pages.CorrectionJobView, error) {
 	ctx := r.Context()
 	v := pages.CorrectionJobView{ID: j.ID, State: j.State, Running: corrections.Running(j.State), WaitingSince: j.WaitingSince,
-		Total: j.Total, Done: j.Done, Skipped: j.Skipped, Failed: j.Failed, LeftOut: j.LeftOut, Actor: j.Actor,
+		Total: j.Total, Done: j.Done, Skipped: j.Skipped, Failed: j.Failed, LeftOut: j.LeftOut, Actor: h.staffNames(ctx)(j.Actor),
 		CreatedAt: j.CreatedAt, FinishedAt: j.FinishedAt, URL: correctionURL(j.ID)}
 	if j.Total > 0 {
 		v.Percent = (j.Done + j.Skipped + j.Failed) * 100 / j.Total

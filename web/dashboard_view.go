@@ -54,29 +54,40 @@ func dashboardView(ctx context.Context, d reports.Dashboard) pages.DashboardView
 	yesterday := today.AddDate(0, 0, -1)
 	v := pages.DashboardView{Today: today, Ready: true}
 
+	// The lead: the principal's ten seconds. What is overdue, how much of this month's
+	// bills is paid, and what came in this month, counted in payments (receipts).
 	rate, rateSub := "—", p.T("dashboard.rate_none")
 	if r, ok := d.RatePermille(); ok {
 		rate = percent(ctx, r)
 		rateSub = p.T("dashboard.rate_sub", i18n.Rupiah(d.PaidDueMonth.Amount), i18n.Rupiah(d.DueMonth.Amount))
 	}
+	overdueSub := p.T("words.dashboard.overdue_students", d.OverdueStudents, d.Overdue.Count)
+	if d.OverduePenalty > 0 {
+		overdueSub += " · " + p.T("words.dashboard.penalty_incl", i18n.Rupiah(d.OverduePenalty))
+	}
+	monthEnd := reports.MonthEnd(today)
+	v.Lead = []pages.StatCard{
+		{TestID: "card-overdue", Label: p.T("term.overdue"), Value: i18n.Rupiah(d.Overdue.Amount), Sub: overdueSub,
+			Hint: p.T("words.dashboard.overdue_hint"), Href: outstandingURL("", "", time.Time{}, yesterday), Variant: "danger"},
+		{TestID: "card-rate", Label: p.T("dashboard.rate"), Value: rate, Sub: rateSub,
+			Hint: p.T("words.dashboard.rate_hint", p.Day(d.MonthStart), p.Day(monthEnd)),
+			Href: billsURL(billlist.Filter{State: billlist.StateAll, DueFrom: dayParam(d.MonthStart), DueTo: dayParam(monthEnd)}), Variant: "warning"},
+		{TestID: "card-collected-month", Label: p.T("words.dashboard.receipts_month"), Value: i18n.Rupiah(d.CollectedMonth.Amount),
+			Sub:  p.T("words.dashboard.payments_items", d.PaymentsMonth, d.CollectedMonth.Count),
+			Hint: p.T("words.dashboard.receipts_hint"), Href: paymentsURL(d.MonthStart, today, ""), Variant: "success"},
+	}
 	v.Cards = []pages.StatCard{
 		{TestID: "card-collected-today", Label: p.T("dashboard.collected_today"), Value: i18n.Rupiah(d.CollectedToday.Amount),
-			Sub: p.T("dashboard.payments", d.CollectedToday.Count), Href: paymentsURL(today, today, ""), Variant: "success"},
-		{TestID: "card-collected-month", Label: p.T("dashboard.collected_month"), Value: i18n.Rupiah(d.CollectedMonth.Amount),
-			Sub: p.T("dashboard.payments", d.CollectedMonth.Count), Href: paymentsURL(d.MonthStart, today, ""), Variant: "success"},
+			Sub: p.T("words.dashboard.payments_items", d.PaymentsToday, d.CollectedToday.Count), Href: paymentsURL(today, today, ""), Variant: "success"},
 		{TestID: "card-collected-year", Label: p.T("dashboard.collected_year"), Value: i18n.Rupiah(d.CollectedYear.Amount),
-			Sub:  p.T("dashboard.year_span", p.Day(d.YearStart)) + " · " + p.T("dashboard.payments", d.CollectedYear.Count),
+			Sub:  p.T("dashboard.year_span", p.Day(d.YearStart)) + " · " + p.T("words.items_paid", d.CollectedYear.Count),
 			Href: paymentsURL(d.YearStart, today, ""), Variant: "success"},
-		{TestID: "card-outstanding", Label: p.T("dashboard.outstanding"), Value: i18n.Rupiah(d.Outstanding.Amount),
+		{TestID: "card-outstanding", Label: p.T("term.unpaid"), Value: i18n.Rupiah(d.Outstanding.Amount),
 			Sub: p.T("dashboard.outstanding_sub", d.Outstanding.Count), Href: outstandingAllURL("", "", time.Time{}, time.Time{})},
-		{TestID: "card-not-due", Label: p.T("dashboard.not_due"), Value: i18n.Rupiah(d.NotYetDue.Amount),
+		{TestID: "card-not-due", Label: p.T("term.not_due"), Value: i18n.Rupiah(d.NotYetDue.Amount),
 			Sub: p.T("dashboard.count_items", d.NotYetDue.Count), Href: outstandingAllURL("", "", today, time.Time{})},
-		{TestID: "card-overdue", Label: p.T("dashboard.overdue"), Value: i18n.Rupiah(d.Overdue.Amount),
-			Sub: p.T("dashboard.overdue_sub", d.Overdue.Count, i18n.Rupiah(d.OverduePenalty)), Href: outstandingURL("", "", time.Time{}, yesterday), Variant: "danger"},
-		{TestID: "card-expired", Label: p.T("dashboard.expired"), Value: i18n.Rupiah(d.Expired.Amount),
+		{TestID: "card-expired", Label: p.T("term.expired"), Value: i18n.Rupiah(d.Expired.Amount),
 			Sub: p.T("dashboard.expired_sub", d.Expired.Count), Href: billsURL(billlist.Filter{State: billlist.StateExpired}), Variant: "neutral"},
-		{TestID: "card-rate", Label: p.T("dashboard.rate"), Value: rate, Sub: rateSub,
-			Href: billsURL(billlist.Filter{State: billlist.StateAll, DueFrom: dayParam(d.MonthStart), DueTo: dayParam(reports.MonthEnd(today))}), Variant: "warning"},
 	}
 
 	// Collections per month, stacked by account code (the largest first; past the

@@ -366,7 +366,7 @@ func TestReportsRoles(t *testing.T) {
 		t.Errorf("English freshness = %q", got)
 	}
 	res = en.Get("/reports/outstanding")
-	if got := rText(res, "h1"); got != "Outstanding and Arrears" {
+	if got := rText(res, "h1"); got != "Arrears and Receivables" {
 		t.Errorf("English outstanding title = %q", got)
 	}
 	// Without the CSRF token, a refresh is refused like any POST.

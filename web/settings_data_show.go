@@ -127,7 +127,7 @@ func (h *Handler) dataRun(ctx context.Context, run ledger.Run, f ledger.Freshnes
 		d.Took = took(ctx, run.Took())
 	}
 	if run.AskedBy != "" {
-		d.AskedBy = p.T("settings.data.asked_by", run.AskedBy)
+		d.AskedBy = p.T("settings.data.asked_by", h.staffNames(ctx)(run.AskedBy))
 	}
 	return d
 }
@@ -138,6 +138,9 @@ func took(ctx context.Context, d time.Duration) string {
 		return ""
 	}
 	p := i18n.From(ctx)
+	if d < 50*time.Millisecond {
+		return p.T("words.duration.under_second") // never "0,0 dtk"
+	}
 	if d < time.Minute {
 		s := fmt.Sprintf("%.1f", d.Seconds())
 		if p.Lang != i18n.English {

@@ -71,7 +71,7 @@ func TestDataSettingsPage(t *testing.T) {
 	if got := billsText(res.Doc.Find(`[data-testid="data-last-reconcile"]`)); !strings.Contains(got, "Berhasil") {
 		t.Errorf("last reconcile %q", got)
 	}
-	if got := billsText(res.Doc.Find(`[data-testid="data-run"][data-kind="reconcile"]`).First()); !strings.Contains(got, "diminta oleh admin") {
+	if got := billsText(res.Doc.Find(`[data-testid="data-run"][data-kind="reconcile"]`).First()); !strings.Contains(got, "diminta oleh Admin Staf") {
 		t.Errorf("reconcile row %q", got)
 	}
 

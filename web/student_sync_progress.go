@@ -49,7 +49,7 @@ func (h *Handler) syncView(ctx context.Context) (pages.SyncView, error) {
 		v.Text = p.T("students.sync.failed", kind(last.Kind), h.clock(ctx, last.End), p.T("ledger.problem."+last.Problem))
 	}
 	if last.AskedBy != "" {
-		v.Text += " " + p.T("students.sync.asked_by", last.AskedBy)
+		v.Text += " " + p.T("students.sync.asked_by", h.staffNames(ctx)(last.AskedBy))
 	}
 	return v, nil
 }

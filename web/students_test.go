@@ -778,7 +778,7 @@ func TestStudentsSyncDemoSchool(t *testing.T) {
 		t.Error("the finished poll does not tell the page to reload the roster")
 	}
 	summary := stext(status, `[data-testid="sync-summary"]`)
-	if summary != "Sinkron berkala terakhir 10.00: tidak ada perubahan. (diminta oleh finance)" {
+	if summary != "Sinkron berkala terakhir 10.00: tidak ada perubahan. (diminta oleh Finance Staf)" {
 		t.Fatalf("summary = %q", summary)
 	}
 	// A student added at the service behind the portal's back: the next sync brings them.
@@ -791,7 +791,7 @@ func TestStudentsSyncDemoSchool(t *testing.T) {
 		t.Fatalf("second start: %d", res.StatusCode)
 	}
 	status = waitSync(t, c, "finance", "1 siswa")
-	if got := stext(status, `[data-testid="sync-summary"]`); got != "Sinkron berkala terakhir 10.00: 1 siswa baru atau berubah. (diminta oleh finance)" {
+	if got := stext(status, `[data-testid="sync-summary"]`); got != "Sinkron berkala terakhir 10.00: 1 siswa baru atau berubah. (diminta oleh Finance Staf)" {
 		t.Fatalf("second summary = %q", got)
 	}
 	if _, total, _ := p.DB.ListStudents(ctx, store.StudentFilter{}); total != 601 {
@@ -811,7 +811,7 @@ func TestStudentsSyncUpstreamDown(t *testing.T) {
 		t.Fatalf("start: %d", res.StatusCode)
 	}
 	status := waitSync(t, c, "finance")
-	if msg := stext(status, `[data-testid="sync-error"]`); msg != "Sinkron berkala gagal 10.00: layanan pembayaran tidak menjawab. (diminta oleh finance)" {
+	if msg := stext(status, `[data-testid="sync-error"]`); msg != "Sinkron berkala gagal 10.00: layanan pembayaran tidak menjawab. (diminta oleh Finance Staf)" {
 		t.Fatalf("message = %q", msg)
 	}
 	// Without JavaScript the page itself shows the outcome.
@@ -829,7 +829,7 @@ func waitSync(t *testing.T, c *portaltest.Client, by string, want ...string) *po
 		res := c.Get("/students/sync", "HX-Request", "true")
 		state, _ := res.Doc.Find(`[data-testid="sync-status"]`).Attr("data-state")
 		text := stext(res, `[data-testid="sync-summary"], [data-testid="sync-error"]`)
-		done := (state == "done" || state == "failed") && strings.Contains(text, "(diminta oleh "+by+")")
+		done := (state == "done" || state == "failed") && strings.Contains(text, "(diminta oleh "+strings.ToUpper(by[:1])+by[1:]+" Staf)")
 		for _, w := range want {
 			done = done && strings.Contains(text, w)
 		}

@@ -21,8 +21,9 @@ func (h *Handler) listUploads(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v := pages.UploadHistoryView{}
+	name := h.staffNames(ctx)
 	for _, j := range jobs {
-		v.Rows = append(v.Rows, h.uploadListRow(ctx, j))
+		v.Rows = append(v.Rows, h.uploadListRow(ctx, j, name))
 	}
 	v.Pager = components.Pager{Offset: offset, Limit: uploadHistoryPage, Shown: len(v.Rows), Total: total,
 		Target: "#upload-history", URL: func(off int) string {

@@ -23,8 +23,9 @@ func (h *Handler) uploadNewView(ctx context.Context, form pages.UploadForm) (pag
 	if err != nil {
 		return v, err
 	}
+	name := h.staffNames(ctx)
 	for _, j := range active {
-		v.Active = append(v.Active, h.uploadListRow(ctx, j))
+		v.Active = append(v.Active, h.uploadListRow(ctx, j, name))
 	}
 	return v, nil
 }

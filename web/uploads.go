@@ -44,6 +44,8 @@ func uploadDuration(ctx context.Context, j store.UploadJob, now time.Time) strin
 	}
 	d := end.Sub(j.CommittedAt).Round(time.Second)
 	switch {
+	case d < time.Second:
+		return i18n.T(ctx, "words.duration.under_second")
 	case d < time.Minute:
 		return i18n.T(ctx, "uploads.duration.seconds", int(d.Seconds()))
 	case d < time.Hour:
@@ -53,9 +55,10 @@ func uploadDuration(ctx context.Context, j store.UploadJob, now time.Time) strin
 	}
 }
 
-func (h *Handler) uploadListRow(ctx context.Context, j store.UploadJob) pages.UploadListRow {
+// uploadListRow is one upload in a list; name says who uploaded it in words.
+func (h *Handler) uploadListRow(ctx context.Context, j store.UploadJob, name func(string) string) pages.UploadListRow {
 	return pages.UploadListRow{
-		ID: j.ID, FileName: j.FileName, SHA256: j.FileSHA256, Kind: j.Kind, State: j.State, UploadedBy: j.UploadedBy,
+		ID: j.ID, FileName: j.FileName, SHA256: j.FileSHA256, Kind: j.Kind, State: j.State, UploadedBy: name(j.UploadedBy),
 		CreatedAt: j.CreatedAt, RowsTotal: j.RowsTotal, RowsNew: j.RowsNew, RowsAlready: j.RowsAlready, RowsError: j.RowsError,
 		Created: j.Created, Failed: j.Failed, Duration: uploadDuration(ctx, j, h.now()), Finished: uploads.Finished(j.State),
 	}
@@ -65,9 +68,10 @@ func (h *Handler) uploadListRow(ctx context.Context, j store.UploadJob) pages.Up
 // at offset, or the job's progress once committed.
 func (h *Handler) uploadView(ctx context.Context, j store.UploadJob, offset int) (pages.UploadView, error) {
 	p := i18n.From(ctx)
+	name := h.staffNames(ctx)
 	v := pages.UploadView{
 		ID: j.ID, FileName: j.FileName, SHA256: j.FileSHA256, Kind: j.Kind, State: j.State,
-		SizeKB: i18n.Number((j.FileSize + 1023) / 1024), UploadedBy: j.UploadedBy, UploadedAt: j.CreatedAt,
+		SizeKB: i18n.Number((j.FileSize + 1023) / 1024), UploadedBy: name(j.UploadedBy), UploadedAt: j.CreatedAt,
 		FileKept: j.FileKept, Rows: j.RowsTotal, New: j.RowsNew, Already: j.RowsAlready, Errors: j.RowsError, IssueCount: j.Issues,
 		IssuesKept: j.IssuesKept,
 	}
@@ -81,7 +85,7 @@ func (h *Handler) uploadView(ctx context.Context, j store.UploadJob, offset int)
 			return v, err
 		}
 		for _, e := range earlier {
-			v.Earlier = append(v.Earlier, pages.UploadEarlier{ID: e.ID, By: e.UploadedBy, State: e.State, At: e.CreatedAt})
+			v.Earlier = append(v.Earlier, pages.UploadEarlier{ID: e.ID, By: name(e.UploadedBy), State: e.State, At: e.CreatedAt})
 		}
 	}
 	for _, t := range j.Totals {
@@ -186,7 +190,7 @@ func (h *Handler) uploadSample(ctx context.Context, j store.UploadJob) ([]pages.
 		out[i] = pages.UploadSampleRow{Row: r.Row, NIS: r.NIS, Student: names[r.NIS].Name, Name: r.Name, Account: r.Account,
 			Class: r.Class, Phone: r.Phone, Email: r.Email, Due: p.Day(r.Due), Expiry: p.Day(r.Expiry)}
 		if j.Kind == string(uploads.Components) {
-			out[i].Amount = i18n.Rupiah(r.Amount)
+			out[i].Amount, out[i].Penalty = i18n.Rupiah(r.Amount), i18n.Rupiah(r.Penalty)
 		}
 	}
 	return out, nil

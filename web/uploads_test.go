@@ -236,13 +236,19 @@ func TestUploadComponentsPreviewCommitAndHistory(t *testing.T) {
 	// History: who, the file and its hash, the counts, the state.
 	res = c.Get("/uploads/history")
 	row := res.Doc.Find(`[data-testid="upload-` + id + `"]`)
-	if row.Length() != 1 || !strings.Contains(row.Text(), "tagihan-juli.xlsx") || !strings.Contains(row.Text(), "finance") ||
+	if row.Length() != 1 || !strings.Contains(row.Text(), "tagihan-juli.xlsx") || !strings.Contains(row.Text(), "oleh Finance Staf") ||
 		!strings.Contains(row.Text(), "Selesai") || !strings.Contains(row.Find(`[data-testid="upload-rows"]`).Text(), "27 baru · 0 sudah ada · 3 bermasalah") ||
 		!strings.Contains(row.Find(`[data-testid="upload-result"]`).Text(), "27 tercatat · 0 ditolak") {
 		t.Fatalf("history row: %q", row.Text())
 	}
-	if sha, _ := row.Find(`[data-testid="upload-sha"]`).Attr("title"); sha != j.FileSHA256 || len(sha) != 64 {
-		t.Errorf("history hash = %q, want %q", sha, j.FileSHA256)
+	// The file's hash is for whoever asks: behind "Rincian" on the upload's page, not
+	// in the history's rows.
+	if strings.Contains(row.Text(), j.FileSHA256[:8]) {
+		t.Errorf("history row shows the hash: %q", row.Text())
+	}
+	page := c.Get("/uploads/" + id)
+	if got := strings.Join(strings.Fields(page.Doc.Find(`details[data-testid="upload-details"] [data-testid="upload-sha256"]`).Text()), ""); got != j.FileSHA256 {
+		t.Errorf("upload page hash behind details = %q, want %q", got, j.FileSHA256)
 	}
 	if res := c.Get("/uploads/history", "HX-Request", "true"); strings.Contains(res.Body, "<html") {
 		t.Error("history for HTMX is a whole page")
@@ -785,7 +791,7 @@ func TestUploadPreviewSample(t *testing.T) {
 	// The first row has a bad amount: the sample starts at the second (sheet row 3).
 	first := rows.First()
 	want := map[string]string{"sample-row": "3", "sample-nis": sh.NIS[1], "sample-student": sh.Names[1],
-		"sample-name": "SPP Juli 2026", "sample-account": "BCA", "sample-amount": i18n.Rupiah(300_000),
+		"sample-name": "SPP Juli 2026", "sample-account": "BCA", "sample-amount": i18n.Rupiah(300_000), "sample-penalty": i18n.Rupiah(25_000),
 		"sample-due": "10 Jul 2026", "sample-expiry": "10 Agu 2026"}
 	for testid, w := range want {
 		if got := strings.TrimSpace(first.Find(`[data-testid="` + testid + `"]`).Text()); got != w {

@@ -232,7 +232,7 @@ func (c count) Format(f fmt.State, verb rune) {
 }
 
 // pluralRE matches a plural choice in a message: {N:one|other} picks "one" when argument
-// N is 1 (or -1) and "other" otherwise, so English reads "1 payment", "2 payments".
+// N is 1 (or -1, or the text "1") and "other" otherwise, so English reads "1 payment", "2 payments".
 var pluralRE = regexp.MustCompile(`\{(\d+):([^{}|]*)\|([^{}]*)\}`)
 
 // plurals resolves the plural choices of format against args.
@@ -250,6 +250,11 @@ func plurals(format string, args []any) string {
 			}
 		case int64:
 			if n == 1 || n == -1 {
+				return sub[2]
+			}
+		case string:
+			// A count passed already formatted (i18n.Number) chooses like the number.
+			if n == "1" || n == "-1" {
 				return sub[2]
 			}
 		}

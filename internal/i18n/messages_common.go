@@ -181,7 +181,7 @@ func init() {
 		"form.invalid_date":   {ID: "Tanggal tidak valid.", EN: "Not a valid date."},
 		"form.invalid_email":  {ID: "Alamat email tidak valid.", EN: "Not a valid email address."},
 		"form.invalid_choice": {ID: "Pilihan tidak valid.", EN: "Not a valid choice."},
-		"form.too_long":       {ID: "Terlalu panjang: maksimal %[1]d karakter.", EN: "Too long: at most %[1]d characters."},
+		"form.too_long":       {ID: "Terlalu panjang: maksimal %[1]d karakter.", EN: "Too long: at most %[1]d {1:character|characters}."},
 		"form.positive":       {ID: "Harus lebih besar dari nol.", EN: "Must be greater than zero."},
 		"form.not_negative":   {ID: "Tidak boleh kurang dari nol.", EN: "Must not be less than zero."},
 		"form.date_order":     {ID: "%[1]s tidak boleh setelah %[2]s.", EN: "%[1]s must not be after %[2]s."},

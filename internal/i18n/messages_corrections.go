@@ -61,7 +61,7 @@ func init() {
 		"corrections.bulk.confirm_hint":    {ID: "Perubahan dikirim ke layanan pembayaran sebagai satu pekerjaan; kemajuannya terlihat di halaman berikutnya, dan setiap perubahan dicatat di log audit.", EN: "The change is sent to the payment service as one job; its progress shows on the next page, and every change is recorded in the audit log."},
 		"corrections.bulk.confirm":         {ID: "Ya, ubah %[1]d tagihan", EN: "Yes, change %[1]d {1:bill|bills}"},
 		"corrections.bulk.changed":         {ID: "Pilihan tagihan berubah sejak pratinjau (ada yang dibayar, diubah atau ditambah). Periksa pratinjau baru ini lalu konfirmasi lagi.", EN: "The selection changed since the preview (bills were paid, changed or added). Check this new preview and confirm again."},
-		"corrections.bulk.too_many":        {ID: "Pilihan ini berisi lebih dari %[1]d tagihan. Persempit dengan filter daftar tagihan dulu.", EN: "This selection holds more than %[1]d bills. Narrow it with the bills list's filters first."},
+		"corrections.bulk.too_many":        {ID: "Pilihan ini berisi lebih dari %[1]d tagihan. Persempit dengan filter daftar tagihan dulu.", EN: "This selection holds more than %[1]d {1:bill|bills}. Narrow it with the bills list's filters first."},
 		"corrections.bulk.bad_filter":      {ID: "Filter daftar tagihan tidak bisa dipakai. Kembali ke daftar dan periksa filternya.", EN: "The bills list's filter cannot be used. Go back to the list and check its filters."},
 		"corrections.bulk.started":         {ID: "Koreksi %[1]d tagihan sedang dikirim.", EN: "The correction of %[1]d {1:bill|bills} is being sent."},
 		"corrections.left.unchanged":       {ID: "nilainya sudah sama", EN: "already has that value"},

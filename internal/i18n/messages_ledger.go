@@ -9,8 +9,8 @@ func init() {
 		"ledger.fresh":            {ID: "Terkini · %[1]s", EN: "Up to date · %[1]s"},
 		"ledger.stale":            {ID: "Sinkron terakhir %[1]s: %[2]s", EN: "Last synced %[1]s: %[2]s"},
 		"ledger.stale_never":      {ID: "Belum pernah sinkron: %[1]s", EN: "Never synced: %[1]s"},
-		"ledger.filling":          {ID: "Masih mengisi data: %[1]d%% (%[2]s dari %[3]s tagihan)", EN: "Still filling: %[1]d%% (%[2]s of %[3]s bills)"},
-		"ledger.filling_count":    {ID: "Masih mengisi data: %[1]s tagihan terbaca", EN: "Still filling: %[1]s bills read"},
+		"ledger.filling":          {ID: "Masih mengisi data: %[1]d%% (%[2]s dari %[3]s tagihan)", EN: "Still filling: %[1]d%% (%[2]s of %[3]s {3:bill|bills})"},
+		"ledger.filling_count":    {ID: "Masih mengisi data: %[1]s tagihan terbaca", EN: "Still filling: %[1]s {1:bill|bills} read"},
 		"ledger.filling_stopped":  {ID: "%[1]s · terhenti %[2]s: %[3]s; dilanjutkan otomatis", EN: "%[1]s · stopped %[2]s: %[3]s; it resumes on its own"},
 		"ledger.empty":            {ID: "Belum ada data: sinkron pertama dengan layanan pembayaran sedang dimulai", EN: "No data yet: the first sync with the payment service is starting"},
 		"ledger.sync_now":         {ID: "Sinkronkan sekarang", EN: "Sync now"},
@@ -33,14 +33,14 @@ func init() {
 
 		// What a run changed.
 		"ledger.changed.none":      {ID: "tidak ada perubahan", EN: "no changes"},
-		"ledger.changed.new":       {ID: "%[1]s tagihan baru", EN: "%[1]s new bills"},
-		"ledger.changed.changed":   {ID: "%[1]s tagihan berubah", EN: "%[1]s bills changed"},
-		"ledger.changed.students":  {ID: "%[1]s siswa baru atau berubah", EN: "%[1]s students added or changed"},
-		"ledger.changed.removed":   {ID: "%[1]s siswa dihapus", EN: "%[1]s students removed"},
-		"ledger.changed.looked_up": {ID: "%[1]s tagihan dicek satu per satu", EN: "%[1]s bills looked up one by one"},
+		"ledger.changed.new":       {ID: "%[1]s tagihan baru", EN: "%[1]s new {1:bill|bills}"},
+		"ledger.changed.changed":   {ID: "%[1]s tagihan berubah", EN: "%[1]s {1:bill|bills} changed"},
+		"ledger.changed.students":  {ID: "%[1]s siswa baru atau berubah", EN: "%[1]s {1:student|students} added or changed"},
+		"ledger.changed.removed":   {ID: "%[1]s siswa dihapus", EN: "%[1]s {1:student|students} removed"},
+		"ledger.changed.looked_up": {ID: "%[1]s tagihan dicek satu per satu", EN: "%[1]s {1:bill|bills} looked up one by one"},
 		"ledger.changed.corrected": {ID: "%[1]s selisih diperbaiki (tercatat di log audit)", EN: "%[1]s differences corrected (in the audit log)"},
-		"ledger.changed.callbacks": {ID: "%[1]s pembayaran dari notifikasi tertunda", EN: "%[1]s payments from waiting callbacks"},
-		"ledger.changed.calls":     {ID: "%[1]s panggilan", EN: "%[1]s calls"},
+		"ledger.changed.callbacks": {ID: "%[1]s pembayaran dari notifikasi tertunda", EN: "%[1]s {1:payment|payments} from waiting callbacks"},
+		"ledger.changed.calls":     {ID: "%[1]s panggilan", EN: "%[1]s {1:call|calls}"},
 
 		// The admins' data page.
 		"settings.data.title":              {ID: "Data", EN: "Data"},
@@ -65,7 +65,7 @@ func init() {
 		"settings.data.asked_by":           {ID: "diminta oleh %[1]s", EN: "asked for by %[1]s"},
 		"settings.data.recent":             {ID: "Sinkron terakhir", EN: "Recent runs"},
 		"settings.data.recent_none":        {ID: "Belum ada sinkron.", EN: "No run yet."},
-		"settings.data.span_seconds":       {ID: "%[1]d detik", EN: "%[1]d seconds"},
+		"settings.data.span_seconds":       {ID: "%[1]d detik", EN: "%[1]d {1:second|seconds}"},
 		"settings.data.span_minutes":       {ID: "%[1]d menit", EN: "%[1]d min"},
 		"settings.data.seconds":            {ID: "%[1]s dtk", EN: "%[1]s s"},
 		"settings.data.minutes":            {ID: "%[1]d mnt %[2]s dtk", EN: "%[1]d min %[2]s s"},
@@ -80,6 +80,6 @@ func init() {
 		"settings.data.callbacks_week":     {ID: "%[1]s notifikasi diterima dalam 7 hari terakhir; terakhir %[2]s.", EN: "%[1]s callbacks received in the last 7 days; the last one %[2]s."},
 		"settings.data.callbacks_never":    {ID: "Belum pernah ada notifikasi pembayaran yang diterima.", EN: "No payment callback has ever been received."},
 		"settings.data.callbacks_pending":  {ID: "%[1]s notifikasi menyebut tagihan yang belum ada di salinan; sinkron berikutnya melengkapinya.", EN: "%[1]s callbacks name bills not in the copy yet; the next sync brings them."},
-		"settings.data.callbacks_hint":     {ID: "Dalam 7 hari terakhir tercatat %[1]s pembayaran tetapi tidak ada satu pun notifikasi pembayaran yang sampai. Jika orang tua membayar di bank, periksa bahwa operator layanan pembayaran memakai alamat di atas dan bahwa alamat itu dapat dijangkau dari internet. Sementara itu pembayaran tetap masuk lewat sinkron berkala, hanya lebih lambat.", EN: "%[1]s payments were recorded in the last 7 days, yet not one payment callback arrived. If parents pay at banks, check that the payment service's operator uses the address above and that it can be reached from the internet. Meanwhile payments still arrive through the incremental sync, only later."},
+		"settings.data.callbacks_hint":     {ID: "Dalam 7 hari terakhir tercatat %[1]s pembayaran tetapi tidak ada satu pun notifikasi pembayaran yang sampai. Jika orang tua membayar di bank, periksa bahwa operator layanan pembayaran memakai alamat di atas dan bahwa alamat itu dapat dijangkau dari internet. Sementara itu pembayaran tetap masuk lewat sinkron berkala, hanya lebih lambat.", EN: "%[1]s {1:payment was|payments were} recorded in the last 7 days, yet not one payment callback arrived. If parents pay at banks, check that the payment service's operator uses the address above and that it can be reached from the internet. Meanwhile payments still arrive through the incremental sync, only later."},
 	})
 }

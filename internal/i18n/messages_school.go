@@ -35,12 +35,12 @@ func init() {
 		"school.err.pattern_seq":     {ID: "Pola harus memuat {seq} tepat satu kali.", EN: "The pattern must hold {seq} exactly once."},
 		"school.err.pattern_token":   {ID: "%[1]s tidak dikenal. Gunakan {YYYY}, {YY}, {MM}, {DD} dan {seq}.", EN: "%[1]s is unknown. Use {YYYY}, {YY}, {MM}, {DD} and {seq}."},
 		"school.err.pattern_chars":   {ID: "Selain kode dalam {…}, gunakan huruf, angka, titik, garis miring, garis bawah atau tanda hubung, tanpa spasi, diawali huruf atau angka.", EN: "Besides the codes in {…}, use letters, digits, dots, slashes, underscores or hyphens, without spaces, starting with a letter or digit."},
-		"school.err.pattern_long":    {ID: "Nomor kuitansi dari pola ini terlalu panjang (paling banyak %[1]d karakter).", EN: "The receipt numbers of this pattern are too long (at most %[1]d characters)."},
+		"school.err.pattern_long":    {ID: "Nomor kuitansi dari pola ini terlalu panjang (paling banyak %[1]d karakter).", EN: "The receipt numbers of this pattern are too long (at most %[1]d {1:character|characters})."},
 		"school.err.logo_empty":      {ID: "Berkas logo kosong.", EN: "The logo file is empty."},
 		"school.err.logo_size":       {ID: "Logo terlalu besar: paling besar %[1]d KB. Perkecil gambarnya dulu.", EN: "The logo is too large: at most %[1]d KB. Make the image smaller first."},
 		"school.err.logo_type":       {ID: "Logo harus gambar PNG atau JPEG.", EN: "The logo must be a PNG or JPEG image."},
 		"school.err.logo_broken":     {ID: "Berkas ini tidak dapat dibaca sebagai gambar. Simpan ulang sebagai PNG atau JPEG.", EN: "This file cannot be read as an image. Save it again as PNG or JPEG."},
-		"school.err.logo_dimensions": {ID: "Gambar logo paling besar %[1]d × %[1]d piksel.", EN: "The logo image can be at most %[1]d × %[1]d pixels."},
+		"school.err.logo_dimensions": {ID: "Gambar logo paling besar %[1]d × %[1]d piksel.", EN: "The logo image can be at most %[1]d × %[1]d {1:pixel|pixels}."},
 
 		// The bill letter for parents.
 		"letter.open":              {ID: "Surat tagihan", EN: "Bill letter"},

@@ -121,11 +121,18 @@ type Dashboard struct {
 	CollectedMonth Sum
 	CollectedYear  Sum
 
-	NotYetDue      Sum
-	Overdue        Sum   // amount + penalty of the late components
-	OverduePenalty int64 // the penalties within Overdue
-	Outstanding    Sum   // NotYetDue + Overdue
-	Expired        Sum
+	// PaymentsToday and PaymentsMonth count payments, not components: the components
+	// paid under one reference (one receipt, one bank payment) are one payment; a
+	// component paid without a reference counts on its own.
+	PaymentsToday int
+	PaymentsMonth int
+
+	NotYetDue       Sum
+	Overdue         Sum   // amount + penalty of the late components
+	OverduePenalty  int64 // the penalties within Overdue
+	OverdueStudents int   // the students who owe Overdue
+	Outstanding     Sum   // NotYetDue + Overdue
+	Expired         Sum
 
 	// DueMonth is the components due this month (their amounts); PaidDueMonth those of
 	// them already paid. Their ratio is the collection rate.
@@ -189,6 +196,9 @@ func (l *Ledger) DashboardOn(ctx context.Context, today time.Time) (Dashboard, e
 			return err
 		}
 		if err := l.dashboardPaid(ctx, tx, &d); err != nil {
+			return err
+		}
+		if err := l.dashboardPayments(ctx, tx, &d); err != nil {
 			return err
 		}
 		return l.dashboardArrears(ctx, tx, &d)
@@ -366,6 +376,31 @@ func (l *Ledger) dashboardPaid(ctx context.Context, tx *sql.Tx, d *Dashboard) er
 	return nil
 }
 
+// dashboardPayments counts this month's payments (and today's) by their reference: a
+// receipt for two components is one payment. A payment is made at one instant, so it
+// falls on one day, and each day's distinct references add up to the month's. It reads
+// the month's range of the paid-reference index, not the table.
+func (l *Ledger) dashboardPayments(ctx context.Context, tx *sql.Tx, d *Dashboard) error {
+	todayN, monthN := dayNum(d.Today), dayNum(d.MonthStart)
+	rows, err := tx.QueryContext(ctx, `SELECT paid_day, COUNT(DISTINCT CASE WHEN ref_number <> '' THEN ref_number ELSE id END)
+		FROM ledger_components`+l.indexedBy("ledger_components_paid_ref")+` WHERE kind = 1 AND paid_day BETWEEN $1 AND $2 GROUP BY paid_day`, monthN, todayN)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var paidDay, n int64
+		if err := rows.Scan(&paidDay, &n); err != nil {
+			return err
+		}
+		d.PaymentsMonth += int(n)
+		if paidDay == todayN {
+			d.PaymentsToday += int(n)
+		}
+	}
+	return rows.Err()
+}
+
 // dashboardArrears ranks the students and classes by what they owe late today: the open
 // components due before today and not yet expired, a range of the open index.
 func (l *Ledger) dashboardArrears(ctx context.Context, tx *sql.Tx, d *Dashboard) error {
@@ -400,6 +435,7 @@ func (l *Ledger) dashboardArrears(ctx context.Context, tx *sql.Tx, d *Dashboard)
 		return err
 	}
 	rows.Close()
+	d.OverdueStudents = len(arrears)
 	slices.SortFunc(arrears, func(a, b StudentArrears) int {
 		return cmp.Or(cmp.Compare(b.Amount, a.Amount), cmp.Compare(a.NIS, b.NIS))
 	})

@@ -146,7 +146,7 @@ func TestExportPaymentsXLSX(t *testing.T) {
 
 	const daily = "Harian"
 	for ref, w := range map[string]string{
-		"A6": "Tanggal", "B6": "Jumlah pembayaran",
+		"A6": "Tanggal", "B6": "Tagihan dibayar",
 		"A7": "46426", "B7": "1", "E7": "500000",
 		"A10": "46461", "E10": "525000",
 		"A11": "Total", "B11": "4", "C11": "1800000", "D11": "50000", "E11": "1850000",

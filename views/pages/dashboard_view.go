@@ -43,6 +43,7 @@ type StatCard struct {
 	Label   string
 	Value   string
 	Sub     string
+	Hint    string // what the figure counts, in words (the lead figures)
 	Href    string
 	Variant string // "", success, warning, danger, neutral
 }
@@ -84,6 +85,7 @@ type DashboardView struct {
 	Live        Live
 	Error       string // no figures at all
 	Ready       bool
+	Lead        []StatCard // the three figures the page leads with
 	Cards       []StatCard
 	Collections components.ColumnChart
 	Aging       components.BarChart

@@ -128,4 +128,3 @@ func TestBrowserTablesFit(t *testing.T) {
 		}
 	}
 }
-

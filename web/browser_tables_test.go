@@ -84,10 +84,29 @@ const billsRowsInView = `(() => {
 	}).length;
 })()`
 
+// chartLabels lists the dashboard's chart labels drawn under 11 px on screen, or
+// overlapping their neighbour.
+const chartLabels = `(() => {
+	const bad = [];
+	for (const svg of document.querySelectorAll('.chart svg')) {
+		const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+		let prev = null;
+		for (const t of svg.querySelectorAll('text')) {
+			const px = parseFloat(getComputedStyle(t).fontSize) * scale;
+			if (px < 11) bad.push(t.textContent + ' ' + px.toFixed(1) + 'px');
+			const r = t.getBoundingClientRect();
+			if (prev && Math.abs(prev.top - r.top) < 2 && prev.right > r.left + 1) bad.push(t.textContent + ' overlaps');
+			prev = r;
+		}
+	}
+	return bad;
+})()`
+
 // TestBrowserTablesFit: at 1366×768 no table is wider than its box (no money column behind
 // a scroll bar) and the bills list shows 15 rows at once; at 390×844 the tables marked as
 // cards are cards, nothing overflows the page sideways and the header takes at most a
-// sixth of the height. One demo-school portal and one tab serve every page.
+// sixth of the height, and the dashboard's chart labels read at 11 px or more without
+// overlapping. One demo-school portal and one tab serve every page.
 func TestBrowserTablesFit(t *testing.T) {
 	t.Parallel()
 	p, _ := reportsDemoPortal(t)
@@ -118,6 +137,11 @@ func TestBrowserTablesFit(t *testing.T) {
 			}
 			if size.phone && m.Header > float64(size.h)/6 {
 				t.Errorf("%d %s: the header takes %v px of %d", size.w, pg.name, m.Header, size.h)
+			}
+			if size.phone && pg.name == "dashboard" {
+				if bad := portaltest.Get(b, chromedp.Evaluate[[]string](chartLabels)); len(bad) > 0 {
+					t.Errorf("dashboard at 390: chart labels %v", bad)
+				}
 			}
 			if !size.phone && pg.name == "bills" {
 				if n := portaltest.Get(b, chromedp.Evaluate[int](billsRowsInView)); n < 15 {

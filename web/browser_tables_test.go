@@ -133,6 +133,8 @@ func TestBrowserTablesFit(t *testing.T) {
 					t.Errorf("%d %s: table %s is %v px wide in a %v px box", size.w, pg.name, tb.Name, tb.Scroll, tb.Client)
 				case size.phone && tb.Cards && !tb.Shown:
 					t.Errorf("%d %s: table %s is not shown as cards", size.w, pg.name, tb.Name)
+				case size.phone && tb.Cards && tb.Scroll > tb.Client+1:
+					t.Errorf("%d %s: the cards of %s are %v px wide in a %v px box", size.w, pg.name, tb.Name, tb.Scroll, tb.Client)
 				}
 			}
 			if size.phone && m.Header > float64(size.h)/6 {

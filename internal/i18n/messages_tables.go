@@ -7,6 +7,7 @@ func init() {
 		"tables.expiry_short":       {ID: "kedaluwarsa %[1]s", EN: "expires %[1]s"},
 		"tables.paid_kept":          {ID: "Sudah dibayar", EN: "Paid"},
 		"tables.paid_amount":        {ID: "dibayar %[1]s", EN: "paid %[1]s"},
+		"bills.more_filters":        {ID: "Filter lainnya", EN: "More filters"},
 		"nav.menu":                  {ID: "Menu", EN: "Menu"},
 		"page.jump":                 {ID: "Halaman", EN: "Page"},
 		"page.jump_of":              {ID: "dari %[1]s", EN: "of %[1]s"},

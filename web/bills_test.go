@@ -883,6 +883,15 @@ func TestBillsDemoSchool(t *testing.T) {
 	if n := len(billRowNames(res.Doc)); n != 50 || res.Doc.Find(`[data-testid="page-prev"]`).Length() != 1 {
 		t.Fatalf("second page: %d rows", n)
 	}
+	// Without ?sort= the list is by due date, and its header says so.
+	byDefault, byDue := c.Get("/bills?state=all"), c.Get("/bills?state=all&sort=due")
+	if got, want := billRowIDs(byDefault.Doc), billRowIDs(byDue.Doc); len(got) != 50 || !slices.Equal(got, want) {
+		t.Errorf("default order %v…, by due %v…", got[:min(2, len(got))], want[:min(2, len(want))])
+	}
+	if aria := byDefault.Doc.Find(`th:has([data-testid="sort-due"])`).AttrOr("aria-sort", ""); aria != "ascending" {
+		t.Errorf("due header aria-sort %q by default", aria)
+	}
+
 	// The pager's jump form: a GET with the list's filters kept and ?page=N, the same rows
 	// as the offset of page N.
 	res = c.Get("/bills?state=all&sort=due&limit=25")

@@ -43,7 +43,7 @@ func (h *Handler) listAudit(w http.ResponseWriter, r *http.Request) {
 	case to.Before(from):
 		f.Error = i18n.T(ctx, "audit.bad_dates")
 	}
-	offset := offsetParam(r)
+	offset := offsetParam(r, auditPageSize)
 
 	v := pages.AuditView{Filter: f, Outcomes: auditOutcomes}
 	actors, err := h.db.AuditActors(ctx)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/changes"
+	"github.com/sekolah/portal/internal/i18n"
 	"github.com/sekolah/portal/internal/portaltest"
 	"github.com/sekolah/portal/internal/sandbox"
 	"github.com/sekolah/portal/internal/store"
@@ -101,6 +102,13 @@ func billRowNames(doc *goquery.Document) []string {
 
 func billRow(doc *goquery.Document, id string) *goquery.Selection {
 	return doc.Find(`[data-testid="bill-row"][data-component="` + id + `"]`)
+}
+
+// billRowIDs lists the component ids of the bills table, in order.
+func billRowIDs(doc *goquery.Document) []string {
+	var out []string
+	doc.Find(`[data-testid="bill-row"]`).Each(func(_ int, s *goquery.Selection) { out = append(out, s.AttrOr("data-component", "")) })
+	return out
 }
 
 func billsText(s *goquery.Selection) string { return strings.Join(strings.Fields(s.Text()), " ") }
@@ -220,6 +228,8 @@ func TestBillsFiltersInURL(t *testing.T) {
 		{"state=all&nis=2024002&sort=-due", []string{"SPP November", "Seragam"}},
 		{"nis=2024002", []string{"SPP November"}},
 		{"state=all&notes=Kelas+7A&sort=due", []string{"SPP Oktober", "SPP Desember"}},
+		// Notes: contains, any letter case.
+		{"state=all&notes=las+7a&sort=due", []string{"SPP Oktober", "SPP Desember"}},
 		{"state=all&ref=BANK-001", []string{"Buku"}},
 		{"state=all&sort=-amount", []string{"Study tour", "Seragam", "SPP Desember", "SPP Oktober", "SPP November", "Buku"}},
 		{"state=all&sort=-nis&account=SPP&due_from=2026-11-20", []string{"Buku", "SPP November", "SPP Desember"}},
@@ -873,6 +883,41 @@ func TestBillsDemoSchool(t *testing.T) {
 	if n := len(billRowNames(res.Doc)); n != 50 || res.Doc.Find(`[data-testid="page-prev"]`).Length() != 1 {
 		t.Fatalf("second page: %d rows", n)
 	}
+	// Without ?sort= the list is by due date, and its header says so.
+	byDefault, byDue := c.Get("/bills?state=all"), c.Get("/bills?state=all&sort=due")
+	if got, want := billRowIDs(byDefault.Doc), billRowIDs(byDue.Doc); len(got) != 50 || !slices.Equal(got, want) {
+		t.Errorf("default order %v…, by due %v…", got[:min(2, len(got))], want[:min(2, len(want))])
+	}
+	if aria := byDefault.Doc.Find(`th:has([data-testid="sort-due"])`).AttrOr("aria-sort", ""); aria != "ascending" {
+		t.Errorf("due header aria-sort %q by default", aria)
+	}
+
+	// The pager's jump form: a GET with the list's filters kept and ?page=N, the same rows
+	// as the offset of page N.
+	res = c.Get("/bills?state=all&sort=due&limit=25")
+	form := res.Doc.Find(`form[data-testid="page-jump"]`)
+	if form.Length() != 1 || form.AttrOr("method", "") != "get" || form.AttrOr("action", "") != "/bills" {
+		t.Fatalf("jump form: %d, method %q action %q", form.Length(), form.AttrOr("method", ""), form.AttrOr("action", ""))
+	}
+	jump := url.Values{}
+	form.Find(`input[type="hidden"]`).Each(func(_ int, in *goquery.Selection) { jump.Add(in.AttrOr("name", ""), in.AttrOr("value", "")) })
+	if jump.Get("state") != "all" || jump.Get("sort") != "due" || jump.Get("limit") != "25" || jump.Has("offset") {
+		t.Errorf("jump form keeps %v", jump)
+	}
+	count, _ := strconv.Atoi(strings.ReplaceAll(strings.Fields(billsText(res.Doc.Find(`[data-testid="bills-count"]`)))[0], ".", ""))
+	if want := "dari " + i18n.Number(int64((count+24)/25)); !strings.Contains(billsText(form), want) || count < 100 {
+		t.Errorf("jump form says %q, want %q (%d bills)", billsText(form), want, count)
+	}
+	jump.Set(form.Find(`[data-testid="page-jump-input"]`).AttrOr("name", ""), "3")
+	byPage := c.Get("/bills?" + jump.Encode())
+	byOffset := c.Get("/bills?state=all&sort=due&limit=25&offset=50")
+	if got, want := billRowIDs(byPage.Doc), billRowIDs(byOffset.Doc); len(got) != 25 || !slices.Equal(got, want) {
+		t.Errorf("page 3: %d rows %v…, offset 50: %v…", len(got), got[:min(2, len(got))], want[:min(2, len(want))])
+	}
+	if v := byPage.Doc.Find(`[data-testid="page-jump-input"]`).AttrOr("value", ""); v != "3" {
+		t.Errorf("after the jump the form says page %q", v)
+	}
+
 	res = c.Get("/bills/upcoming")
 	days := res.Doc.Find(`[data-testid="due-day"]`)
 	if days.Length() == 0 {

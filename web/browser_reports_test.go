@@ -68,7 +68,7 @@ func TestBrowserPaymentsReportFilterAndDownload(t *testing.T) {
 		t.Errorf("address after filtering = %s", loc)
 	}
 	total := b.Text(`[data-testid="payments-total"]`)
-	accounts := portaltest.Get(b, chromedp.Evaluate[[]string](`[...document.querySelectorAll('[data-testid="payments-table"] tbody td:nth-child(6)')].map(td => td.textContent.trim())`))
+	accounts := portaltest.Get(b, chromedp.Evaluate[[]string](`[...document.querySelectorAll('[data-testid="payments-table"] tbody [data-testid="payment-account"]')].map(td => td.textContent.trim())`))
 	for _, a := range accounts {
 		if a != "SPP" {
 			t.Fatalf("filtered table shows account %q", a)

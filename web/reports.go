@@ -69,7 +69,7 @@ func reportShell(url string) pages.ReportShell {
 
 // pageOf returns the rows of the page at the request's offset and its pager.
 func pageOf[T any](r *http.Request, rows []T, url string) ([]T, components.Pager) {
-	offset := min(offsetParam(r), len(rows))
+	offset := min(offsetParam(r, reportPageSize), len(rows))
 	page := rows[offset:min(offset+reportPageSize, len(rows))]
 	return page, components.Pager{
 		Offset: offset, Limit: reportPageSize, Shown: len(page), Total: len(rows), Target: "#report-results",

@@ -128,12 +128,11 @@ func (h *Handler) notFound(w http.ResponseWriter, r *http.Request) {
 // xlsxType is the media type of .xlsx files.
 const xlsxType = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 
-// offsetParam is the row a paged list starts at (?offset=), never below 0 nor above
-// billlist.MaxOffset, whatever the URL says: the database and the service only ever see
-// an offset in range.
-func offsetParam(r *http.Request) int {
-	n, _ := strconv.Atoi(r.URL.Query().Get("offset"))
-	return min(max(n, 0), billlist.MaxOffset)
+// offsetParam is the row a paged list of limit rows per page starts at: ?offset=, or the
+// first row of ?page= (the pager's jump form), never below 0 nor above billlist.MaxOffset,
+// whatever the URL says: the database and the service only ever see an offset in range.
+func offsetParam(r *http.Request, limit int) int {
+	return billlist.Offset(r.URL.Query(), limit)
 }
 
 // sendXLSX answers with a workbook to download under name.

@@ -17,7 +17,7 @@ func (h *Handler) listStudents(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	q := r.URL.Query()
 	f := pages.StudentsFilter{Query: q.Get("q"), Class: q.Get("class")}
-	offset := offsetParam(r)
+	offset := offsetParam(r, studentsPageSize)
 	classes := h.knownClasses(ctx)
 	list, total, err := h.db.ListStudents(ctx, store.StudentFilter{Query: f.Query, Class: f.Class, Offset: offset, Limit: studentsPageSize,
 		ClassOrder: classes})

@@ -14,7 +14,7 @@ const uploadHistoryPage = 50
 // held and how its job ended.
 func (h *Handler) listUploads(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	offset := offsetParam(r)
+	offset := offsetParam(r, uploadHistoryPage)
 	jobs, total, err := h.db.ListUploadJobs(ctx, offset, uploadHistoryPage)
 	if err != nil {
 		h.serverError(w, r, err)

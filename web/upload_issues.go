@@ -8,7 +8,7 @@ import (
 
 // uploadIssues pages through the problems found in the sheet.
 func (h *Handler) uploadIssues(w http.ResponseWriter, r *http.Request) {
-	v, err := h.uploadView(r.Context(), uploadFrom(r), offsetParam(r))
+	v, err := h.uploadView(r.Context(), uploadFrom(r), offsetParam(r, uploadIssuesPage))
 	if err != nil {
 		h.serverError(w, r, err)
 		return

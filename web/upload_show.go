@@ -8,7 +8,7 @@ import (
 
 // showUpload is an upload's page: the check running, the preview, or the job.
 func (h *Handler) showUpload(w http.ResponseWriter, r *http.Request) {
-	v, err := h.uploadView(r.Context(), uploadFrom(r), offsetParam(r))
+	v, err := h.uploadView(r.Context(), uploadFrom(r), offsetParam(r, uploadIssuesPage))
 	if err != nil {
 		h.serverError(w, r, err)
 		return

@@ -68,6 +68,7 @@ const (
 	ParamNotes    = "notes"
 	ParamRef      = "ref"
 	ParamOffset   = "offset"
+	ParamPage     = "page"
 	ParamLimit    = "limit"
 	ParamSort     = "sort"
 )
@@ -112,12 +113,11 @@ func ParseFilter(v url.Values, accounts []string) (Request, problem.List) {
 		NIS: get(ParamNIS), Class: get(ParamClass), Search: strings.Join(strings.Fields(v.Get(ParamSearch)), " "),
 		Notes: get(ParamNotes), Ref: get(ParamRef), Sort: get(ParamSort),
 	}
-	f.Offset, _ = strconv.Atoi(get(ParamOffset))
-	f.Offset = min(max(f.Offset, 0), MaxOffset)
 	f.Limit, _ = strconv.Atoi(get(ParamLimit))
 	if !slices.Contains(PageSizes, f.Limit) {
 		f.Limit = DefaultPageSize
 	}
+	f.Offset = Offset(v, f.Limit)
 	if _, ok := ParseSort(f.Sort); !ok {
 		f.Sort = ""
 	}
@@ -232,6 +232,17 @@ func (f Filter) WithState(state string) Filter {
 func (f Filter) WithSort(sort string) Filter {
 	f.Sort, f.Offset = sort, 0
 	return f
+}
+
+// Offset is the first row of a paged list of limit rows per page that the parameters ask
+// for: ?page= (1-based, the pager's jump form) wins over ?offset=; the result is clamped
+// to 0..MaxOffset whatever the URL says.
+func Offset(v url.Values, limit int) int {
+	n, _ := strconv.Atoi(strings.TrimSpace(v.Get(ParamOffset)))
+	if page, err := strconv.Atoi(strings.TrimSpace(v.Get(ParamPage))); err == nil && limit > 0 {
+		n = min(max(page-1, 0), MaxOffset/limit) * limit
+	}
+	return min(max(n, 0), MaxOffset)
 }
 
 // WithOffset is f from another row.

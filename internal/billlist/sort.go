@@ -25,11 +25,15 @@ type Sort struct {
 	Desc bool
 }
 
-// ParseSort reads "due", "-amount", ...; "" is the service's order (newest first) and ok.
-// A sort orders the whole result, not only the page shown.
+// DefaultSort is the order of a list without ?sort=: by due date, the longest overdue first,
+// which is the order a finance officer works through the bills in.
+var DefaultSort = Sort{Key: SortDue}
+
+// ParseSort reads "due", "-amount", ...; "" is DefaultSort and ok. A sort orders the whole
+// result, not only the page shown.
 func ParseSort(s string) (Sort, bool) {
 	if s == "" {
-		return Sort{}, true
+		return DefaultSort, true
 	}
 	srt := Sort{Key: strings.TrimPrefix(s, "-"), Desc: strings.HasPrefix(s, "-")}
 	if !slices.Contains(SortKeys, srt.Key) {

@@ -27,7 +27,8 @@ func paid(b billing.Bill, at time.Time, amount int64, ref string) billing.Bill {
 func TestToggleAndParseSort(t *testing.T) {
 	t.Parallel()
 	tests := []struct{ current, key, want string }{
-		{"", "due", "due"},
+		{"", "due", "-due"}, // the default is by due date: its header flips it
+		{"", "amount", "amount"},
 		{"due", "due", "-due"},
 		{"-due", "due", "due"},
 		{"-due", "amount", "amount"},
@@ -38,7 +39,11 @@ func TestToggleAndParseSort(t *testing.T) {
 		}
 	}
 	for in, ok := range map[string]bool{"": true, "due": true, "-paid": true, "nis": true, "-": false, "--due": false, "name": false} {
-		if s, got := ParseSort(in); got != ok || ok && s.String() != in {
+		want := in
+		if in == "" {
+			want = "due" // the default
+		}
+		if s, got := ParseSort(in); got != ok || ok && s.String() != want {
 			t.Errorf("ParseSort(%q) = %+v, %v", in, s, got)
 		}
 	}

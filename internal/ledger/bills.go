@@ -32,7 +32,7 @@ const (
 type BillsQuery struct {
 	Tab            string // TabOutstanding when empty
 	Account        string
-	Notes          string // exact
+	Notes          string // part of the notes, any letter case
 	Ref            string // exact reference number
 	DueFrom, DueTo time.Time
 	PaidFrom       time.Time // payment days in the ledger's zone, inclusive
@@ -279,8 +279,9 @@ func billTerms(w *where, q BillsQuery, today int64, withTab bool) {
 		w.add("c.account_code = ?", q.Account)
 	}
 	if q.Notes != "" {
-		w.add("c.notes = ?", q.Notes)
-		w.add("c.notes <> ''") // lets SQLite use the partial index
+		// Contains, case aside: what a finance officer remembers of a note is a word of it.
+		w.add("c.notes <> ''")
+		w.add(`lower(c.notes) LIKE ? ESCAPE '\'`, "%"+escapeLike(strings.ToLower(q.Notes))+"%")
 	}
 	if q.Ref != "" {
 		w.add("c.ref_number = ?", q.Ref)

@@ -53,7 +53,7 @@ func expectBills(all []billing.Bill, q ledger.BillsQuery, people roster, now tim
 			}
 		}
 		paidDay := billing.DayIn(b.PaidAt, jakarta)
-		if q.Account != "" && b.AccountCode != q.Account || q.Notes != "" && b.Notes != q.Notes ||
+		if q.Account != "" && b.AccountCode != q.Account || q.Notes != "" && !strings.Contains(strings.ToLower(b.Notes), strings.ToLower(q.Notes)) ||
 			q.Ref != "" && b.RefNumber != q.Ref || q.NIS != "" && b.NIS != q.NIS ||
 			!q.DueFrom.IsZero() && b.Due.Before(q.DueFrom) || !q.DueTo.IsZero() && b.Due.After(q.DueTo) ||
 			(!q.PaidFrom.IsZero() || !q.PaidTo.IsZero()) && b.PaidAt.IsZero() ||
@@ -180,6 +180,11 @@ func checkBills(t *testing.T, l *ledger.Ledger, roster roster, mode int) {
 		{Class: roster[some.NIS].class},
 		{Class: roster[some.NIS].class, Account: "SPP", Search: "a"},
 		{Class: "no such class"},
+		// Notes: a part of them, any letter case; LIKE's wildcards are plain letters.
+		{Notes: "CICILAN"},
+		{Notes: "orang tua", Account: "SPP"},
+		{Notes: "100%"},
+		{Notes: "_"},
 	}
 	if mode == checkSearches {
 		var searches []ledger.BillsQuery

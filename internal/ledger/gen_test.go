@@ -109,6 +109,9 @@ func generate(ctx context.Context, db *store.DB, n int, loc *time.Location) erro
 						CreatedUS: micros(created), UpdatedUS: micros(created),
 					}
 					r.DueDay, r.ExpiryDay = dayNum(due), dayNum(expiry)
+					if si%5 == 0 { // some notes, for the notes filter (contains, any case)
+						r.Notes = []string{"Titipan Orang Tua", "cicilan ke-2", "Beasiswa 100% (Cicilan)"}[(si/5+k)%3]
+					}
 					chronic := si%11 == 0
 					switch p := rng.Float64(); {
 					case rng.IntN(200) == 0:

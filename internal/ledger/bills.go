@@ -95,7 +95,7 @@ func (l *Ledger) Bills(ctx context.Context, q BillsQuery) (BillsPage, error) {
 	err := l.read(ctx, func(tx *sql.Tx) error {
 		var err error
 		if q.Search != "" {
-			if q.found, q.join, err = searchStudents(ctx, tx, q.Search); err != nil {
+			if q.found, q.join, err = searchStudents(ctx, tx, q.Search, l.maxFound); err != nil {
 				return err
 			}
 		}
@@ -200,13 +200,13 @@ func totalsTerms(w *where, q BillsQuery) {
 	}
 }
 
-// maxFound is how many students a search names one by one; beyond it the search is
+// defaultMaxFound is how many students a search names one by one; beyond it the search is
 // joined in SQL.
-var maxFound = 500
+const defaultMaxFound = 500
 
 // searchStudents finds the students whose name contains the search (case and spacing
 // aside) or whose NIS starts with it: their NIS, or join when more than maxFound match.
-func searchStudents(ctx context.Context, tx *sql.Tx, search string) ([]string, bool, error) {
+func searchStudents(ctx context.Context, tx *sql.Tx, search string, maxFound int) ([]string, bool, error) {
 	rows, err := tx.QueryContext(ctx, `SELECT nis FROM students WHERE `+studentMatch+` LIMIT $3`,
 		nameLike(search), nisLike(search), maxFound+1)
 	if err != nil {

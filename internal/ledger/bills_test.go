@@ -137,7 +137,7 @@ func testBillsMatchTheSlowWay(t *testing.T, engine string) {
 	now = time.Date(2027, 3, 10, 1, 0, 0, 0, time.UTC)
 	checkBills(t, l, roster, checkTotals)
 	// Searches that match many students are joined in SQL instead of listed.
-	defer ledger.SetMaxFound(0)()
+	l.SetMaxFound(0)
 	checkBills(t, l, roster, checkSearches)
 }
 

@@ -29,7 +29,6 @@ import (
 func TestDashboardLeadHandComputed(t *testing.T) { eachEngine(t, testDashboardLeadHandComputed) }
 
 func testDashboardLeadHandComputed(t *testing.T, engine string) {
-	t.Parallel()
 	wib := func(y int, m time.Month, d, hh, mm int) time.Time { return time.Date(y, m, d, hh, mm, 0, 0, jakarta) }
 	e := newEnvOn(t, engine, wib(2027, time.January, 2, 9, 0))
 	ctx := context.Background()

@@ -55,6 +55,7 @@ func testRandomisedEndToEnd(t *testing.T, engine string) {
 	}
 	for _, seed := range seeds {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			t.Parallel()
 			t.Logf("seed %d, %d steps", seed, steps)
 			randomSchool(t, engine, seed, steps)
 		})

@@ -85,6 +85,7 @@ func smallSchool(t *testing.T) *env {
 // as the reports' source and its components read into it from the service. (The roster
 // is left as the reports test sets it: a student sync would put 1003 in class 8A.)
 func TestHandComputedFromLedger(t *testing.T) {
+	t.Parallel()
 	e := smallSchool(t)
 	ctx := context.Background()
 	if _, err := e.l.Upsert(ctx, e.walk()); err != nil {

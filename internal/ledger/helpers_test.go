@@ -117,8 +117,12 @@ const (
 
 // eachEngine runs fn on SQLite and, when PORTAL_TEST_POSTGRES_URL is set, on PostgreSQL.
 func eachEngine(t *testing.T, fn func(t *testing.T, engine string)) {
+	t.Parallel()
 	for _, engine := range []string{"sqlite", "postgres"} {
-		t.Run(engine, func(t *testing.T) { fn(t, engine) })
+		t.Run(engine, func(t *testing.T) {
+			t.Parallel()
+			fn(t, engine)
+		})
 	}
 }
 

@@ -37,6 +37,9 @@ type Ledger struct {
 	verify  func(string, []byte) (billing.Callback, error)
 	log     *slog.Logger
 	postgre bool
+	// maxFound is how many students a bills search names one by one (defaultMaxFound;
+	// a test lowers it to exercise the join).
+	maxFound int
 }
 
 // New returns the ledger over cfg.DB (already migrated by store.Open). When the zone
@@ -47,8 +50,9 @@ func New(ctx context.Context, cfg Config) (*Ledger, error) {
 	}
 	l := &Ledger{
 		db: cfg.DB, sql: cfg.DB.SQL(), loc: cfg.Location, now: cfg.Now, verify: cfg.Verify,
-		log:     cmp.Or(cfg.Logger, slog.Default()),
-		postgre: cfg.DB.Dialect() == store.DialectPostgres,
+		log:      cmp.Or(cfg.Logger, slog.Default()),
+		postgre:  cfg.DB.Dialect() == store.DialectPostgres,
+		maxFound: defaultMaxFound,
 	}
 	if l.loc == nil {
 		loc, err := time.LoadLocation(billing.DefaultZone)

@@ -159,6 +159,7 @@ func testReconcileCorrectsAndAudits(t *testing.T, engine string) {
 // the ledger usable (it answers what it read, Freshness says it is filling and why it
 // stopped); the next run resumes where it stopped instead of starting over.
 func TestFillResumesAndFreshness(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, syncNow)
 	ctx := context.Background()
 	st := e.students("F", 30)
@@ -227,6 +228,7 @@ func TestFillResumesAndFreshness(t *testing.T) {
 // TestOneInstanceSyncs: while another instance holds the sync's lease, Run leaves the
 // work to it; once that lease lapses (the instance died), this one takes over.
 func TestOneInstanceSyncs(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, syncNow)
 	ctx := context.Background()
 	e.components(e.students("L", 3), 10, "SPP")

@@ -15,6 +15,7 @@ import (
 // who asked); a request to sync now made on an instance that does not hold the lease is
 // run by the one that does, within its AskPoll, once.
 func TestRunsAndAsks(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, syncNow)
 	ctx := context.Background()
 	st := e.students("R", 3)
@@ -112,6 +113,7 @@ func awaitLedgerRun(t *testing.T, l *ledger.Ledger, match func(ledger.Run) bool)
 // components the way internal/students' summary does (which the student page shows);
 // the writer's roster entries and a removed student move the change sequence on.
 func TestStudentTotalsAndRoster(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, syncNow)
 	ctx := context.Background()
 	st := e.students("T", 6)
@@ -177,6 +179,7 @@ func TestStudentTotalsAndRoster(t *testing.T) {
 
 // TestCallbackStats: the data page's figures about the callbacks.
 func TestCallbackStats(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, syncNow)
 	ctx := context.Background()
 	st := e.students("C", 2)

@@ -11,6 +11,7 @@ var syncNow = time.Date(2027, time.March, 15, 10, 0, 0, 0, jakarta)
 // TestIncrementalSyncCalls counts the calls the sandbox answers: an incremental sync
 // that finds nothing new makes at most 3; with k new components at most ⌈k/1000⌉+3.
 func TestIncrementalSyncCalls(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, syncNow)
 	st := e.students("A", 40)
 	e.components(st, 2500, "SPP")
@@ -41,6 +42,7 @@ func TestIncrementalSyncCalls(t *testing.T) {
 // TestStartStop: a started syncer fills the ledger in the background; Stop ends it and
 // releases the sync's lease so another instance can go on at once.
 func TestStartStop(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, syncNow)
 	ctx := context.Background()
 	e.components(e.students("S", 5), 1200, "SPP")

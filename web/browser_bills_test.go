@@ -72,7 +72,8 @@ func TestBrowserBillsFiltersAndBackButton(t *testing.T) {
 		s.value = "SPP"; s.dispatchEvent(new Event("change", {bubbles: true})); })()`))
 	billsWaitFor(b, `location.search === "?account=SPP&state=all" && document.querySelectorAll('[data-testid="bill-row"]').length === 5`)
 
-	// Second filter: a NIS, typed and applied.
+	// Second filter: a NIS, typed and applied (it is one of the folded filters).
+	b.Click(`[data-testid="more-filters"] > summary`)
 	b.Type(`#f-nis`, "2024002")
 	b.Click(`[data-testid="bills-apply"]`)
 	billsWaitFor(b, `location.search === "?account=SPP&nis=2024002&state=all" && document.querySelectorAll('[data-testid="bill-row"]').length === 2`)

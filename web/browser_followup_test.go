@@ -6,6 +6,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/sekolah/portal/internal/portaltest"
+	"github.com/sekolah/portal/internal/store"
 )
 
 // TestBrowserArrearsReport: a finance officer switches the arrears report to every
@@ -14,6 +15,11 @@ import (
 func TestBrowserArrearsReport(t *testing.T) {
 	t.Parallel()
 	p, _ := startCounter(t)
+	// Siti's parents have a mobile number, so her page offers WhatsApp.
+	siti := store.Student{NIS: "2024001", Name: "Siti Aminah", Description: "Kelas 7A", Phone: "0812-0000-0001", Source: store.SourceSync}
+	if err := p.DB.UpsertStudents(t.Context(), []store.Student{siti}); err != nil {
+		t.Fatal(err)
+	}
 	b := p.NewBrowser(t)
 	b.Do(chromedp.EmulateViewport(1366, 768))
 	b.Login("finance", portaltest.Password)

@@ -38,6 +38,12 @@ func TestFollowUps(t *testing.T) {
 		t.Errorf("WhatsApp form posts to %q", form.AttrOr("action", ""))
 	}
 
+	// The student page offers the same two, WhatsApp as a form that records the follow-up.
+	if sp := c.Get("/students/2024001"); sp.Doc.Find(`form[action="/students/2024001/followup"] [data-testid="student-whatsapp"]`).Length() != 1 ||
+		sp.Doc.Find(`[data-testid="student-whatsapp-phone"]`).Length() != 0 || sp.Doc.Find(`[data-testid="student-reminder"]`).Length() != 1 {
+		t.Errorf("student page follow-ups: %q", billsText(sp.Doc.Find(`.page-head`)))
+	}
+
 	// WhatsApp: 303 to wa.me with the international number and the message.
 	res = c.Post("/students/2024001/followup", url.Values{"channel": {"whatsapp"}})
 	loc := res.Header.Get("Location")
@@ -118,6 +124,12 @@ func TestFollowUps(t *testing.T) {
 		siti.Phone = phone
 		if err := p.DB.UpsertStudents(ctx, []store.Student{siti}); err != nil {
 			t.Fatal(err)
+		}
+		// The student page says so before the click: WhatsApp leads to the record's form.
+		sp := c.Get("/students/2024001")
+		if a := sp.Doc.Find(`[data-testid="student-whatsapp-phone"]`); a.AttrOr("href", "") != "/students/2024001/edit" ||
+			!strings.Contains(a.AttrOr("title", ""), want) || sp.Doc.Find(`[data-testid="student-whatsapp"]`).Length() != 0 {
+			t.Errorf("student page with phone %q: %q %q", phone, a.AttrOr("href", ""), a.AttrOr("title", ""))
 		}
 		res = c.Post("/students/2024001/followup", url.Values{"channel": {"whatsapp"}})
 		if res.StatusCode != http.StatusUnprocessableEntity || res.Header.Get("Location") != "" ||

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/i18n"
 	"github.com/sekolah/portal/internal/ledger"
 )
 
@@ -301,7 +302,7 @@ func oracleOutstanding(bills []billing.Bill, f ledger.OutstandingFilter, today t
 	}
 	slices.SortFunc(rep.Rows, func(a, b ledger.OutstandingRow) int {
 		return cmp.Or(cmp.Compare(b.Overdue, a.Overdue), cmp.Compare(b.Total, a.Total), cmp.Compare(b.Expired, a.Expired),
-			cmp.Compare(noClassLast(a.Class), noClassLast(b.Class)), cmp.Compare(a.Class, b.Class),
+			cmp.Compare(noClassLast(a.Class), noClassLast(b.Class)), i18n.CompareNatural(a.Class, b.Class),
 			cmp.Compare(a.Name, b.Name), cmp.Compare(a.NIS, b.NIS))
 	})
 	return rep

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/sekolah/portal/internal/i18n"
 	"github.com/sekolah/portal/internal/store"
 )
 
@@ -193,7 +194,7 @@ func (l *Ledger) Outstanding(ctx context.Context, f OutstandingFilter) (Outstand
 	}
 	slices.SortFunc(rep.Rows, func(a, b OutstandingRow) int {
 		return cmp.Or(cmp.Compare(b.Overdue, a.Overdue), cmp.Compare(b.Total, a.Total), cmp.Compare(b.Expired, a.Expired),
-			cmp.Compare(noClassLast(a.Class), noClassLast(b.Class)), cmp.Compare(a.Class, b.Class),
+			cmp.Compare(noClassLast(a.Class), noClassLast(b.Class)), i18n.CompareNatural(a.Class, b.Class),
 			cmp.Compare(a.Name, b.Name), cmp.Compare(a.NIS, b.NIS))
 	})
 	if rep.Rows == nil {

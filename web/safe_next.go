@@ -19,9 +19,10 @@ func safeNext(next string) string {
 
 // localPath reports whether s is a path on this site and nothing a browser could read as
 // another host: it parses as a URL with no scheme, host or user, starts with exactly one
-// "/" (not "//", not "/\"), and has no byte ≤ 0x20 or 0x7f anywhere, neither raw nor
-// percent-decoded. Browsers drop tabs and newlines from a Location and read "\" as "/",
-// which is how "/%09/evil.example" used to land on evil.example.
+// "/" (not "//", not "/\"), has no "." or ".." segment, and has no byte ≤ 0x20 or 0x7f
+// anywhere, neither raw nor percent-decoded. Browsers drop tabs and newlines from a
+// Location and read "\" as "/", which is how "/%09/evil.example" used to land on
+// evil.example.
 func localPath(s string) bool {
 	if s == "" || len(s) > maxNextLength || s[0] != '/' {
 		return false
@@ -36,13 +37,29 @@ func localPath(s string) bool {
 				return false
 			}
 		}
-		if len(v) > 1 && (v[1] == '/' || v[1] == '\\') {
+		if len(v) > 1 && (v[1] == '/' || v[1] == '\\') || hasDotSegment(v) {
 			return false
 		}
 	}
 	u, err := url.Parse(s)
 	return err == nil && u.Scheme == "" && u.Host == "" && u.User == nil && u.Opaque == "" &&
 		strings.HasPrefix(u.Path, "/")
+}
+
+// hasDotSegment reports whether the path part of v (before any query or fragment) has a
+// "." or ".." segment, a backslash read as a slash: a browser removes them, and "/./\x"
+// becomes "//x", a path that would name the host x wherever it is used again. The
+// portal's own addresses have none.
+func hasDotSegment(v string) bool {
+	if i := strings.IndexAny(v, "?#"); i >= 0 {
+		v = v[:i]
+	}
+	for _, seg := range strings.FieldsFunc(v, func(r rune) bool { return r == '/' || r == '\\' }) {
+		if seg == "." || seg == ".." {
+			return true
+		}
+	}
+	return false
 }
 
 // percentDecode decodes every %XX (leaving '+' alone, as paths do); ok is false on a

@@ -50,6 +50,11 @@ func TestSafeNext(t *testing.T) {
 		{"/students\r\nSet-Cookie: x=1", "/"},
 		{"/%zz", "/"},
 		{"/students%", "/"},
+		{"/./\\evil.example", "/"}, // a browser reads it as "//evil.example"
+		{"/.//evil.example", "/"},
+		{"/students/../\\evil.example", "/"},
+		{"/%2e/%5cevil.example", "/"},
+		{"/students?q=../x", "/students?q=../x"}, // dots in a query are text
 		// The sign-in page itself would loop.
 		{"/login", "/"},
 		{"/login?next=/audit", "/"},

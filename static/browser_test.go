@@ -6,14 +6,14 @@ import (
 	"html"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"os/exec"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
+
+	"github.com/sekolah/portal/internal/chromium"
 )
 
 // testPage exercises every data-* behaviour of app.js with htmx loaded, under the
@@ -45,24 +45,8 @@ type seen struct {
 	method, from, csrf, hx, query, form string
 }
 
-func chromium(t *testing.T) string {
-	for _, name := range []string{os.Getenv("PORTAL_CHROMIUM"), "chromium", "chromium-browser", "google-chrome"} {
-		if name == "" {
-			continue
-		}
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("PORTAL_REQUIRE_BROWSER") == "1" {
-		t.Fatal("chromium not found but PORTAL_REQUIRE_BROWSER=1")
-	}
-	t.Skip("chromium not installed (apt-get install chromium); browser test skipped")
-	return ""
-}
-
 func TestAppJSInBrowser(t *testing.T) {
-	path := chromium(t)
+	path := chromium.Find(t)
 
 	var mu sync.Mutex
 	var requests []seen

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -12,6 +11,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/sekolah/portal/internal/chromium"
 )
 
 // Browser drives a tab of the test binary's one headless Chromium against a running
@@ -23,23 +24,10 @@ type Browser struct {
 	stop func()
 }
 
-// chromiumPath finds the browser; CI installs Debian's chromium package.
-func chromiumPath() string {
-	for _, name := range []string{os.Getenv("PORTAL_CHROMIUM"), "chromium", "chromium-browser", "google-chrome"} {
-		if name == "" {
-			continue
-		}
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	return ""
-}
-
-// chromium is the one browser of this test binary: started by the first browser test,
+// shared is the one browser of this test binary: started by the first browser test,
 // shared by the others (each in a browser context of its own, so no cookie or storage
 // crosses between tests), closed by CloseBrowser.
-var chromium struct {
+var shared struct {
 	mu      sync.Mutex
 	ctx     context.Context // the browser's first tab; every test's tab is made from it
 	cancel  func()
@@ -49,14 +37,14 @@ var chromium struct {
 
 // sharedChromium starts the browser once.
 func sharedChromium(path string) (context.Context, error) {
-	chromium.mu.Lock()
-	defer chromium.mu.Unlock()
-	if chromium.ctx != nil || chromium.err != nil {
-		return chromium.ctx, chromium.err
+	shared.mu.Lock()
+	defer shared.mu.Unlock()
+	if shared.ctx != nil || shared.err != nil {
+		return shared.ctx, shared.err
 	}
 	profile, err := os.MkdirTemp("", "portaltest-chromium-")
 	if err != nil {
-		chromium.err = err
+		shared.err = err
 		return nil, err
 	}
 	opts := []chromedp.ExecAllocatorOption{
@@ -84,24 +72,24 @@ func sharedChromium(path string) (context.Context, error) {
 		cancelB()
 		cancelA()
 		os.RemoveAll(profile)
-		chromium.err = fmt.Errorf("start chromium: %w", err)
-		return nil, chromium.err
+		shared.err = fmt.Errorf("start chromium: %w", err)
+		return nil, shared.err
 	}
-	chromium.ctx, chromium.profile = ctx, profile
-	chromium.cancel = func() { cancelB(); cancelA() }
+	shared.ctx, shared.profile = ctx, profile
+	shared.cancel = func() { cancelB(); cancelA() }
 	return ctx, nil
 }
 
 // CloseBrowser ends the test binary's Chromium, if a test started it, and removes its
 // profile. Call it from TestMain after m.Run.
 func CloseBrowser() {
-	chromium.mu.Lock()
-	defer chromium.mu.Unlock()
-	if chromium.cancel != nil {
-		chromium.cancel()
-		os.RemoveAll(chromium.profile)
+	shared.mu.Lock()
+	defer shared.mu.Unlock()
+	if shared.cancel != nil {
+		shared.cancel()
+		os.RemoveAll(shared.profile)
 	}
-	chromium.ctx, chromium.cancel, chromium.err = nil, nil, nil
+	shared.ctx, shared.cancel, shared.err = nil, nil, nil
 }
 
 // NewBrowser opens a tab for the test in a browser context of its own (fresh cookies and
@@ -110,14 +98,7 @@ func CloseBrowser() {
 // where a missing browser is a failure.
 func (p *Portal) NewBrowser(t testing.TB) *Browser {
 	t.Helper()
-	path := chromiumPath()
-	if path == "" {
-		if os.Getenv("PORTAL_REQUIRE_BROWSER") == "1" {
-			t.Fatal("chromium not found but PORTAL_REQUIRE_BROWSER=1")
-		}
-		t.Skip("chromium not installed (apt-get install chromium); browser test skipped")
-	}
-	parent, err := sharedChromium(path)
+	parent, err := sharedChromium(chromium.Find(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -106,56 +107,67 @@ const chartLabels = `(() => {
 // a scroll bar) and the bills list shows 15 rows at once; at 390×844 the tables marked as
 // cards are cards, nothing overflows the page sideways and the header takes at most a
 // sixth of the height, and the dashboard's chart labels read at 11 px or more without
-// overlapping. One demo-school portal and one tab serve every page.
+// overlapping. One demo-school portal serves both sizes, each in a tab of its own, side by
+// side.
 func TestBrowserTablesFit(t *testing.T) {
 	t.Parallel()
 	p, _ := reportsDemoPortal(t)
-	b := p.NewBrowser(t)
-	b.Login("finance", portaltest.Password)
-	pages := tablesPages(t, b)
+	finder := p.NewBrowser(t)
+	finder.Login("finance", portaltest.Password)
+	pages := tablesPages(t, finder)
 	for _, size := range []struct {
 		w, h  int64
 		phone bool
 	}{{1366, 768, false}, {390, 844, true}} {
-		b.Do(chromedp.EmulateViewport(size.w, size.h))
-		for _, pg := range pages {
-			b.Visit(pg.path)
-			m := portaltest.Get(b, chromedp.Evaluate[pageFit](measureTables))
-			if len(m.Tables) == 0 {
-				t.Errorf("%d %s: no table", size.w, pg.name)
-			}
-			if m.DocScroll > m.Inner {
-				t.Errorf("%d %s: the page is %v px wide in a %v px window", size.w, pg.name, m.DocScroll, m.Inner)
-			}
-			for _, tb := range m.Tables {
-				switch {
-				case !size.phone && tb.Scroll > tb.Client+1:
-					t.Errorf("%d %s: table %s is %v px wide in a %v px box", size.w, pg.name, tb.Name, tb.Scroll, tb.Client)
-				case size.phone && tb.Cards && !tb.Shown:
-					t.Errorf("%d %s: table %s is not shown as cards", size.w, pg.name, tb.Name)
-				case size.phone && tb.Cards && tb.Scroll > tb.Client+1:
-					t.Errorf("%d %s: the cards of %s are %v px wide in a %v px box", size.w, pg.name, tb.Name, tb.Scroll, tb.Client)
-				}
-			}
-			if size.phone && m.Header > float64(size.h)/6 {
-				t.Errorf("%d %s: the header takes %v px of %d", size.w, pg.name, m.Header, size.h)
-			}
-			if size.phone && pg.name == "dashboard" {
-				// The folded navigation opens without JavaScript's help and leads on.
-				b.Click(`.phone-nav summary`)
-				b.Click(`.phone-nav a[href="/bills"]`)
-				b.WaitVisible(`[data-testid="bills-table"]`)
-				b.Visit(pg.path)
-				if bad := portaltest.Get(b, chromedp.Evaluate[[]string](chartLabels)); len(bad) > 0 {
-					t.Errorf("dashboard at 390: chart labels %v", bad)
-				}
-			}
-			if !size.phone && pg.name == "bills" {
-				if n := portaltest.Get(b, chromedp.Evaluate[int](billsRowsInView)); n < 15 {
-					t.Errorf("bills at 1366×768: %d rows in view, want at least 15", n)
-				}
-			}
-			b.Screenshot("tables-" + pg.name + "-" + map[bool]string{false: "1366", true: "390"}[size.phone])
+		t.Run(fmt.Sprintf("%dx%d", size.w, size.h), func(t *testing.T) {
+			t.Parallel()
+			b := p.NewBrowser(t)
+			b.Login("finance", portaltest.Password)
+			tablesFitAt(t, b, pages, size.w, size.h, size.phone)
+		})
+	}
+}
+
+// tablesFitAt checks every page at one window size.
+func tablesFitAt(t *testing.T, b *portaltest.Browser, pages []tablesPage, w, h int64, phone bool) {
+	b.Do(chromedp.EmulateViewport(w, h))
+	for _, pg := range pages {
+		b.Visit(pg.path)
+		m := portaltest.Get(b, chromedp.Evaluate[pageFit](measureTables))
+		if len(m.Tables) == 0 {
+			t.Errorf("%d %s: no table", w, pg.name)
 		}
+		if m.DocScroll > m.Inner {
+			t.Errorf("%d %s: the page is %v px wide in a %v px window", w, pg.name, m.DocScroll, m.Inner)
+		}
+		for _, tb := range m.Tables {
+			switch {
+			case !phone && tb.Scroll > tb.Client+1:
+				t.Errorf("%d %s: table %s is %v px wide in a %v px box", w, pg.name, tb.Name, tb.Scroll, tb.Client)
+			case phone && tb.Cards && !tb.Shown:
+				t.Errorf("%d %s: table %s is not shown as cards", w, pg.name, tb.Name)
+			case phone && tb.Cards && tb.Scroll > tb.Client+1:
+				t.Errorf("%d %s: the cards of %s are %v px wide in a %v px box", w, pg.name, tb.Name, tb.Scroll, tb.Client)
+			}
+		}
+		if phone && m.Header > float64(h)/6 {
+			t.Errorf("%d %s: the header takes %v px of %d", w, pg.name, m.Header, h)
+		}
+		if phone && pg.name == "dashboard" {
+			// The folded navigation opens without JavaScript's help and leads on.
+			b.Click(`.phone-nav summary`)
+			b.Click(`.phone-nav a[href="/bills"]`)
+			b.WaitVisible(`[data-testid="bills-table"]`)
+			b.Visit(pg.path)
+			if bad := portaltest.Get(b, chromedp.Evaluate[[]string](chartLabels)); len(bad) > 0 {
+				t.Errorf("dashboard at 390: chart labels %v", bad)
+			}
+		}
+		if !phone && pg.name == "bills" {
+			if n := portaltest.Get(b, chromedp.Evaluate[int](billsRowsInView)); n < 15 {
+				t.Errorf("bills at 1366×768: %d rows in view, want at least 15", n)
+			}
+		}
+		b.Screenshot("tables-" + pg.name + "-" + map[bool]string{false: "1366", true: "390"}[phone])
 	}
 }

@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -97,6 +98,33 @@ func TestBrowserUploadComponents(t *testing.T) {
 		}
 	}
 	b.Screenshot("upload-preview")
+	// The sample fits a wide window, and on a phone each row is a card with the bill's name
+	// on top.
+	for _, size := range []struct {
+		w, h  int64
+		phone bool
+	}{{1366, 768, false}, {390, 844, true}} {
+		b.Do(chromedp.EmulateViewport(size.w, size.h))
+		m := portaltest.Get(b, chromedp.Evaluate[pageFit](measureTables))
+		found := false
+		for _, tb := range m.Tables {
+			if tb.Name != "upload-sample" {
+				continue
+			}
+			found = true
+			if tb.Scroll > tb.Client+1 {
+				t.Errorf("%d: the sample is %v px wide in a %v px box", size.w, tb.Scroll, tb.Client)
+			}
+			if size.phone && !tb.Shown {
+				t.Errorf("%d: the sample is not shown as cards", size.w)
+			}
+		}
+		if !found {
+			t.Fatalf("%d: no sample table among %+v", size.w, m.Tables)
+		}
+		b.Screenshot(fmt.Sprintf("upload-preview-%d", size.w))
+	}
+	b.Do(chromedp.EmulateViewport(1280, 900))
 	// With JavaScript too, nothing on the page still says the file is being checked.
 	if body := b.Text("body"); strings.Contains(body, "sedang diperiksa") {
 		t.Errorf("the preview still says the file is being checked:\n%s", body)

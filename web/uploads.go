@@ -188,7 +188,8 @@ func (h *Handler) uploadSample(ctx context.Context, j store.UploadJob) ([]pages.
 	out := make([]pages.UploadSampleRow, len(rows))
 	for i, r := range rows {
 		out[i] = pages.UploadSampleRow{Row: r.Row, NIS: r.NIS, Student: names[r.NIS].Name, Name: r.Name, Account: r.Account,
-			Class: r.Class, Phone: r.Phone, Email: r.Email, Due: p.Day(r.Due), Expiry: p.Day(r.Expiry)}
+			Class: r.Class, Phone: r.Phone, Email: r.Email, Due: p.Day(r.Due), Expiry: p.Day(r.Expiry),
+			Active: p.Day(r.Active), Notes: r.Notes}
 		if j.Kind == string(uploads.Components) {
 			out[i].Amount, out[i].Penalty = i18n.Rupiah(r.Amount), i18n.Rupiah(r.Penalty)
 		}

@@ -770,7 +770,8 @@ func TestUploadNoStaleWords(t *testing.T) {
 }
 
 // TestUploadPreviewSample: the preview shows the first rows as they will be sent, in the
-// person's formats, with the student's name from the roster.
+// person's formats (the active day and the notes too), with the student's name from the
+// roster.
 func TestUploadPreviewSample(t *testing.T) {
 	t.Parallel()
 	p := portaltest.Start(t, portaltest.Options{Now: uploadNow})
@@ -792,7 +793,8 @@ func TestUploadPreviewSample(t *testing.T) {
 	first := rows.First()
 	want := map[string]string{"sample-row": "3", "sample-nis": sh.NIS[1], "sample-student": sh.Names[1],
 		"sample-name": "SPP Juli 2026", "sample-account": "BCA", "sample-amount": i18n.Rupiah(300_000), "sample-penalty": i18n.Rupiah(25_000),
-		"sample-due": "10 Jul 2026", "sample-expiry": "10 Agu 2026"}
+		"sample-due": "10 Jul 2026", "sample-expiry": "10 Agu 2026",
+		"sample-active": "aktif mulai 20 Jun 2026", "sample-notes": "Dibuat oleh generator"}
 	for testid, w := range want {
 		if got := strings.TrimSpace(first.Find(`[data-testid="` + testid + `"]`).Text()); got != w {
 			t.Errorf("%s = %q, want %q", testid, got, w)
@@ -802,5 +804,8 @@ func TestUploadPreviewSample(t *testing.T) {
 	res = c.Get("/uploads/" + id)
 	if got := strings.TrimSpace(res.Doc.Find(`[data-testid="upload-sample"] tbody tr [data-testid="sample-expiry"]`).First().Text()); got != "10 Aug 2026" {
 		t.Errorf("English expiry %q", got)
+	}
+	if got := strings.TrimSpace(res.Doc.Find(`[data-testid="upload-sample"] tbody tr [data-testid="sample-active"]`).First().Text()); got != "active from 20 Jun 2026" {
+		t.Errorf("English active day %q", got)
 	}
 }

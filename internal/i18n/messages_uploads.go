@@ -82,6 +82,7 @@ func init() {
 		"bills.export_template_hint":             {ID: "Tagihan belum dibayar dalam bentuk templat unggah, dengan ID Tagihan: perbaiki di Excel lalu unggah kembali.", EN: "The unpaid bills in the upload template's shape, with their bill IDs: fix them in Excel and upload the file back."},
 		"uploads.sample.row":                     {ID: "Baris", EN: "Row"},
 		"uploads.sample.unknown_student":         {ID: "(belum ada di daftar siswa portal)", EN: "(not in the portal's roster yet)"},
+		"uploads.sample.active":                  {ID: "aktif mulai %[1]s", EN: "active from %[1]s"},
 		"uploads.issues.list":                    {ID: "Masalah satu per satu", EN: "Problems one by one"},
 		"uploads.kinds.caption":                  {ID: "Jumlah masalah per jenis", EN: "Problems by kind"},
 		"uploads.kinds.column":                   {ID: "Kolom", EN: "Column"},

@@ -14,7 +14,7 @@ const SampleSize = 10
 const sampleScan = 5 * SampleSize
 
 // SampleRow is one row of the preview's sample, as it will be sent: a component (NIS,
-// name, account, amounts, days) or a student (NIS, name, class, phone, e-mail).
+// name, account, amounts, days, notes) or a student (NIS, name, class, phone, e-mail).
 type SampleRow struct {
 	Row     int       `json:"row"`
 	NIS     string    `json:"nis"`
@@ -24,6 +24,8 @@ type SampleRow struct {
 	Penalty int64     `json:"penalty,omitempty"`
 	Due     time.Time `json:"due,omitzero"`
 	Expiry  time.Time `json:"expiry,omitzero"`
+	Active  time.Time `json:"active,omitzero"`
+	Notes   string    `json:"notes,omitempty"`
 	Class   string    `json:"class,omitempty"`
 	Phone   string    `json:"phone,omitempty"`
 	Email   string    `json:"email,omitempty"`
@@ -31,7 +33,7 @@ type SampleRow struct {
 
 func sampleOfComponent(c Component) SampleRow {
 	return SampleRow{Row: c.Row, NIS: c.NIS, Name: c.Name, Account: c.AccountCode, Amount: c.Amount, Penalty: c.Penalty,
-		Due: c.Due, Expiry: c.Expiry}
+		Due: c.Due, Expiry: c.Expiry, Active: c.Active, Notes: c.Notes}
 }
 
 func sampleOfStudent(s Student) SampleRow {

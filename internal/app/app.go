@@ -157,7 +157,8 @@ func New(ctx context.Context, o Options) (*App, error) {
 			_, errSessions := a.Auth.PruneSessions(ctx)
 			return errors.Join(errSignIns, errSessions)
 		}}
-	var ccfg corrections.Config
+	// A call without an answer is given the client's timeout to land before it is read.
+	ccfg := corrections.Config{Settle: cfg.UpstreamTimeout}
 	if o.Corrections != nil {
 		o.Corrections(&ccfg)
 	}

@@ -27,6 +27,11 @@ type Config struct {
 	// RetryBase and RetryMax bound the pause before trying again while the service does
 	// not answer (doubling from RetryBase, at most RetryMax).
 	RetryBase, RetryMax time.Duration
+	// Settle is how long a call that ended without an answer (timed out, cut by a stop,
+	// or left by a process that died) is given to land at the service before its items
+	// are read there (default 15s, the client's timeout): read sooner, a change still on
+	// its way looks unapplied and would be sent a second time.
+	Settle time.Duration
 }
 
 func (c *Config) defaults() {
@@ -44,6 +49,9 @@ func (c *Config) defaults() {
 	}
 	if c.RetryMax <= 0 {
 		c.RetryMax = 2 * time.Minute
+	}
+	if c.Settle <= 0 {
+		c.Settle = billing.DefaultTimeout
 	}
 }
 
@@ -358,21 +366,56 @@ func (r *Runner) wait(ctx context.Context, j store.CorrectionJob, attempt int) e
 // set moves items to state with problem, in the database and in memory.
 func (r *Runner) set(ctx context.Context, j store.CorrectionJob, items []*store.CorrectionItem, state, problem string) error {
 	seqs := make([]int, len(items))
+	now := store.Now()
 	for i, it := range items {
 		seqs[i] = it.Seq
-		it.State, it.Problem = state, problem
+		it.State, it.Problem, it.UpdatedAt = state, problem, now
 	}
 	return r.db.SetCorrectionItems(ctx, j.ID, seqs, state, problem)
 }
 
-// reconcile reads each item sent without an answer at the service and decides it: the
-// change is there (done), the component was paid or cancelled meanwhile (skipped), or it
-// is to be sent again (pending). errDown when the service does not answer a read.
+// unanswered notes that the call sending items ended without an answer: they stay sent
+// and are read at the service once Settle has passed from now. Noted even while the
+// runner stops, since the next start reads them too.
+func (r *Runner) unanswered(ctx context.Context, j store.CorrectionJob, items []*store.CorrectionItem) error {
+	seqs := make([]int, len(items))
+	now := store.Now()
+	for i, it := range items {
+		seqs[i] = it.Seq
+		it.UpdatedAt = now
+	}
+	return r.db.MarkCorrectionItemsUnanswered(context.WithoutCancel(ctx), j.ID, seqs, now)
+}
+
+// settle waits until a call about it that ended without an answer can no longer land
+// at the service; false when ctx ends first.
+func (r *Runner) settle(ctx context.Context, it store.CorrectionItem) bool {
+	wait := time.Until(it.UpdatedAt.Add(r.cfg.Settle))
+	if wait <= 0 {
+		return true
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+// reconcile reads each item sent without an answer at the service, once its call can
+// no longer land (Settle), and decides it: the change is there (done), the component was
+// paid or cancelled meanwhile (skipped), or it is to be sent again (pending). errDown
+// when the service does not answer a read.
 func (r *Runner) reconcile(ctx context.Context, j store.CorrectionJob, items []store.CorrectionItem) error {
 	for i := range items {
 		it := &items[i]
 		if it.State != ItemSent {
 			continue
+		}
+		if !r.settle(ctx, *it) {
+			return ctx.Err()
 		}
 		b, err := r.client.GetComponent(ctx, it.ComponentID)
 		switch {
@@ -454,9 +497,9 @@ func (r *Runner) sendCancel(ctx context.Context, j store.CorrectionJob, todo []*
 	case err == nil:
 		return r.set(ctx, j, todo, ItemDone, "")
 	case ctx.Err() != nil:
-		return ctx.Err() // left sent: read at the next start
+		return errors.Join(ctx.Err(), r.unanswered(ctx, j, todo)) // left sent: read at the next start
 	case changes.Ambiguous(err):
-		return nil // left sent: reconcile reads them before anything is sent again
+		return r.unanswered(ctx, j, todo) // left sent: reconcile reads them before anything is sent again
 	case errors.Is(err, billing.ErrUnavailable) || errors.Is(err, billing.ErrUnauthorized):
 		if err := r.set(ctx, j, todo, ItemPending, ""); err != nil {
 			return err
@@ -519,9 +562,9 @@ func (r *Runner) sendUpdates(ctx context.Context, j store.CorrectionJob, todo []
 			}
 			continue
 		case ctx.Err() != nil:
-			return ctx.Err()
+			return errors.Join(ctx.Err(), r.unanswered(ctx, j, []*store.CorrectionItem{it}))
 		case changes.Ambiguous(err):
-			return nil // left sent: reconcile reads it first
+			return r.unanswered(ctx, j, []*store.CorrectionItem{it}) // left sent: reconcile reads it first
 		case errors.Is(err, billing.ErrUnavailable) || errors.Is(err, billing.ErrUnauthorized):
 			if err := r.set(ctx, j, []*store.CorrectionItem{it}, ItemPending, ""); err != nil {
 				return err

@@ -34,7 +34,10 @@ type env struct {
 	sb      *sandbox.Server
 	url     string
 	timeout time.Duration
-	log     *slog.Logger
+	// settle is the runners' Settle (default timeout: a call without an answer has
+	// landed by the time the client would have given up on it).
+	settle time.Duration
+	log    *slog.Logger
 }
 
 // newEnv is the environment on SQLite, or on a PostgreSQL schema of its own with
@@ -59,7 +62,7 @@ func newEnv(t *testing.T, timeout time.Duration, postgres ...bool) *env {
 	a := &applied{next: sb, n: map[string]int{}, maybe: map[string]int{}}
 	srv := httptest.NewServer(a)
 	t.Cleanup(func() { srv.Close(); sb.Close() })
-	return &env{applied: a, db: db, sb: sb, url: srv.URL, timeout: timeout, log: log}
+	return &env{applied: a, db: db, sb: sb, url: srv.URL, timeout: timeout, settle: timeout, log: log}
 }
 
 // applied counts, per component, the updates and cancels the sandbox applied: those it
@@ -71,6 +74,9 @@ type applied struct {
 	n        map[string]int
 	maybe    map[string]int // cut by the caller mid-way, answered with an error: may have been applied
 	inflight int
+	// hold, when set, is how long a call about a component is held on its way before it
+	// reaches the service, whether or not its caller is still there.
+	hold func(component string) time.Duration
 }
 
 type statusRecorder struct {
@@ -106,7 +112,14 @@ func (a *applied) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	a.mu.Lock()
 	a.inflight++
+	hold := a.hold
 	a.mu.Unlock()
+	if hold != nil && len(ids) > 0 {
+		if d := hold(ids[len(ids)-1]); d > 0 {
+			time.Sleep(d)
+			r = r.WithContext(context.WithoutCancel(r.Context()))
+		}
+	}
 	rec := &statusRecorder{ResponseWriter: w}
 	a.next.ServeHTTP(rec, r)
 	a.mu.Lock()
@@ -164,7 +177,7 @@ func (e *env) runner(t *testing.T, chunk int) *corrections.Runner {
 	}
 	w := &changes.Writer{Client: client, DB: e.db, Log: e.log}
 	r := corrections.NewRunner(corrections.Config{ChunkSize: chunk, LeaseTTL: time.Second, LeaseRenew: 200 * time.Millisecond,
-		RetryBase: 5 * time.Millisecond, RetryMax: 50 * time.Millisecond}, e.db, client, w, e.log)
+		RetryBase: 5 * time.Millisecond, RetryMax: 50 * time.Millisecond, Settle: e.settle}, e.db, client, w, e.log)
 	if err := r.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -372,6 +385,52 @@ func testBulkUpdate(t *testing.T, e *env) {
 	items, _ := e.db.CorrectionItems(ctx, id, corrections.ItemSkipped)
 	if len(items) != 1 || items[0].ComponentID != paid.ComponentID || items[0].Problem != corrections.ProblemPaid {
 		t.Errorf("skipped: %+v", items)
+	}
+}
+
+// TestCutCallLandingLate: an update whose call a hard stop cuts while it is still on its
+// way, and which reaches the service only afterwards, is read by the next runner once it
+// has landed (Settle after the cut): found applied, not sent a second time.
+func TestCutCallLandingLate(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, 5*time.Second)
+	e.settle = time.Second
+	b := e.seed(t, 1)[0]
+	ctx := context.Background()
+	leaving := make(chan struct{})
+	var calls int
+	var mu sync.Mutex
+	e.applied.mu.Lock()
+	e.applied.hold = func(id string) time.Duration {
+		mu.Lock()
+		defer mu.Unlock()
+		if calls++; id != b.ComponentID || calls > 1 {
+			return 0
+		}
+		close(leaving)
+		return 300 * time.Millisecond
+	}
+	e.applied.mu.Unlock()
+
+	amount := int64(455_000)
+	r1 := e.runner(t, 10)
+	id, err := r1.Submit(ctx, corrections.Request{Kind: corrections.KindUpdate, Source: corrections.SourceBulk, Field: "amount",
+		Value: "455.000", Actor: financeActor, Items: []corrections.Item{{Component: b, Update: billing.ComponentUpdate{Amount: &amount}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-leaving
+	stopped, cancel := context.WithCancel(ctx)
+	cancel()
+	_ = r1.Stop(stopped)
+	e.runner(t, 10)
+	j := waitJob(t, e.db, id)
+	if j.State != corrections.StateDone || j.Done != 1 {
+		t.Fatalf("job: state %s done %d skipped %d failed %d", j.State, j.Done, j.Skipped, j.Failed)
+	}
+	e.applied.once(t, b.ComponentID)
+	if got, err := e.client(t).GetComponent(ctx, b.ComponentID); err != nil || got.Amount != amount {
+		t.Fatalf("at the service: %d, %v", got.Amount, err)
 	}
 }
 

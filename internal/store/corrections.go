@@ -42,6 +42,9 @@ type CorrectionItem struct {
 	State    string
 	Attempts int
 	Problem  string
+	// UpdatedAt is when the item last changed: for one sent without an answer, when its
+	// call left or, once it ended without one, when it ended.
+	UpdatedAt time.Time
 }
 
 const correctionJobCols = `id, kind, source, upload_id, field, value, reason, selection, state, actor_id, actor, actor_role,
@@ -164,8 +167,8 @@ func (db *DB) ReleaseCorrectionJob(ctx context.Context, id, owner string) error 
 
 // CorrectionItems lists a job's items in any of states (all when none), in order.
 func (db *DB) CorrectionItems(ctx context.Context, jobID string, states ...string) ([]CorrectionItem, error) {
-	q := `SELECT job_id, seq, chunk, component_id, nis, student_name, item_name, amount, payload, state, attempts, problem
-		FROM correction_items WHERE job_id = $1`
+	q := `SELECT job_id, seq, chunk, component_id, nis, student_name, item_name, amount, payload, state, attempts, problem,
+		updated_at FROM correction_items WHERE job_id = $1`
 	args := []any{jobID}
 	if len(states) > 0 {
 		ph := make([]string, len(states))
@@ -183,10 +186,12 @@ func (db *DB) CorrectionItems(ctx context.Context, jobID string, states ...strin
 	var out []CorrectionItem
 	for rows.Next() {
 		var it CorrectionItem
+		var updated nullTime
 		if err := rows.Scan(&it.JobID, &it.Seq, &it.Chunk, &it.ComponentID, &it.NIS, &it.StudentName, &it.Name, &it.Amount,
-			&it.Payload, &it.State, &it.Attempts, &it.Problem); err != nil {
+			&it.Payload, &it.State, &it.Attempts, &it.Problem, &updated); err != nil {
 			return nil, fmt.Errorf("store: correction items of %s: %w", jobID, err)
 		}
+		it.UpdatedAt = updated.Time
 		out = append(out, it)
 	}
 	return out, rows.Err()
@@ -222,6 +227,25 @@ func (db *DB) SetCorrectionItems(ctx context.Context, jobID string, seqs []int, 
 		return err
 	})
 	if err != nil {
+		return fmt.Errorf("store: correction items of %s: %w", jobID, err)
+	}
+	return nil
+}
+
+// MarkCorrectionItemsUnanswered notes that the call sending the items seqs ended at at
+// without an answer: they stay sent, and may still land at the service for a while.
+func (db *DB) MarkCorrectionItemsUnanswered(ctx context.Context, jobID string, seqs []int, at time.Time) error {
+	if len(seqs) == 0 {
+		return nil
+	}
+	ph := make([]string, len(seqs))
+	args := []any{Time(at), jobID}
+	for i, s := range seqs {
+		ph[i] = fmt.Sprintf("$%d", i+3)
+		args = append(args, s)
+	}
+	if _, err := db.sql.ExecContext(ctx, `UPDATE correction_items SET updated_at = $1
+		WHERE job_id = $2 AND state = 'sent' AND seq IN (`+strings.Join(ph, ", ")+`)`, args...); err != nil {
 		return fmt.Errorf("store: correction items of %s: %w", jobID, err)
 	}
 	return nil

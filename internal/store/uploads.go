@@ -111,8 +111,10 @@ type UploadChunk struct {
 	Recognised int
 	Attempts   int
 	LastError  string
-	SentAt     time.Time
-	UpdatedAt  time.Time
+	// SentAt is when the chunk's last call left or, if it ended without an answer, when
+	// it ended: the service is given Settle from then before the chunk is looked for.
+	SentAt    time.Time
+	UpdatedAt time.Time
 }
 
 // UploadFailure is a row the service refused, with the reason's code and argument.

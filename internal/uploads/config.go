@@ -56,9 +56,9 @@ type Config struct {
 	WaitFor time.Duration
 	// WaitMax caps the pause between two tries while a job waits (default 5 minutes).
 	WaitMax time.Duration
-	// Settle is how long after a call without an answer the service is given before its
-	// components are searched (default 15s, the client's timeout): a request still on its
-	// way must land before we look.
+	// Settle is how long after a call ended without an answer (or left, when the process
+	// died during it) the service is given before its components are searched (default
+	// 15s, the client's timeout): a request still on its way must land before we look.
 	Settle time.Duration
 	// Retention is how long files of finished or abandoned uploads are kept (default 14 days).
 	Retention time.Duration

@@ -408,7 +408,8 @@ func (r *Runner) processCorrections(ctx context.Context, w *chunkWork, actor aut
 			}
 			continue // confirmed (or failed rows) on the next turn
 		case ambiguous(err):
-			w.c.State, w.c.LastError = ChunkUnknown, truncate(err.Error(), 500)
+			// It may still land: Settle counts from now, when the call ended.
+			w.c.State, w.c.SentAt, w.c.LastError = ChunkUnknown, r.now(), truncate(err.Error(), 500)
 			if err := save(); err != nil {
 				return err
 			}

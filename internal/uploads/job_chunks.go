@@ -248,7 +248,8 @@ func (r *Runner) processChunk(ctx context.Context, j store.UploadJob, seq int) e
 			}
 			return save()
 		case ambiguous(err):
-			w.c.State, w.c.LastError = ChunkUnknown, truncate(err.Error(), 500)
+			// It may still land: Settle counts from now, when the call ended.
+			w.c.State, w.c.SentAt, w.c.LastError = ChunkUnknown, r.now(), truncate(err.Error(), 500)
 			if err := save(); err != nil {
 				return err
 			}

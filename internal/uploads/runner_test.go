@@ -1,6 +1,7 @@
 package uploads_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -35,6 +36,9 @@ type faulty struct {
 	first func()
 	// delay holds every matching call this long before it is forwarded (a slow service).
 	delay time.Duration
+	// late, when set, holds the next matching call on its way until its caller gives up,
+	// and lets it reach the service this long afterwards.
+	late  time.Duration
 	calls atomic.Int64
 }
 
@@ -47,6 +51,27 @@ func (f *faulty) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	if f.delay > 0 {
 		time.Sleep(f.delay)
+	}
+	f.mu.Lock()
+	late := f.late
+	f.late = 0
+	f.mu.Unlock()
+	if late > 0 {
+		body, err := io.ReadAll(req.Body)
+		if err != nil {
+			return nil, err
+		}
+		<-req.Context().Done()
+		landing := req.Clone(context.WithoutCancel(req.Context()))
+		landing.Body = io.NopCloser(bytes.NewReader(body))
+		go func() {
+			time.Sleep(late)
+			if res, err := f.next.RoundTrip(landing); err == nil {
+				_, _ = io.Copy(io.Discard, res.Body)
+				res.Body.Close()
+			}
+		}()
+		return nil, req.Context().Err()
 	}
 	f.mu.Lock()
 	fail := f.lose == 0 && f.fail > 0
@@ -130,6 +155,44 @@ func TestLostAnswerIsReconciled(t *testing.T) {
 	entries, _, _ := e.db.ListAudit(context.Background(), store.AuditFilter{Outcome: "unknown", Limit: 10})
 	if len(entries) != 1 || !strings.Contains(entries[0].Detail, "upload "+j.ID+" chunk 1") {
 		t.Errorf("audit of the lost call: %+v", entries)
+	}
+}
+
+// TestAnswerlessCallLandingLate: a batch whose call the client gave up on (its timeout)
+// and which reaches the service only afterwards is looked for once it has landed (Settle
+// after the call ended, not after it left): found and confirmed, nothing created twice.
+func TestAnswerlessCallLandingLate(t *testing.T) {
+	t.Parallel()
+	f := &faulty{path: "/bill_component/batch", late: 150 * time.Millisecond}
+	timeout := 300 * time.Millisecond
+	e := newEnvWith(t, timeout, func(next http.RoundTripper) http.RoundTripper { f.next = next; return f })
+	sh, err := sheettest.Components(filepath.Join(e.dir, "a.xlsx"), sheettest.Options{Rows: 90, Students: 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.enrol(t, sh)
+	cfg := e.config()
+	cfg.ChunkSize, cfg.Concurrency, cfg.Settle = 50, 1, timeout // the client's timeout, as the portal sets it
+	r := e.start(t, cfg)
+	j := receive(t, r, uploads.Components, sh.Path)
+	if err := r.Commit(context.Background(), j.ID, financeActor); err != nil {
+		t.Fatal(err)
+	}
+	j = wait(t, r, j.ID)
+	if j.State != uploads.StateDone || j.Created != 90 {
+		t.Fatalf("job %s, created %d", j.State, j.Created)
+	}
+	chunks, _ := e.db.UploadChunks(context.Background(), j.ID)
+	if len(chunks) != 2 || chunks[0].Recognised != 50 || chunks[0].Attempts != 1 {
+		t.Fatalf("chunks: %+v", chunks)
+	}
+	keys := e.upstreamKeys(t)
+	total := 0
+	for _, n := range keys {
+		total += n
+	}
+	if len(keys) != 90 || total != 90 {
+		t.Errorf("at the service: %d distinct components, %d in all; want 90", len(keys), total)
 	}
 }
 

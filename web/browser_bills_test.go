@@ -18,7 +18,8 @@ func TestBrowserCounterPaymentOfLateComponent(t *testing.T) {
 	t.Parallel()
 	p, s := startBills(t)
 	b := p.NewBrowser(t)
-	b.Login("finance", portaltest.Password)
+	b.SignIn("finance", portaltest.Password)
+	b.Visit("/")
 
 	// From the bills browser, the late row's pay button opens the counter form.
 	b.Click(`[data-testid="nav-bills"]`)
@@ -59,7 +60,7 @@ func TestBrowserBillsFiltersAndBackButton(t *testing.T) {
 	t.Parallel()
 	p, _ := startBills(t)
 	b := p.NewBrowser(t)
-	b.Login("finance", portaltest.Password)
+	b.SignIn("finance", portaltest.Password)
 	b.Visit("/bills?state=all")
 	b.WaitVisible(`[data-testid="bills-table"]`)
 	if n := b.Count(`[data-testid="bill-row"]`); n != 6 {

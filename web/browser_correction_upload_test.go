@@ -42,7 +42,7 @@ func TestBrowserCorrectionsRoundTrip(t *testing.T) {
 	}
 
 	b := p.NewBrowser(t)
-	b.Login("finance", portaltest.Password)
+	b.SignIn("finance", portaltest.Password)
 	b.Visit("/bills?state=provisioned")
 	b.WaitVisible(`[data-testid="bills-export-template"]`)
 	shots(b, "corrections-bills")
@@ -172,7 +172,7 @@ func TestBrowserNaikKelas(t *testing.T) {
 	must(t, f.SaveAs(path))
 
 	b := p.NewBrowser(t)
-	b.Login("finance", portaltest.Password)
+	b.SignIn("finance", portaltest.Password)
 	b.Visit("/uploads")
 	b.WaitVisible(`[data-testid="upload-form"]`)
 	b.Do(chromedp.Evaluate[chromedp.Void](`document.querySelector("#f-kind").value = "students"`))

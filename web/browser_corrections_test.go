@@ -41,7 +41,7 @@ func TestBrowserComponentEditAndCancel(t *testing.T) {
 	unpaid, paid, expired := correctionsSeed(t, p)
 	ctx := context.Background()
 	b := p.NewBrowser(t)
-	b.Login("finance", portaltest.Password)
+	b.SignIn("finance", portaltest.Password)
 	b.Visit("/students/2601")
 	shots(b, "corrections-student-page")
 	if txt := b.Text(`[data-testid="bill-row"][data-component="` + paid.ComponentID + `"] [data-testid="bill-actions"]`); !strings.Contains(txt, "Sudah dibayar") {
@@ -110,7 +110,7 @@ func TestBrowserBulkCorrection(t *testing.T) {
 	all, _ := bulkSeed(t, p)
 	ctx := context.Background()
 	b := p.NewBrowser(t)
-	b.Login("finance", portaltest.Password)
+	b.SignIn("finance", portaltest.Password)
 	b.Visit("/bills?state=all&account=SPP&notes=spp-des")
 	shots(b, "corrections-bills-bulk-link")
 	b.Click(`[data-testid="bulk-correct"]`)
@@ -152,7 +152,7 @@ func TestBrowserUndoUpload(t *testing.T) {
 	}
 	enrol(t, p, sh, true)
 	b := p.NewBrowser(t)
-	b.Login("finance", portaltest.Password)
+	b.SignIn("finance", portaltest.Password)
 	b.Visit("/uploads")
 	b.Do(chromedp.SetUploadFiles(chromedp.CSS(`#f-file`), []string{sh.Path}))
 	b.Click(`[data-testid="upload-submit"]`)

@@ -27,7 +27,7 @@ func TestBrowserCounterByName(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := p.NewBrowser(t)
-	b.Login("finance", portaltest.Password)
+	b.SignIn("finance", portaltest.Password)
 
 	for _, tc := range []struct {
 		size       [2]int64

@@ -16,7 +16,7 @@ func TestBrowserDashboardLead(t *testing.T) {
 	t.Parallel()
 	p, _ := reportsDemoPortal(t)
 	b := p.NewBrowser(t)
-	b.Login("principal", portaltest.Password)
+	b.SignIn("principal", portaltest.Password)
 	for _, size := range [][2]int64{{1366, 768}, {390, 844}} {
 		name := "w" + strconv.FormatInt(size[0], 10)
 		b.Do(chromedp.EmulateViewport(size[0], size[1]))

@@ -24,9 +24,9 @@ func TestDocsScreenshots(t *testing.T) {
 	t.Parallel()
 	p, _ := reportsDemoPortal(t)
 	b := p.NewBrowser(t)
-	b.Login("finance", portaltest.Password)
+	b.SignIn("finance", portaltest.Password)
 	paths := map[string]string{}
-	for _, pg := range tablesPages(t, b) {
+	for _, pg := range tablesPages(t, p) {
 		paths[pg.name] = pg.path
 	}
 	if err := os.MkdirAll(docsScreenshots, 0o755); err != nil {

@@ -22,7 +22,7 @@ func TestBrowserArrearsReport(t *testing.T) {
 	}
 	b := p.NewBrowser(t)
 	b.Do(chromedp.EmulateViewport(1366, 768))
-	b.Login("finance", portaltest.Password)
+	b.SignIn("finance", portaltest.Password)
 	b.Visit("/reports/outstanding")
 	b.WaitVisible(`[data-testid="outstanding-table"]`)
 	shots(b, "arrears-overdue")

@@ -19,7 +19,8 @@ func TestBrowserDashboardShowsBankPaymentLive(t *testing.T) {
 	p := portaltest.Start(t, portaltest.Options{Now: billsNow, Config: func(c *config.Config) { c.LiveEvery = time.Second }})
 	s := seedBills(t, p)
 	b := p.NewBrowser(t)
-	b.Login("principal", portaltest.Password)
+	b.SignIn("principal", portaltest.Password)
+	b.Visit("/")
 	card := `[data-testid="card-collected-today"] [data-testid="value"]`
 	b.WaitText(card, i18n.Rupiah(0))
 	// A mark on this very page: a reload would lose it.

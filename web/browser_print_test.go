@@ -28,7 +28,7 @@ func TestBrowserPrintedDocuments(t *testing.T) {
 	c := p.SignedIn(t, "finance")
 	c.Post("/payments", url.Values{"nis": {"2024001"}, "ref": {"KW-1"}, "component": {s.id("SPP Oktober"), s.id("SPP Desember")}, "total": {"535000"}})
 	b := p.NewBrowser(t)
-	b.Login("finance", portaltest.Password)
+	b.SignIn("finance", portaltest.Password)
 	yes := true
 	for _, tc := range []struct {
 		path string

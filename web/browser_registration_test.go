@@ -15,7 +15,8 @@ func TestBrowserRegistrationWizard(t *testing.T) {
 	b := p.NewBrowser(t)
 
 	// The admin defines the fee template.
-	b.Login("admin", portaltest.Password)
+	b.SignIn("admin", portaltest.Password)
+	b.Visit("/")
 	b.Click(`[data-testid="nav-settings"]`)
 	b.Click(`[data-testid="fee-template-new"]`)
 	b.Type(`#f-name`, "Pendaftaran SMP 2027")
@@ -39,7 +40,8 @@ func TestBrowserRegistrationWizard(t *testing.T) {
 	b.WaitVisible(`[data-testid="login-form"]`)
 
 	// Finance registers a student: a mistake first, then the review, then the confirm.
-	b.Login("finance", portaltest.Password)
+	b.SignIn("finance", portaltest.Password)
+	b.Visit("/")
 	b.Click(`[data-testid="nav-registration"]`)
 	b.Type(`#f-nis`, "2027 001")
 	b.Type(`#f-name`, "Rina Wulandari")

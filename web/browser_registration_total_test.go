@@ -16,7 +16,7 @@ func TestBrowserRegistrationLiveTotal(t *testing.T) {
 	p := portaltest.Start(t, portaltest.Options{Now: regNow})
 	tpl := createTemplate(t, p, p.SignedIn(t, "admin"), "Pendaftaran SMP 2027")
 	b := p.NewBrowser(t)
-	b.Login("finance", portaltest.Password)
+	b.SignIn("finance", portaltest.Password)
 	seragam, buku := tpl.Lines[1].ID, tpl.Lines[2].ID
 	for i, size := range [][2]int64{{1366, 768}, {390, 844}} {
 		name := "w" + strconv.FormatInt(size[0], 10)

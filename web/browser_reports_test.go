@@ -48,7 +48,8 @@ func TestBrowserPaymentsReportFilterAndDownload(t *testing.T) {
 	t.Parallel()
 	p, _ := reportsDemoPortal(t)
 	b := p.NewBrowser(t)
-	b.Login("principal", portaltest.Password)
+	b.SignIn("principal", portaltest.Password)
+	b.Visit("/")
 	b.WaitVisible(`[data-testid="card-collected-year"]`)
 	b.Screenshot("dashboard")
 

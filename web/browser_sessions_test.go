@@ -17,7 +17,7 @@ func TestBrowserEndSessions(t *testing.T) {
 	finance := mustUser(t, p, "finance")
 	other := p.SignedIn(t, "finance") // finance, on another device
 	b := p.NewBrowser(t)
-	b.Login("admin", portaltest.Password)
+	b.SignIn("admin", portaltest.Password)
 
 	b.Visit("/staff/" + finance.ID)
 	if n := b.Count(`[data-testid="sessions-table"] tbody tr`); n != 1 {

@@ -14,7 +14,8 @@ func TestBrowserStudentCreateAddComponents(t *testing.T) {
 	t.Parallel()
 	p := portaltest.Start(t, portaltest.Options{Now: studentsNow})
 	b := p.NewBrowser(t)
-	b.Login("finance", portaltest.Password)
+	b.SignIn("finance", portaltest.Password)
+	b.Visit("/")
 	b.Click(`[data-testid="nav-students"]`)
 	b.Click(`[data-testid="student-new"]`)
 

@@ -2,8 +2,10 @@ package web_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
+	"github.com/PuerkitoBio/goquery"
 	"github.com/chromedp/chromedp"
 
 	"github.com/sekolah/portal/internal/portaltest"
@@ -16,16 +18,18 @@ type tablesPage struct {
 
 // tablesPages finds, on the demo school, a student with many components and a receipt, and
 // lists every page with tables.
-func tablesPages(t *testing.T, b *portaltest.Browser) []tablesPage {
+func tablesPages(t *testing.T, p *portaltest.Portal) []tablesPage {
 	t.Helper()
-	b.Visit("/bills?state=paid&limit=100")
-	receipt := portaltest.Get(b, chromedp.Evaluate[string](`(document.querySelector('[data-testid="receipt-link"]') || {href: ""}).href.replace(location.origin, "")`))
+	res := p.SignedIn(t, "finance").Get("/bills?state=paid&limit=100")
+	receipt := res.Doc.Find(`[data-testid="receipt-link"]`).First().AttrOr("href", "")
 	// The student who appears most often among a hundred paid bills has many components.
-	nis := portaltest.Get(b, chromedp.Evaluate[string](`(() => {
-		const n = {};
-		for (const a of document.querySelectorAll('[data-testid="student-link"]')) n[a.textContent.trim()] = (n[a.textContent.trim()] || 0) + 1;
-		return (Object.entries(n).sort((x, y) => y[1] - x[1])[0] || [""])[0];
-	})()`))
+	count, nis := map[string]int{}, ""
+	res.Doc.Find(`[data-testid="student-link"]`).Each(func(_ int, a *goquery.Selection) {
+		n := strings.TrimSpace(a.Text())
+		if count[n]++; count[n] > count[nis] {
+			nis = n
+		}
+	})
 	if receipt == "" || nis == "" {
 		t.Fatalf("demo school: receipt %q, student %q", receipt, nis)
 	}
@@ -112,9 +116,7 @@ const chartLabels = `(() => {
 func TestBrowserTablesFit(t *testing.T) {
 	t.Parallel()
 	p, _ := reportsDemoPortal(t)
-	finder := p.NewBrowser(t)
-	finder.Login("finance", portaltest.Password)
-	pages := tablesPages(t, finder)
+	pages := tablesPages(t, p)
 	for _, size := range []struct {
 		w, h  int64
 		phone bool
@@ -122,7 +124,7 @@ func TestBrowserTablesFit(t *testing.T) {
 		t.Run(fmt.Sprintf("%dx%d", size.w, size.h), func(t *testing.T) {
 			t.Parallel()
 			b := p.NewBrowser(t)
-			b.Login("finance", portaltest.Password)
+			b.SignIn("finance", portaltest.Password)
 			tablesFitAt(t, b, pages, size.w, size.h, size.phone)
 		})
 	}

@@ -71,7 +71,8 @@ func TestBrowserUploadComponents(t *testing.T) {
 	}
 	enrol(t, p, sh, true)
 
-	b.Login("finance", portaltest.Password)
+	b.SignIn("finance", portaltest.Password)
+	b.Visit("/")
 	b.Click(`[data-testid="nav-uploads"]`)
 	b.WaitVisible(`[data-testid="upload-form"]`)
 	b.Screenshot("upload-form")

@@ -3,6 +3,8 @@ package portaltest
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
 	"github.com/sekolah/portal/internal/chromium"
@@ -172,6 +176,34 @@ func (b *Browser) Login(username, password string) {
 	b.Type(`#f-password`, password)
 	b.Click(`[data-testid="sign-in"]`)
 	b.Do(chromedp.WaitReady(chromedp.CSS(`[data-testid="user-name"], [data-testid="login-error"]`)))
+}
+
+// SignIn signs the tab in as username without going through the sign-in form: the
+// session is opened over HTTP, as the tab's browser (its User-Agent), and its cookies are
+// given to the tab, which stays where it is (blank, for a new tab) until the test visits
+// its first page. Tests of signing in itself use Login; the rest save the form's pages.
+func (b *Browser) SignIn(username, password string) {
+	b.t.Helper()
+	ua := Get(b, chromedp.Evaluate[string](`navigator.userAgent`))
+	c := b.p.NewClient(b.t)
+	c.Get("/login", "User-Agent", ua)
+	res := c.Post("/login", url.Values{"username": {username}, "password": {password}}, "User-Agent", ua)
+	if res.StatusCode != http.StatusSeeOther || strings.HasPrefix(res.Header.Get("Location"), "/login") {
+		b.t.Fatalf("sign in %s: status %d, to %q", username, res.StatusCode, res.Header.Get("Location"))
+	}
+	u, err := url.Parse(b.p.URL)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	var cookies []*network.CookieParam
+	for _, ck := range c.HTTP.Jar.Cookies(u) {
+		cookies = append(cookies, &network.CookieParam{Name: ck.Name, Value: ck.Value, URL: b.p.URL + "/"})
+	}
+	if _, err := chromedp.Run(b.Ctx, func(ctx context.Context, tg *chromedp.Target) (cdp.Empty, error) {
+		return cdp.Call(ctx, tg, network.SetCookies, network.SetCookiesParams{Cookies: cookies})
+	}); err != nil {
+		b.t.Fatalf("give the tab the session: %v", err)
+	}
 }
 
 // Text returns the visible text of the first element matching sel, waiting for it.

@@ -131,7 +131,9 @@ func TestIdleInstanceTakesOverAStoppedOnesJob(t *testing.T) {
 	e.enrol(t, sh)
 	cfg := e.config()
 	cfg.ChunkSize, cfg.Concurrency = 10, 1
-	cfg.LeaseTTL, cfg.LeaseRenew = time.Second, 50*time.Millisecond
+	// A lease long enough that busy keeps it however loaded the machine is (Stop releases
+	// it, so the takeover does not wait for it to lapse); idle looks every 50 ms.
+	cfg.LeaseTTL, cfg.LeaseRenew = 5*time.Second, 50*time.Millisecond
 	idle := e.start(t, cfg) // started first, so it is idle when the job comes
 	f := &faulty{path: "/bill_component/batch", delay: 50 * time.Millisecond}
 	client, writer := e.instance(t, func(next http.RoundTripper) http.RoundTripper { f.next = next; return f })

@@ -143,12 +143,25 @@ func Start(t testing.TB, opts Options) *Portal {
 	}
 	clk := &clock{t: opts.Now}
 
+	// A demo school on a day another test already made starts from copies of that
+	// portal's databases (see demoSnapshot); the first one is made here and saved.
+	snap, maker := demoSnapshotFor(opts)
+	if maker {
+		defer snap.done()
+	} else if snap != nil && !snap.wait() {
+		snap = nil
+	}
+	copied := snap != nil && !maker
+
 	var db *store.DB
-	var dbURL string
-	if opts.Postgres {
+	var dbURL, sandboxPath string
+	switch {
+	case copied:
+		db, sandboxPath = snap.open(t)
+	case opts.Postgres:
 		dbURL = storetest.PostgresURL(t)
 		db = storetest.Open(t, dbURL)
-	} else {
+	default:
 		db = storetest.OpenTest(t)
 	}
 	// The first instance's port is taken now: the sandbox sends its payment callbacks
@@ -159,7 +172,7 @@ func Start(t testing.TB, opts Options) *Portal {
 	}
 	sbOpts := sandbox.Options{
 		Username: "portal", Password: "issued-secret", Location: cfg.Location, Accounts: cfg.AccountCodes,
-		Now: opts.Now, Demo: opts.Demo, Logger: log, HangLimit: 30 * time.Second,
+		Now: opts.Now, Demo: opts.Demo, DBPath: sandboxPath, Logger: log, HangLimit: 30 * time.Second,
 		CallbackURL:     "http://" + ln.Addr().String() + "/hooks/payments",
 		CallbackRetries: []time.Duration{100 * time.Millisecond, 500 * time.Millisecond, 2 * time.Second},
 	}
@@ -194,8 +207,14 @@ func Start(t testing.TB, opts Options) *Portal {
 	})
 	p := &Portal{DB: db, Sandbox: sb, SandboxURL: sbServer.URL, Billing: client, Config: cfg, clock: clk, opts: opts, log: log, dbURL: dbURL}
 	p.serve(t, ln)
+	if copied {
+		return p // the accounts came with the copy
+	}
 	for _, role := range auth.Roles() {
 		p.CreateUser(t, role.String(), role)
+	}
+	if maker {
+		snap.save(t, p)
 	}
 	return p
 }

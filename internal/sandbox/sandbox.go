@@ -195,6 +195,14 @@ func (s *Server) Close() error {
 	return s.closeErr
 }
 
+// SaveTo writes the service's stored state (students, components, payments, reminders)
+// to a new SQLite file at path, which Options.DBPath opens later as it was: a test
+// harness starts many sandboxes from one generated demo school this way. Callbacks
+// waiting to be delivered are not stored state and are not saved.
+func (s *Server) SaveTo(ctx context.Context, path string) error {
+	return s.store.saveTo(ctx, path)
+}
+
 // Accounts returns the configured account codes.
 func (s *Server) Accounts() []string { return slices.Clone(s.accounts) }
 

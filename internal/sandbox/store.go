@@ -217,6 +217,14 @@ func migrate(db *sql.DB) error {
 
 func (st *store) close() error { return st.db.Close() }
 
+// saveTo writes a consistent copy of the store to a new SQLite file at path.
+func (st *store) saveTo(ctx context.Context, path string) error {
+	if _, err := st.db.ExecContext(ctx, `VACUUM INTO ?`, path); err != nil {
+		return fmt.Errorf("sandbox: save the store: %w", err)
+	}
+	return nil
+}
+
 // empty reports whether no student is stored yet.
 func (st *store) empty(ctx context.Context) (bool, error) {
 	var n int

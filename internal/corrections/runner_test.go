@@ -288,7 +288,7 @@ func TestBulkUpdateUnderFaultsAndRestart(t *testing.T) {
 	for _, engine := range []string{"sqlite", "postgres"} {
 		t.Run(engine, func(t *testing.T) {
 			t.Parallel()
-			testBulkUpdate(t, newEnv(t, 300*time.Millisecond, engine == "postgres"))
+			testBulkUpdate(t, newEnv(t, 150*time.Millisecond, engine == "postgres"))
 		})
 	}
 }
@@ -440,7 +440,7 @@ func TestCutCallLandingLate(t *testing.T) {
 // service once.
 func TestBulkCancelUnderFaultsAndRestart(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, 300*time.Millisecond)
+	e := newEnv(t, 150*time.Millisecond)
 	bills := e.seed(t, 60)
 	ctx := context.Background()
 	req := corrections.Request{Kind: corrections.KindCancel, Source: corrections.SourceBulk, Reason: "salah unggah", Actor: financeActor}

@@ -206,7 +206,7 @@ func sameFields(got, want billing.Bill) error {
 func TestCorrectionsUnderFaultsAndRestart(t *testing.T) {
 	t.Parallel()
 	const rows = 300
-	timeout := 300 * time.Millisecond
+	timeout := 150 * time.Millisecond
 	if raceEnabled {
 		timeout = 3 * time.Second
 	}

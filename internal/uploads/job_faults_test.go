@@ -20,7 +20,7 @@ func TestFaultsAndRestart(t *testing.T) {
 	t.Parallel()
 	// The sandbox's faults are random; two answers lost after the batch was applied are
 	// certain, so the case that matters most happens in every run.
-	rows, timeout, stopAt := 5000, 300*time.Millisecond, 8
+	rows, timeout, stopAt := 5000, 150*time.Millisecond, 8
 	if raceEnabled {
 		rows, timeout, stopAt = 1000, 3*time.Second, 2
 	}

@@ -814,3 +814,25 @@ func (db *DB) DiscardUploadJob(ctx context.Context, id, to string, from ...strin
 func (db *DB) ReleaseUploadJob(ctx context.Context, id, owner string) error {
 	return db.releaseLease(ctx, uploadJobLease(id), owner)
 }
+
+// ReleaseUploadJobUnlessIn frees owner's lease on the job unless the job is by now in one
+// of states; the check and the release are one statement. An analysis ends this way: the
+// job it read may already be committed and its lease claimed again by the same owner, to
+// send it, and that lease must stay.
+func (db *DB) ReleaseUploadJobUnlessIn(ctx context.Context, id, owner string, states ...string) error {
+	args := []any{id, owner}
+	ph := make([]string, len(states))
+	for i, s := range states {
+		args = append(args, s)
+		ph[i] = "$" + strconv.Itoa(len(args))
+	}
+	cond := ""
+	if len(states) > 0 {
+		cond = ` AND state NOT IN (` + strings.Join(ph, ",") + `)`
+	}
+	if _, err := db.sql.ExecContext(ctx, `UPDATE upload_jobs SET lease_owner = '', lease_until = NULL
+		WHERE id = $1 AND lease_owner = $2`+cond, args...); err != nil {
+		return fmt.Errorf("store: release lease of upload job %s: %w", id, err)
+	}
+	return nil
+}

@@ -195,6 +195,18 @@ func TestUploadJobLease(t *testing.T) {
 				}
 				return db.ClaimUploadJob(ctx, j.ID, "c", t0.Add(2*ttl), t0.Add(112*time.Second))
 			}, true},
+			{"c's release unless queued keeps the lease of the queued job", func() (bool, error) {
+				if err := db.ReleaseUploadJobUnlessIn(ctx, j.ID, "c", "queued", "sending"); err != nil {
+					return false, err
+				}
+				return db.ClaimUploadJob(ctx, j.ID, "d", t0.Add(2*ttl), t0.Add(113*time.Second))
+			}, false},
+			{"c's release unless sending frees it", func() (bool, error) {
+				if err := db.ReleaseUploadJobUnlessIn(ctx, j.ID, "c", "sending"); err != nil {
+					return false, err
+				}
+				return db.ClaimUploadJob(ctx, j.ID, "d", t0.Add(2*ttl), t0.Add(113*time.Second))
+			}, true},
 			{"no lease on a job that does not exist", func() (bool, error) { return db.ClaimUploadJob(ctx, "nope", "c", t0, t0) }, false},
 		}
 		for _, s := range steps {

@@ -136,9 +136,12 @@ func (r *Runner) analyseLeased(ctx context.Context, cancel context.CancelFunc, i
 		// Discarded while it was read: what the analysis wrote since goes too.
 		r.removeFile(context.WithoutCancel(ctx), id)
 	}
+	// The preview may have been committed already, and this instance's loop may hold the
+	// lease again to send it: that lease is not the analysis's to free (freed, another
+	// instance could take the job from under the sending one).
 	rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer rcancel()
-	if rerr := r.db.ReleaseUploadJob(rctx, id, r.owner); rerr != nil {
+	if rerr := r.db.ReleaseUploadJobUnlessIn(rctx, id, r.owner, StateQueued, StateChecking, StateSending); rerr != nil {
 		r.log.Error("upload analysis: release lease", "job", id, "err", rerr)
 	}
 	return err

@@ -4,7 +4,6 @@ import (
 	"context"
 	"reflect"
 	"testing"
-	"time"
 
 	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/portaltest"
@@ -14,11 +13,12 @@ import (
 // (portaltest's demoSnapshot): it must hold the same school, in the service and in its
 // ledger, sign in the same accounts, and be a world of its own (a write in one is not
 // seen by the other). The test of the harness lives here, with the tests that use it,
-// rather than in a test binary of its own. Its day is no other test's.
+// rather than in a test binary of its own. Its day is the reports tests': both portals
+// may be copies, of the one another test made.
 func TestDemoPortalsOnOneDayAreOneSchoolApart(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	opts := portaltest.Options{Now: time.Date(2026, 10, 20, 3, 0, 0, 0, time.UTC), Demo: true}
+	opts := portaltest.Options{Now: reportsNow, Demo: true}
 	first := portaltest.Start(t, opts)
 	second := portaltest.Start(t, opts)
 

@@ -740,7 +740,7 @@ func TestStudentsUpstreamSlow(t *testing.T) {
 // page shows it waiting, running and what it found.
 func TestStudentsSyncDemoSchool(t *testing.T) {
 	t.Parallel()
-	p := portaltest.Start(t, portaltest.Options{Now: studentsNow, Demo: true})
+	p := portaltest.Start(t, portaltest.Options{Now: reportsNow, Demo: true}) // the reports' day: the school is copied, not made again
 	c := p.SignedIn(t, "finance")
 	ctx := context.Background()
 	_, total, err := p.DB.ListStudents(ctx, store.StudentFilter{})

@@ -1,11 +1,11 @@
 package web_test
 
 import (
-	"flag"
 	"os"
 	"testing"
 
 	"github.com/sekolah/portal/internal/portaltest"
+	"github.com/sekolah/portal/internal/store/storetest"
 )
 
 // TestMain runs the tests of this package six at a time unless -parallel says otherwise:
@@ -13,9 +13,7 @@ import (
 // the sandbox and the shared browser, so more tests than cores keep the cores busy. It
 // closes the one Chromium the browser tests share once they have all run.
 func TestMain(m *testing.M) {
-	if f := flag.Lookup("test.parallel"); f != nil && f.Value.String() == f.DefValue {
-		_ = flag.Set("test.parallel", "6")
-	}
+	storetest.SetParallel(6)
 	code := m.Run()
 	portaltest.CloseBrowser()
 	os.Exit(code)

@@ -30,7 +30,10 @@ func benchComponents() int {
 // benchDir holds the generated SQLite file for the whole run; TestMain removes it.
 var benchDir string
 
+// TestMain runs six tests at once: half the work of the engine tests is PostgreSQL's,
+// in a process of its own, while the test waits (storetest.SetParallel).
 func TestMain(m *testing.M) {
+	storetest.SetParallel(6)
 	code := m.Run()
 	if benchDir != "" {
 		os.RemoveAll(benchDir)

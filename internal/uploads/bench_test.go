@@ -49,7 +49,10 @@ func benchFile(b *testing.B) sheettest.Sheet {
 // benchCleanup are directories the benchmarks' files went to, removed at the end.
 var benchCleanup []string
 
+// TestMain runs six tests at once: the fault tests mostly wait out the client's timeout
+// and the settle time, the lease tests their renewals (storetest.SetParallel).
 func TestMain(m *testing.M) {
+	storetest.SetParallel(6)
 	code := m.Run()
 	if benchDir != "" {
 		os.RemoveAll(benchDir)

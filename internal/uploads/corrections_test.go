@@ -100,6 +100,7 @@ func newCorrectionsEnv(t *testing.T, timeout time.Duration) *correctionsEnv {
 	}
 	e.client = client
 	e.writer = &changes.Writer{Client: client, DB: e.db, Ledger: ce.ledger, Log: e.log}
+	e.setup = setupWriter(t, srv.URL, e.sb, e.db, ce.ledger, e.log)
 	return ce
 }
 
@@ -115,7 +116,7 @@ func (ce *correctionsEnv) seed(t *testing.T, sh sheettest.Sheet, rows int) map[s
 			in = append(in, billing.ComponentInput{NIS: sh.NIS[i%len(sh.NIS)], AccountCode: "SPP", Name: "SPP " + due.Format("01/2006"),
 				Due: due, Expiry: due.AddDate(0, 1, 0), Amount: 300_000, Penalty: 10_000, Notes: "awal"})
 		}
-		bills, err := ce.writer.CreateComponents(context.Background(), financeActor, in, "seed")
+		bills, err := ce.setup.CreateComponents(context.Background(), financeActor, in, "seed")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -318,10 +319,10 @@ func TestCorrectionProblems(t *testing.T) {
 		byNIS[b.NIS] = b
 	}
 	paid, cancelled := byNIS[sh.NIS[1]], byNIS[sh.NIS[2]]
-	if _, err := ce.writer.Pay(context.Background(), financeActor, billing.Payment{NIS: paid.NIS, ComponentIDs: []string{paid.ComponentID}}); err != nil {
+	if _, err := ce.setup.Pay(context.Background(), financeActor, billing.Payment{NIS: paid.NIS, ComponentIDs: []string{paid.ComponentID}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ce.writer.CancelComponents(context.Background(), financeActor, []string{cancelled.ComponentID}, "salah", ""); err != nil {
+	if _, err := ce.setup.CancelComponents(context.Background(), financeActor, []string{cancelled.ComponentID}, "salah", ""); err != nil {
 		t.Fatal(err)
 	}
 	same, changed, other := byNIS[sh.NIS[0]], byNIS[sh.NIS[3]], byNIS[sh.NIS[4]]

@@ -14,6 +14,7 @@ import (
 	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/changes"
+	"github.com/sekolah/portal/internal/ledger"
 	"github.com/sekolah/portal/internal/sandbox"
 	"github.com/sekolah/portal/internal/store"
 	"github.com/sekolah/portal/internal/store/storetest"
@@ -31,8 +32,12 @@ type env struct {
 	sb     *sandbox.Server
 	client *billing.Client
 	writer *changes.Writer
-	dir    string
-	log    *slog.Logger
+	// setup is the writer the tests arrange the service with (students enrolled,
+	// components seeded): its calls may take seconds, so a loaded machine does not fail
+	// the arranging with the short timeout a fault test gives the runner's client.
+	setup *changes.Writer
+	dir   string
+	log   *slog.Logger
 	// url and timeout make more clients on the same sandbox (see instance).
 	url     string
 	timeout time.Duration
@@ -60,7 +65,19 @@ func newEnvWith(t testing.TB, timeout time.Duration, wrap func(http.RoundTripper
 	t.Cleanup(func() { srv.Close(); sb.Close() })
 	e := &env{db: db, sb: sb, url: srv.URL, timeout: timeout, dir: t.TempDir(), log: log}
 	e.client, e.writer = e.instance(t, wrap)
+	e.setup = setupWriter(t, e.url, e.sb, e.db, nil, e.log)
 	return e
+}
+
+// setupWriter is a writer on the service at url whose calls may take 10 seconds.
+func setupWriter(t testing.TB, url string, sb *sandbox.Server, db *store.DB, l *ledger.Ledger, log *slog.Logger) *changes.Writer {
+	t.Helper()
+	client, err := billing.New(billing.Config{BaseURL: url, Username: "portal", Password: "issued", Now: sb.Now,
+		Timeout: 10 * time.Second, RetryBase: 5 * time.Millisecond, RetryMax: 20 * time.Millisecond, Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &changes.Writer{Client: client, DB: db, Ledger: l, Log: log}
 }
 
 // instance is another portal instance's client and writer on the same sandbox and
@@ -93,7 +110,7 @@ func (e *env) enrol(t testing.TB, sh sheettest.Sheet) {
 		for i := start; i < min(start+500, len(sh.NIS)); i++ {
 			list = append(list, billing.Student{NIS: sh.NIS[i], Name: sh.Names[i], Description: "Kelas 7A"})
 		}
-		if _, err := e.writer.CreateStudents(context.Background(), auth.SystemActor, list, store.SourcePortal); err != nil {
+		if _, err := e.setup.CreateStudents(context.Background(), auth.SystemActor, list, store.SourcePortal); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -9,7 +9,7 @@ import (
 	"fmt"
 	"net/url"
 
-	_ "modernc.org/sqlite" // registers the pure-Go "sqlite" driver
+	"github.com/sekolah/portal/internal/sqlite"
 )
 
 // store holds the sandbox state in SQLite. One connection serialises every
@@ -144,10 +144,11 @@ func openStore(path string) (*store, error) {
 		dsn = "file:" + (&url.URL{Path: path}).EscapedPath() +
 			"?_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=busy_timeout(5000)"
 	}
-	db, err := sql.Open("sqlite", dsn)
+	connector, err := sqlite.Connector(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: open store: %w", err)
 	}
+	db := sql.OpenDB(connector)
 	db.SetMaxOpenConns(1)
 	db.SetMaxIdleConns(1)
 	db.SetConnMaxLifetime(0)

@@ -23,6 +23,8 @@ import (
 	"github.com/pressly/goose/v3"
 	"github.com/pressly/goose/v3/lock"
 	"modernc.org/sqlite"
+
+	sqlitedb "github.com/sekolah/portal/internal/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 )
 
@@ -106,10 +108,11 @@ func open(databaseURL string) (*DB, error) {
 			return nil, fmt.Errorf("store: create database directory: %w", err)
 		}
 	}
-	sqlDB, err := sql.Open("sqlite", dsn)
+	connector, err := sqlitedb.Connector(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("store: open sqlite: %w", err)
 	}
+	sqlDB := sql.OpenDB(connector)
 	// WAL lets readers run beside the one writer; more connections than that
 	// only queue on the write lock, so keep the pool small.
 	sqlDB.SetMaxOpenConns(4)

@@ -31,9 +31,11 @@ func benchComponents() int {
 var benchDir string
 
 // TestMain runs six tests at once: half the work of the engine tests is PostgreSQL's,
-// in a process of its own, while the test waits (storetest.SetParallel).
+// in a process of its own, while the test waits (storetest.SetParallel). Filling ledgers
+// churns the heap: the tests collect less often (storetest.CollectLess).
 func TestMain(m *testing.M) {
 	storetest.SetParallel(6)
+	storetest.CollectLess()
 	code := m.Run()
 	if benchDir != "" {
 		os.RemoveAll(benchDir)

@@ -50,9 +50,12 @@ func benchFile(b *testing.B) sheettest.Sheet {
 var benchCleanup []string
 
 // TestMain runs six tests at once: the fault tests mostly wait out the client's timeout
-// and the settle time, the lease tests their renewals (storetest.SetParallel).
+// and the settle time, the lease tests their renewals (storetest.SetParallel). Reading
+// sheets and filling ledgers churns the heap: the tests collect less often
+// (storetest.CollectLess; the benchmarks' heap figures keep the default).
 func TestMain(m *testing.M) {
 	storetest.SetParallel(6)
+	storetest.CollectLess()
 	code := m.Run()
 	if benchDir != "" {
 		os.RemoveAll(benchDir)

@@ -3,15 +3,18 @@ package web_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 
 	"github.com/sekolah/portal/internal/portaltest"
 )
 
-// waitFor polls a JavaScript predicate until it holds (or the step times out).
+// billsWaitFor polls a JavaScript predicate until it holds (or the step times out),
+// every 20 ms: the test browser draws no frames, so a poll on animation frames would
+// never run (portaltest.NewBrowser).
 func billsWaitFor(b *portaltest.Browser, js string) {
-	b.Do(chromedp.Poll[chromedp.Void](js))
+	b.Do(chromedp.Poll[chromedp.Void](js, chromedp.WithPollingInterval(20*time.Millisecond)))
 }
 
 func TestBrowserCounterPaymentOfLateComponent(t *testing.T) {

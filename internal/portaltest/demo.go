@@ -30,9 +30,10 @@ var demoSnapshots = struct {
 
 // demoSnapshotFor returns the snapshot for a portal with opts, and whether the caller is
 // to make it; nil when the portal must be made from scratch. Only a demo school on a
-// fixed day with nothing else changed is shared: a sandbox, client, configuration or
-// sync adjusted by the test could make another school or ledger, PostgreSQL is a schema
-// of its own, and a portal started without its first sync is a test of that sync.
+// fixed day with nothing else changed is shared (a Watch only looks): a sandbox, client,
+// configuration or sync adjusted by the test could make another school or ledger,
+// PostgreSQL is a schema of its own, and a portal started without its first sync is a
+// test of that sync.
 func demoSnapshotFor(opts Options) (*demoSnapshot, bool) {
 	if !opts.Demo || opts.Now.IsZero() || opts.Postgres || opts.NoFirstSync || opts.Env != "" ||
 		opts.Sandbox != nil || opts.Billing != nil || opts.Upstream != nil || opts.Config != nil || opts.Sync != nil {

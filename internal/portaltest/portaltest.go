@@ -64,6 +64,11 @@ type Options struct {
 	// Upstream wraps the sandbox's HTTP handler, to hold or watch the portal's calls
 	// (a test that proves an export streams holds the last day's search).
 	Upstream func(http.Handler) http.Handler
+	// Watch sees every request that reaches the sandbox, before the sandbox answers it (a
+	// test that proves what the portal never sends). It must not read the body. It
+	// changes nothing the portal is given, so a demo portal that sets it still starts
+	// from copies (see demoSnapshot).
+	Watch func(*http.Request)
 	// Sync adjusts the ledger's sync configuration before the syncer is built.
 	Sync func(*ledger.SyncConfig)
 	// NoFirstSync leaves the ledger as Start found it: Start does not wait for the first
@@ -186,6 +191,12 @@ func Start(t testing.TB, opts Options) *Portal {
 	var upstream http.Handler = sb
 	if opts.Upstream != nil {
 		upstream = opts.Upstream(sb)
+	}
+	if watch, next := opts.Watch, upstream; watch != nil {
+		upstream = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			watch(r)
+			next.ServeHTTP(w, r)
+		})
 	}
 	sbServer := httptest.NewServer(upstream)
 	billingCfg := billing.Config{

@@ -6,6 +6,7 @@ import (
 )
 
 func TestDayIn(t *testing.T) {
+	t.Parallel()
 	jakarta := mustZone(t, "Asia/Jakarta")
 	day := func(y int, m time.Month, d int) time.Time { return time.Date(y, m, d, 0, 0, 0, 0, time.UTC) }
 	tests := []struct {
@@ -34,6 +35,7 @@ func TestDayIn(t *testing.T) {
 }
 
 func TestBillDayHelpers(t *testing.T) {
+	t.Parallel()
 	jakarta := mustZone(t, "Asia/Jakarta")
 	day := func(y int, m time.Month, d int) time.Time { return time.Date(y, m, d, 0, 0, 0, 0, time.UTC) }
 	bill := Bill{Amount: 450000, Penalty: 25000, Due: day(2026, 1, 10), Expiry: day(2026, 1, 31), State: StateProvisioned}

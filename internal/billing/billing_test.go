@@ -11,6 +11,7 @@ import (
 )
 
 func TestDailyPasswordVector(t *testing.T) {
+	t.Parallel()
 	// The contract's vector, computed here without the package's code.
 	inner := sha256.Sum256([]byte("secret"))
 	if got := hex.EncodeToString(inner[:]); got != "2bb80d537b1da3e38bd30361aa855686bde0eacd7162fef6a25fe97bf527a25b" {
@@ -41,6 +42,7 @@ func TestDailyPasswordVector(t *testing.T) {
 }
 
 func TestPasswordDateOrder(t *testing.T) {
+	t.Parallel()
 	jakarta := mustZone(t, "Asia/Jakarta")
 	tests := []struct {
 		name string
@@ -73,6 +75,7 @@ func TestPasswordDateOrder(t *testing.T) {
 }
 
 func TestZoneOfDate(t *testing.T) {
+	t.Parallel()
 	jakarta := mustZone(t, "Asia/Jakarta")
 	at0130 := time.Date(2026, 1, 6, 1, 30, 0, 0, jakarta)
 	tests := []struct {

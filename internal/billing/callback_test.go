@@ -23,6 +23,7 @@ import (
 // The vector, computed here without the package's code: key
 // hex(sha256("secret")), message "10014:REF123".
 func TestCallbackSignatureVector(t *testing.T) {
+	t.Parallel()
 	inner := sha256.Sum256([]byte("secret"))
 	m := hmac.New(sha256.New, []byte(hex.EncodeToString(inner[:])))
 	m.Write([]byte("10014:REF123"))
@@ -45,6 +46,7 @@ func TestCallbackSignatureVector(t *testing.T) {
 }
 
 func TestVerifyCallback(t *testing.T) {
+	t.Parallel()
 	jakarta := mustZone(t, "Asia/Jakarta")
 	const issued, biller, ref = "issued-pw", "10014", "BCA2601051234ABCD"
 	sig := CallbackSignature(issued, biller, ref)
@@ -213,6 +215,7 @@ func waitCallbacks(t *testing.T, srv *sandbox.Server, done func([]sandbox.Callba
 }
 
 func TestSandboxCallbackRetriesUntilDelivered(t *testing.T) {
+	t.Parallel()
 	rc := &receiver{fail: func(n int) int {
 		if n <= 2 {
 			return http.StatusServiceUnavailable // the school's server is restarting
@@ -259,6 +262,7 @@ func TestSandboxCallbackRetriesUntilDelivered(t *testing.T) {
 }
 
 func TestSandboxCallbackUndelivered(t *testing.T) {
+	t.Parallel()
 	rc := &receiver{fail: func(int) int { return http.StatusInternalServerError }}
 	recv := httptest.NewServer(rc)
 	defer recv.Close()
@@ -303,6 +307,7 @@ func TestSandboxCallbackUndelivered(t *testing.T) {
 }
 
 func TestSandboxCloseAbandonsRetries(t *testing.T) {
+	t.Parallel()
 	hung := make(chan struct{})
 	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		select { // hangs until the sandbox gives up the attempt
@@ -344,6 +349,7 @@ func TestSandboxCloseAbandonsRetries(t *testing.T) {
 }
 
 func TestSandboxBankPaymentsArriveOnTheirOwn(t *testing.T) {
+	t.Parallel()
 	rc := &receiver{fail: func(int) int { return 0 }}
 	recv := httptest.NewServer(rc)
 	defer recv.Close()

@@ -40,6 +40,7 @@ func reply(w http.ResponseWriter, code int, body string) {
 }
 
 func TestTolerantReading(t *testing.T) {
+	t.Parallel()
 	const records = `[
 	 {"bill_component_id": "c1", "bill_id": "b1", "bill_key": "1001", "bill_name": "Ani", "account_code": "SPP",
 	  "bill_component_name": "SPP Januari", "amount": 450000.0, "penalty_amount": 25000,
@@ -100,6 +101,7 @@ func TestTolerantReading(t *testing.T) {
 }
 
 func TestFractionalRupiahRefused(t *testing.T) {
+	t.Parallel()
 	c := fakeClient(t, func(w http.ResponseWriter, r *http.Request) {
 		reply(w, 200, `{"status":"OK","status_code":200,"data":[{"bill_component_id":"c1","amount":450000.5,"state":"provisioned"}]}`)
 	})
@@ -111,6 +113,7 @@ func TestFractionalRupiahRefused(t *testing.T) {
 }
 
 func TestRequestShape(t *testing.T) {
+	t.Parallel()
 	jakarta := mustZone(t, "Asia/Jakarta")
 	now := time.Date(2026, 1, 5, 6, 0, 0, 0, time.UTC) // 13:00 in Jakarta
 	type seen struct {
@@ -178,6 +181,7 @@ func TestRequestShape(t *testing.T) {
 }
 
 func TestNewConfig(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		cfg     Config
@@ -217,6 +221,7 @@ func TestNewConfig(t *testing.T) {
 }
 
 func TestAPIErrorKinds(t *testing.T) {
+	t.Parallel()
 	kinds := []error{ErrNotFound, ErrUnauthorized, ErrValidation, ErrUnavailable, ErrTimeout}
 	tests := []struct {
 		code int
@@ -237,6 +242,7 @@ func TestAPIErrorKinds(t *testing.T) {
 }
 
 func TestBatchErrorText(t *testing.T) {
+	t.Parallel()
 	c := fakeClient(t, func(w http.ResponseWriter, r *http.Request) {
 		reply(w, 400, `{"status":"Bad Request","status_code":400,"status_desc":"bill_upload_list[3].due_date: required",
 			"data":[{"index":3,"field":"due_date","message":"required"}]}`)
@@ -255,6 +261,7 @@ func TestBatchErrorText(t *testing.T) {
 }
 
 func TestEnvelopeErrorOn200(t *testing.T) {
+	t.Parallel()
 	c := fakeClient(t, func(w http.ResponseWriter, r *http.Request) {
 		reply(w, 200, `{"status":"Not Found","status_code":404,"status_desc":"","data":null}`)
 	})
@@ -264,6 +271,7 @@ func TestEnvelopeErrorOn200(t *testing.T) {
 }
 
 func TestRetriedDeleteThatFindsNothingSucceeds(t *testing.T) {
+	t.Parallel()
 	var calls int
 	c := fakeClient(t, func(w http.ResponseWriter, r *http.Request) {
 		calls++
@@ -279,6 +287,7 @@ func TestRetriedDeleteThatFindsNothingSucceeds(t *testing.T) {
 }
 
 func TestCancelDuringBackoff(t *testing.T) {
+	t.Parallel()
 	c := fakeClient(t, func(w http.ResponseWriter, r *http.Request) {
 		reply(w, 503, `{"status":"Service Unavailable","status_code":503,"data":null}`)
 	}, func(cfg *Config) { cfg.RetryBase, cfg.RetryMax, cfg.MaxAttempts = time.Hour, time.Hour, 10 })
@@ -291,6 +300,7 @@ func TestCancelDuringBackoff(t *testing.T) {
 }
 
 func TestUnreachableKeepsCredentialsOut(t *testing.T) {
+	t.Parallel()
 	ts := httptest.NewServer(http.NotFoundHandler())
 	addr := ts.Listener.Addr().String()
 	ts.Close() // nothing listens there now
@@ -316,6 +326,7 @@ func TestUnreachableKeepsCredentialsOut(t *testing.T) {
 }
 
 func TestSuccessWithoutData(t *testing.T) {
+	t.Parallel()
 	// The provider documents only the status of the write calls' answers.
 	bodies := []struct{ name, body string }{
 		{"empty body", ""},
@@ -344,6 +355,7 @@ func TestSuccessWithoutData(t *testing.T) {
 }
 
 func TestUnprocessableIsValidation(t *testing.T) {
+	t.Parallel()
 	c := fakeClient(t, func(w http.ResponseWriter, r *http.Request) {
 		reply(w, 422, `{"status":"Unprocessable Entity","status_code":422,"status_desc":"bill_upload_list[0].amount: invalid",
 			"data":[{"index":"0","field":"amount","message":"invalid"}]}`)
@@ -360,6 +372,7 @@ func TestUnprocessableIsValidation(t *testing.T) {
 
 // TestV2RequestShape: what the client sends on the version 2 endpoints.
 func TestV2RequestShape(t *testing.T) {
+	t.Parallel()
 	type seen struct {
 		method, path, query string
 		body                map[string]any
@@ -409,6 +422,7 @@ func TestV2RequestShape(t *testing.T) {
 // TestTolerantZonelessReading: records from a service writing no zone, with
 // and without fractional seconds, read in the service zone.
 func TestTolerantZonelessReading(t *testing.T) {
+	t.Parallel()
 	jakarta := mustZone(t, "Asia/Jakarta")
 	c := fakeClient(t, func(w http.ResponseWriter, r *http.Request) {
 		reply(w, 200, `{"status":"OK","status_code":200,"data":[{"bill_component_id":"c1","amount":"450000.00",
@@ -436,6 +450,7 @@ func TestTolerantZonelessReading(t *testing.T) {
 // TestGatewayErrorTeachesNoDateRule: a 5xx after a 401 proves nothing about
 // the password (a gateway may answer it), so no rule is kept from it.
 func TestGatewayErrorTeachesNoDateRule(t *testing.T) {
+	t.Parallel()
 	jakarta := mustZone(t, "Asia/Jakarta")
 	night := time.Date(2026, 1, 6, 1, 30, 0, 0, jakarta)
 	own := DailyPassword("issued", night)

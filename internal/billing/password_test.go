@@ -117,6 +117,7 @@ func secrets(at time.Time) []string {
 }
 
 func TestPasswordDateServiceOnUTC(t *testing.T) {
+	t.Parallel()
 	jakarta := mustZone(t, "Asia/Jakarta")
 	// 01:30 on 6 January in Jakarta is still 5 January in UTC.
 	night := time.Date(2026, 1, 6, 1, 30, 0, 0, jakarta)
@@ -157,6 +158,7 @@ func TestPasswordDateServiceOnUTC(t *testing.T) {
 }
 
 func TestPasswordDateServiceAhead(t *testing.T) {
+	t.Parallel()
 	jakarta := mustZone(t, "Asia/Jakarta")
 	// The portal on UTC at 18:30 on 5 January; the service in Jakarta is at 01:30 on the 6th.
 	evening := time.Date(2026, 1, 5, 18, 30, 0, 0, time.UTC)
@@ -189,6 +191,7 @@ func TestPasswordDateServiceAhead(t *testing.T) {
 // TestPasswordDateAgreeing: when the service's zone is the configured one,
 // no call costs a 401 and nothing is logged about dates.
 func TestPasswordDateAgreeing(t *testing.T) {
+	t.Parallel()
 	jakarta := mustZone(t, "Asia/Jakarta")
 	k := zonedPair(t, jakarta, jakarta, time.Date(2026, 1, 6, 1, 30, 0, 0, jakarta), false)
 	k.calls(t, 9)
@@ -204,6 +207,7 @@ func TestPasswordDateAgreeing(t *testing.T) {
 // read by a portal configured for Jakarta at 01:30. Once the password date
 // shows the service counts in UTC, its times are read as UTC.
 func TestZonelessServiceOnUTC(t *testing.T) {
+	t.Parallel()
 	jakarta := mustZone(t, "Asia/Jakarta")
 	for _, tt := range []struct {
 		name            string
@@ -251,6 +255,7 @@ func TestZonelessServiceOnUTC(t *testing.T) {
 // days, also when the service counts its days in UTC. A payment at 18:30 UTC
 // on the 5th is made on the 6th in Jakarta.
 func TestPaidRangeAcrossZones(t *testing.T) {
+	t.Parallel()
 	jakarta := mustZone(t, "Asia/Jakarta")
 	night := time.Date(2026, 1, 6, 1, 30, 0, 0, jakarta)
 	k := zonedPair(t, time.UTC, jakarta, night, true)
@@ -320,6 +325,7 @@ func TestPaidRangeAcrossZones(t *testing.T) {
 }
 
 func TestServiceDays(t *testing.T) {
+	t.Parallel()
 	jakarta := mustZone(t, "Asia/Jakarta")
 	d := day(2026, 7, 1)
 	for _, tt := range []struct {

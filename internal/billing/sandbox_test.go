@@ -152,6 +152,7 @@ func names(bs []Bill) []string {
 }
 
 func TestSandboxStudents(t *testing.T) {
+	t.Parallel()
 	e := setup(t)
 	ctx := context.Background()
 	created, err := e.c.CreateStudents(ctx, []Student{
@@ -192,6 +193,7 @@ func TestSandboxStudents(t *testing.T) {
 }
 
 func TestSandboxStudentBatchAllOrNothing(t *testing.T) {
+	t.Parallel()
 	e := setup(t)
 	ctx := context.Background()
 	e.students(t, "2001")
@@ -223,6 +225,7 @@ func TestSandboxStudentBatchAllOrNothing(t *testing.T) {
 }
 
 func TestSandboxComponentBatchAllOrNothing(t *testing.T) {
+	t.Parallel()
 	e := setup(t)
 	ctx := context.Background()
 	e.students(t, "1001")
@@ -275,6 +278,7 @@ func TestSandboxComponentBatchAllOrNothing(t *testing.T) {
 }
 
 func TestSandboxPayRules(t *testing.T) {
+	t.Parallel()
 	e := setup(t) // today is 5 January 2026 in Jakarta
 	ctx := context.Background()
 	today := e.srv.Now().In(e.srv.Location())
@@ -367,6 +371,7 @@ func TestSandboxPayRules(t *testing.T) {
 }
 
 func TestSandboxCheckout(t *testing.T) {
+	t.Parallel()
 	e := setup(t)
 	ctx := context.Background()
 	co := Checkout{
@@ -418,6 +423,7 @@ func TestSandboxCheckout(t *testing.T) {
 }
 
 func TestSandboxDeleteStudent(t *testing.T) {
+	t.Parallel()
 	e := setup(t)
 	ctx := context.Background()
 	e.students(t, "1001", "1002")
@@ -441,6 +447,7 @@ func TestSandboxDeleteStudent(t *testing.T) {
 }
 
 func TestSandboxSearchFilters(t *testing.T) {
+	t.Parallel()
 	e := setup(t)
 	ctx := context.Background()
 	loc := e.srv.Location()
@@ -514,6 +521,7 @@ func TestSandboxSearchFilters(t *testing.T) {
 }
 
 func TestSandboxSearchOrderAndLimits(t *testing.T) {
+	t.Parallel()
 	e := setup(t)
 	ctx := context.Background()
 	e.students(t, "1001")
@@ -573,6 +581,7 @@ func TestSandboxSearchOrderAndLimits(t *testing.T) {
 }
 
 func TestSandboxAuth(t *testing.T) {
+	t.Parallel()
 	e := setup(t)
 	ctx := context.Background()
 	wrong, err := New(Config{BaseURL: e.ts.URL, Username: testUser, Password: "wrong", Now: e.srv.Now, Logger: debugLogger(e.logs)})
@@ -634,6 +643,7 @@ func TestSandboxAuth(t *testing.T) {
 }
 
 func TestSandboxMidnightRetry(t *testing.T) {
+	t.Parallel()
 	jakarta := mustZone(t, "Asia/Jakarta")
 	tests := []struct {
 		name           string
@@ -671,6 +681,7 @@ func TestSandboxMidnightRetry(t *testing.T) {
 }
 
 func TestSandboxAllPagesToEnd(t *testing.T) {
+	t.Parallel()
 	e := setup(t)
 	ctx := context.Background()
 	e.students(t, "1001", "1002")
@@ -755,6 +766,7 @@ func TestSandboxAllPagesToEnd(t *testing.T) {
 }
 
 func TestSandboxFaults(t *testing.T) {
+	t.Parallel()
 	e := setup(t, func(o *sandbox.Options, c *Config) { c.MaxAttempts = 20 })
 	ctx := context.Background()
 	e.students(t, "1001")
@@ -796,6 +808,7 @@ func TestSandboxFaults(t *testing.T) {
 }
 
 func TestSandboxHungConnection(t *testing.T) {
+	t.Parallel()
 	e := setup(t, func(o *sandbox.Options, c *Config) { c.Timeout = 300 * time.Millisecond; c.MaxAttempts = 2 })
 	ctx := context.Background()
 	e.students(t, "1001")
@@ -831,6 +844,7 @@ func TestSandboxHungConnection(t *testing.T) {
 }
 
 func TestSandboxReminderDay(t *testing.T) {
+	t.Parallel()
 	e := setup(t)
 	e.students(t, "1001")
 	b := e.upload(t, spp("1001", "a", day(2026, 1, 10), 1000, 0))[0]
@@ -847,6 +861,7 @@ func TestSandboxReminderDay(t *testing.T) {
 }
 
 func TestSandboxNoCredentialsInErrorsOrLogs(t *testing.T) {
+	t.Parallel()
 	e := setup(t, func(o *sandbox.Options, c *Config) { c.Timeout = 200 * time.Millisecond; c.MaxAttempts = 2 })
 	ctx := context.Background()
 	var errs []error

@@ -25,6 +25,7 @@ func studentNIS(list []Student) []string {
 }
 
 func TestSandboxStudentCreateAndList(t *testing.T) {
+	t.Parallel()
 	e := setup(t)
 	ctx := context.Background()
 	got, err := e.c.CreateStudent(ctx, Student{NIS: "1001", Name: "Ani Lestari", Phone: "0812", Description: "Kelas 7A"})
@@ -111,6 +112,7 @@ func TestSandboxStudentCreateAndList(t *testing.T) {
 // with a zone and one writing them without (service time): the records read
 // the same.
 func TestSandboxComponentLifecycle(t *testing.T) {
+	t.Parallel()
 	for _, zoneless := range []bool{false, true} {
 		t.Run(fmt.Sprintf("zoneless=%v", zoneless), func(t *testing.T) {
 			testComponentLifecycle(t, setup(t, func(o *sandbox.Options, c *Config) { o.Zoneless = zoneless }))
@@ -238,6 +240,7 @@ func testComponentLifecycle(t *testing.T, e *env) {
 }
 
 func TestSandboxDeletedStudentKeepsRecords(t *testing.T) {
+	t.Parallel()
 	e := setup(t)
 	ctx := context.Background()
 	e.students(t, "1001")
@@ -262,6 +265,7 @@ func TestSandboxDeletedStudentKeepsRecords(t *testing.T) {
 }
 
 func TestSandboxPayMakesUpAReference(t *testing.T) {
+	t.Parallel()
 	e := setup(t)
 	ctx := context.Background()
 	e.students(t, "1001")
@@ -282,6 +286,7 @@ func TestSandboxPayMakesUpAReference(t *testing.T) {
 // answers at most 300 records whatever limit is asked, silently. A client
 // that stopped at the first short page would miss 1,700 bills.
 func TestSandboxCappedPaging(t *testing.T) {
+	t.Parallel()
 	e := setup(t, func(o *sandbox.Options, c *Config) { o.MaxLimit, o.CapSilently = 300, true })
 	ctx := context.Background()
 	const total = 2000
@@ -350,6 +355,7 @@ func TestSandboxCappedPaging(t *testing.T) {
 }
 
 func TestDeadlineBoundsTheCall(t *testing.T) {
+	t.Parallel()
 	e := setup(t, func(o *sandbox.Options, c *Config) {
 		c.Timeout, c.Deadline, c.MaxAttempts = 150*time.Millisecond, 400*time.Millisecond, 50
 	})

@@ -10,6 +10,7 @@ import (
 )
 
 func TestDailyPasswordVector(t *testing.T) {
+	t.Parallel()
 	inner := sha256.Sum256([]byte("secret"))
 	if got := hex.EncodeToString(inner[:]); got != "2bb80d537b1da3e38bd30361aa855686bde0eacd7162fef6a25fe97bf527a25b" {
 		t.Fatalf("inner digest = %s", got)
@@ -44,6 +45,7 @@ func TestDailyPasswordVector(t *testing.T) {
 }
 
 func TestAuthentication(t *testing.T) {
+	t.Parallel()
 	c := newSandbox(t, Options{
 		Username:      "sekolah",
 		Password:      "secret",

@@ -11,6 +11,7 @@ import (
 )
 
 func TestComponentUploadSearchPay(t *testing.T) {
+	t.Parallel()
 	c := newSandbox(t, Options{})
 	c.seedStudents("A1", "B2")
 	recs := c.upload(
@@ -55,6 +56,7 @@ func ids(recs []record) []string {
 }
 
 func TestComponentBatchValidation(t *testing.T) {
+	t.Parallel()
 	c := newSandbox(t, Options{})
 	c.seedStudents("A1")
 	good := func() obj { return componentJSON("A1", "SPP", day(2026, 12, 10), 450000, 25000) }
@@ -144,6 +146,7 @@ func TestComponentBatchValidation(t *testing.T) {
 }
 
 func TestComponentTimestampsAndDefaults(t *testing.T) {
+	t.Parallel()
 	c := newSandbox(t, Options{})
 	c.seedStudents("A1")
 	recs := c.upload(obj{
@@ -159,6 +162,7 @@ func TestComponentTimestampsAndDefaults(t *testing.T) {
 }
 
 func TestStatesFollowTheDayRule(t *testing.T) {
+	t.Parallel()
 	c := newSandbox(t, Options{}) // today is 2026-11-22 in Jakarta
 	c.seedStudents("A1")
 	upload := func(due, expiry time.Time) record {
@@ -187,6 +191,7 @@ func TestStatesFollowTheDayRule(t *testing.T) {
 }
 
 func TestPayRules(t *testing.T) {
+	t.Parallel()
 	c := newSandbox(t, Options{}) // today is 2026-11-22 in Jakarta
 	c.seedStudents("A1", "B2")
 	comp := func(nis string, due, expiry time.Time, active *time.Time) string {
@@ -261,6 +266,7 @@ func TestPayRules(t *testing.T) {
 }
 
 func TestCheckout(t *testing.T) {
+	t.Parallel()
 	c := newSandbox(t, Options{})
 	c.seedStudents("TAKEN")
 	item := func() obj {
@@ -319,6 +325,7 @@ func TestCheckout(t *testing.T) {
 }
 
 func TestConcurrentPaymentsPayOnce(t *testing.T) {
+	t.Parallel()
 	c := newSandbox(t, Options{})
 	c.seedStudents("A1")
 	id := c.upload(componentJSON("A1", "SPP", day(2026, 12, 10), 450000, 0))[0].ID

@@ -28,6 +28,7 @@ func (c *apiClient) allRecords(query string) []record {
 }
 
 func TestDemoSchool(t *testing.T) {
+	t.Parallel()
 	c := newSandbox(t, Options{Demo: true}) // 2026-11-22
 	var students int
 	if err := c.sb.store.db.QueryRow(`SELECT count(*) FROM students`).Scan(&students); err != nil {
@@ -105,6 +106,7 @@ func TestDemoSchool(t *testing.T) {
 }
 
 func TestDemoIsTheSameForTheSameDay(t *testing.T) {
+	t.Parallel()
 	a := newSandbox(t, Options{Demo: true, Now: time.Date(2027, 2, 3, 4, 0, 0, 0, time.UTC)})
 	b := newSandbox(t, Options{Demo: true, Now: time.Date(2027, 2, 3, 9, 0, 0, 0, time.UTC)})
 	ra, rb := a.must(http.StatusOK, "GET", "/bill_component/search/biller?limit=1000&offset=3000", nil), b.must(http.StatusOK, "GET", "/bill_component/search/biller?limit=1000&offset=3000", nil)
@@ -129,6 +131,7 @@ func TestDemoIsTheSameForTheSameDay(t *testing.T) {
 // probe looks at), that every filter returns what a plain scan of all
 // components would.
 func TestSearchPlansAgree(t *testing.T) {
+	t.Parallel()
 	c := newSandbox(t, Options{Demo: true})
 	all := c.allRecords("")
 	queries := []struct {
@@ -182,6 +185,7 @@ func TestSearchPlansAgree(t *testing.T) {
 }
 
 func TestFileStoreKeepsDataAndSkipsDemo(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "billing.db")
 	sb, err := New(Options{DBPath: path, Now: testNow})
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 )
 
 func TestFaultErrorRate(t *testing.T) {
+	t.Parallel()
 	c := newSandbox(t, Options{Seed: 42})
 	c.seedStudents("A1")
 	c.must(http.StatusOK, "POST", "/_sandbox/faults", obj{"error_rate": 0.3})
@@ -43,6 +44,7 @@ func TestFaultErrorRate(t *testing.T) {
 }
 
 func TestFaultsAreRepeatable(t *testing.T) {
+	t.Parallel()
 	run := func(seed uint64) []int {
 		c := newSandbox(t, Options{Seed: seed})
 		c.sb.SetFaults(Faults{ErrorRate: 0.5})
@@ -62,6 +64,7 @@ func TestFaultsAreRepeatable(t *testing.T) {
 }
 
 func TestFaultTimeoutAppliesThenHangs(t *testing.T) {
+	t.Parallel()
 	c := newSandbox(t, Options{HangLimit: time.Minute})
 	c.must(http.StatusOK, "POST", "/_sandbox/faults", obj{"timeout_rate": 1})
 
@@ -85,6 +88,7 @@ func TestFaultTimeoutAppliesThenHangs(t *testing.T) {
 }
 
 func TestFaultTimeoutEndsAtHangLimit(t *testing.T) {
+	t.Parallel()
 	c := newSandbox(t, Options{HangLimit: 50 * time.Millisecond})
 	c.sb.SetFaults(Faults{TimeoutRate: 1, LatencyMS: 10})
 	// A patient client gets the real answer once the hang ends.
@@ -95,6 +99,7 @@ func TestFaultTimeoutEndsAtHangLimit(t *testing.T) {
 }
 
 func TestFaultsValidation(t *testing.T) {
+	t.Parallel()
 	c := newSandbox(t, Options{})
 	for _, bad := range []obj{
 		{"error_rate": 1.5}, {"error_rate": -0.1}, {"timeout_rate": 2},

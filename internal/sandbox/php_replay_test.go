@@ -76,6 +76,7 @@ func (p *phpClient) must(code int, method, path, body string) reply {
 }
 
 func TestPHPLibraryReplay(t *testing.T) {
+	t.Parallel()
 	for _, ct := range []string{"", "application/x-www-form-urlencoded"} {
 		t.Run(fmt.Sprintf("Content-Type %q", ct), func(t *testing.T) {
 			c := newSandbox(t, Options{Username: "10014", Password: "rahasia-sekolah"})

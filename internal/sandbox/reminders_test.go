@@ -8,6 +8,7 @@ import (
 )
 
 func TestRemindersTwoDaysBeforeDue(t *testing.T) {
+	t.Parallel()
 	c := newSandbox(t, Options{}) // 2026-11-22
 	c.seedStudents("A1", "B2", "C3")
 	recs := c.upload(
@@ -59,6 +60,7 @@ func TestRemindersTwoDaysBeforeDue(t *testing.T) {
 }
 
 func TestRemindersOnUploadAndLazily(t *testing.T) {
+	t.Parallel()
 	c := newSandbox(t, Options{}) // 2026-11-22
 	c.seedStudents("A1")
 	// Uploaded on its reminder day: reminded at once.
@@ -82,6 +84,7 @@ func TestRemindersOnUploadAndLazily(t *testing.T) {
 }
 
 func TestClockRoute(t *testing.T) {
+	t.Parallel()
 	c := newSandbox(t, Options{})
 	got := into[clockView](t, c.must(http.StatusOK, "GET", "/_sandbox/clock", nil))
 	if got.Now != "2026-11-22T02:00:00Z" || got.Today != "20261122" || !got.Fixed {

@@ -8,6 +8,7 @@ import (
 )
 
 func TestRoutesAnswerWithEnvelope(t *testing.T) {
+	t.Parallel()
 	c := newSandbox(t, Options{})
 	c.seedStudents("A1")
 	tests := []struct {
@@ -55,6 +56,7 @@ func TestRoutesAnswerWithEnvelope(t *testing.T) {
 }
 
 func TestAliasesMatchTheirEndpoints(t *testing.T) {
+	t.Parallel()
 	c := newSandbox(t, Options{})
 	c.seedStudents("A1", "B2")
 	c.upload(componentJSON("A1", "SPP", day(2026, 12, 10), 450000, 25000), componentJSON("B2", "BCA", day(2026, 12, 10), 450000, 0))
@@ -74,6 +76,7 @@ func TestAliasesMatchTheirEndpoints(t *testing.T) {
 }
 
 func TestBodyErrors(t *testing.T) {
+	t.Parallel()
 	c := newSandbox(t, Options{})
 	big := append([]byte(`{"bill_list": [`), bytes.Repeat([]byte(`{"name":"x","bill_key_value":"1","bill_key_name":"NIS"},`), maxBody/50)...)
 	big = append(big, []byte(`{}]}`)...)
@@ -114,6 +117,7 @@ func TestBodyErrors(t *testing.T) {
 }
 
 func TestUnknownFieldsAreIgnored(t *testing.T) {
+	t.Parallel()
 	c := newSandbox(t, Options{})
 	st := studentJSON("A1", "Budi")
 	st["nickname"] = "bud"

@@ -37,6 +37,7 @@ func searchFixture(t *testing.T) *apiClient {
 }
 
 func TestSearchFilters(t *testing.T) {
+	t.Parallel()
 	c := searchFixture(t)
 	tests := []struct {
 		query string
@@ -100,6 +101,7 @@ func labels(recs []record) []string {
 }
 
 func TestSearchRejectsBadFilters(t *testing.T) {
+	t.Parallel()
 	c := searchFixture(t)
 	tests := []struct {
 		path string
@@ -133,6 +135,7 @@ func TestSearchRejectsBadFilters(t *testing.T) {
 }
 
 func TestSearchPagesAndDefaults(t *testing.T) {
+	t.Parallel()
 	c := newSandbox(t, Options{})
 	c.seedStudents("A1")
 	var items []obj

@@ -9,6 +9,7 @@ import (
 )
 
 func TestStudentLifecycle(t *testing.T) {
+	t.Parallel()
 	c := newSandbox(t, Options{})
 	r := c.must(http.StatusCreated, "POST", "/bill/batch", obj{"bill_list": []obj{studentJSON("2526001", "Budi Santoso"), studentJSON("2526002", "Siti Aminah")}})
 	created := into[[]student](t, r)
@@ -38,6 +39,7 @@ func TestStudentLifecycle(t *testing.T) {
 }
 
 func TestStudentBatchIsAllOrNothing(t *testing.T) {
+	t.Parallel()
 	c := newSandbox(t, Options{})
 	c.seedStudents("OLD1")
 	good := studentJSON("NEW1", "Ani")
@@ -94,6 +96,7 @@ func manyStudents(n int) []obj {
 }
 
 func TestStudentUpdateValidation(t *testing.T) {
+	t.Parallel()
 	c := newSandbox(t, Options{})
 	c.seedStudents("A1")
 	for _, tt := range []struct {
@@ -118,6 +121,7 @@ func TestStudentUpdateValidation(t *testing.T) {
 }
 
 func TestStudentDeleteKeepsPaymentHistory(t *testing.T) {
+	t.Parallel()
 	c := newSandbox(t, Options{})
 	c.seedStudents("PAID", "OPEN")
 	paid := c.upload(componentJSON("PAID", "SPP", day(2026, 12, 10), 450000, 0), componentJSON("PAID", "SPP", day(2027, 1, 10), 450000, 0))

@@ -15,6 +15,7 @@ import (
 )
 
 func TestStudentCreateAndList(t *testing.T) {
+	t.Parallel()
 	c := newSandbox(t, Options{})
 	// No bill_key_name (the provider's clients never send one) and extra fields.
 	r := c.must(http.StatusCreated, "POST", "/bill", obj{"name": "Ani", "bill_key_value": "A1", "phone": "", "email": "",
@@ -74,6 +75,7 @@ func TestStudentCreateAndList(t *testing.T) {
 }
 
 func TestHugeOffsetsAndLimits(t *testing.T) {
+	t.Parallel()
 	c := newSandbox(t, Options{})
 	c.seedStudents("A1")
 	c.upload(componentJSON("A1", "SPP", day(2026, 12, 10), 450000, 25000))
@@ -98,6 +100,7 @@ func TestHugeOffsetsAndLimits(t *testing.T) {
 }
 
 func TestMaxLimitAndCapSilently(t *testing.T) {
+	t.Parallel()
 	strict := newSandbox(t, Options{MaxLimit: 3})
 	capped := newSandbox(t, Options{MaxLimit: 3, CapSilently: true})
 	for _, c := range []*apiClient{strict, capped} {
@@ -132,6 +135,7 @@ func TestMaxLimitAndCapSilently(t *testing.T) {
 }
 
 func TestZonelessTimestamps(t *testing.T) {
+	t.Parallel()
 	c := newSandbox(t, Options{Zoneless: true}) // Jakarta
 	c.seedStudents("A1")
 	in := componentJSON("A1", "SPP", day(2026, 12, 10), 450000, 25000)
@@ -156,6 +160,7 @@ func TestZonelessTimestamps(t *testing.T) {
 }
 
 func TestComponentUpdate(t *testing.T) {
+	t.Parallel()
 	c := newSandbox(t, Options{})
 	c.seedStudents("A1", "B2")
 	in := componentJSON("A1", "SPP", day(2026, 12, 10), 450000, 25000)
@@ -208,6 +213,7 @@ func TestComponentUpdate(t *testing.T) {
 }
 
 func TestComponentDeleteAndStates(t *testing.T) {
+	t.Parallel()
 	c := newSandbox(t, Options{})
 	c.seedStudents("A1")
 	recs := c.upload(componentJSON("A1", "SPP", day(2026, 12, 10), 1000, 0), componentJSON("A1", "SPP", day(2027, 1, 10), 1000, 0),
@@ -255,6 +261,7 @@ func TestComponentDeleteAndStates(t *testing.T) {
 }
 
 func TestEmptyReferenceIsMadeUp(t *testing.T) {
+	t.Parallel()
 	c := newSandbox(t, Options{})
 	c.seedStudents("A1")
 	rec := c.upload(componentJSON("A1", "SPP", day(2026, 12, 10), 1000, 0))[0]
@@ -266,6 +273,7 @@ func TestEmptyReferenceIsMadeUp(t *testing.T) {
 }
 
 func TestDateHeaderIsTheServiceClock(t *testing.T) {
+	t.Parallel()
 	c := newSandbox(t, Options{})
 	req, _ := http.NewRequest("GET", c.url+"/bill/nobody", nil) // even a 401 shows it
 	resp, err := c.hc.Do(req)
@@ -307,6 +315,7 @@ INSERT INTO components VALUES (2, 'c-paid', 1, 'SPP', 'SPP November', 450000, 25
 // TestStoreFromVersion1 opens a file written before version 2: it is
 // migrated in place and keeps its data.
 func TestStoreFromVersion1(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "v1.db")
 	db, err := sql.Open("sqlite", "file:"+path)
 	if err != nil {
@@ -349,6 +358,7 @@ func formatNanosForTest(ns int64) string { return stamps{loc: time.UTC}.nanos(ns
 // TestRequestDecodersReadNumbersAsText: amounts as numeric strings everywhere
 // an upload is read.
 func TestRequestDecodersReadNumbersAsText(t *testing.T) {
+	t.Parallel()
 	c := newSandbox(t, Options{})
 	c.seedStudents("A1")
 	item := componentJSON("A1", "SPP", day(2026, 12, 10), 0, 0)

@@ -10,7 +10,7 @@ import (
 )
 
 // A second demo portal on the same day starts from copies of the first one's databases
-// (portaltest's demoSnapshot): it must hold the same school, in the service and in its
+// (portaltest's snapshot): it must hold the same school, in the service and in its
 // ledger, sign in the same accounts, and be a world of its own (a write in one is not
 // seen by the other). The test of the harness lives here, with the tests that use it,
 // rather than in a test binary of its own. Its day is the reports tests': both portals

@@ -66,8 +66,8 @@ type Options struct {
 	Upstream func(http.Handler) http.Handler
 	// Watch sees every request that reaches the sandbox, before the sandbox answers it (a
 	// test that proves what the portal never sends). It must not read the body. It
-	// changes nothing the portal is given, so a demo portal that sets it still starts
-	// from copies (see demoSnapshot).
+	// changes nothing the portal is given, so a portal that sets it still starts
+	// from copies (see snapshot).
 	Watch func(*http.Request)
 	// Sync adjusts the ledger's sync configuration before the syncer is built.
 	Sync func(*ledger.SyncConfig)
@@ -148,9 +148,10 @@ func Start(t testing.TB, opts Options) *Portal {
 	}
 	clk := &clock{t: opts.Now}
 
-	// A demo school on a day another test already made starts from copies of that
-	// portal's databases (see demoSnapshot); the first one is made here and saved.
-	snap, maker := demoSnapshotFor(opts)
+	// A portal on a day another test already made one (with the same school, demo or
+	// none) starts from copies of that portal's databases (see snapshot); the first one
+	// is made here and saved.
+	snap, maker := snapshotFor(opts)
 	if maker {
 		defer snap.done()
 	} else if snap != nil && !snap.wait() {

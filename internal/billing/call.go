@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"reflect"
 	"time"
 )
 
@@ -201,6 +202,48 @@ func stripURL(err error) error {
 
 // decode turns an answer into out or into an *APIError.
 func (c *Client) decode(method, path string, status int, raw []byte, out any) error {
+	if decodeSuccess(status, raw, out) {
+		return nil
+	}
+	return c.decodeEnvelope(method, path, status, raw, out)
+}
+
+// decodeSuccess reads the common answer, a 2xx envelope whose status_code is a success,
+// in one pass over the body: the envelope and its data together, into a fresh value that
+// replaces *out only then. Anything else it leaves to decodeEnvelope (reporting false,
+// *out untouched), which reads the envelope first and the data after: two passes, each
+// of them two (encoding/json checks the whole input before decoding it), which was a
+// third of the CPU of reading a page of a thousand components.
+func decodeSuccess(status int, raw []byte, out any) bool {
+	if status < 200 || status >= 300 || out == nil {
+		return false
+	}
+	trimmed := bytes.TrimSpace(raw)
+	if len(trimmed) == 0 || trimmed[0] != '{' {
+		return false
+	}
+	dst := reflect.ValueOf(out)
+	if dst.Kind() != reflect.Pointer || dst.IsNil() {
+		return false
+	}
+	fresh := reflect.New(dst.Type().Elem())
+	env := struct {
+		Status     text   `json:"status"`
+		StatusCode number `json:"status_code"`
+		StatusDesc text   `json:"status_desc"`
+		Data       any    `json:"data"`
+	}{Data: fresh.Interface()}
+	if json.Unmarshal(trimmed, &env) != nil || env.StatusCode >= 400 {
+		return false
+	}
+	if env.Data != nil { // "data": null leaves out as it was, as decodeEnvelope does
+		dst.Elem().Set(fresh.Elem())
+	}
+	return true
+}
+
+// decodeEnvelope is decode's long way: the envelope, then its data or its failure.
+func (c *Client) decodeEnvelope(method, path string, status int, raw []byte, out any) error {
 	trimmed := bytes.TrimSpace(raw)
 	var env envelope
 	isEnvelope := len(trimmed) > 0 && trimmed[0] == '{' && json.Unmarshal(trimmed, &env) == nil

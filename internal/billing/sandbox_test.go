@@ -37,7 +37,7 @@ type env struct {
 
 // setup starts a sandbox on jakartaNoon and a client whose clock follows the
 // sandbox's (unless the options replace it).
-func setup(t *testing.T, mod ...func(*sandbox.Options, *Config)) *env {
+func setup(t testing.TB, mod ...func(*sandbox.Options, *Config)) *env {
 	t.Helper()
 	opts := sandbox.Options{Username: testUser, Password: testIssued, Now: jakartaNoon, Seed: 1,
 		HangLimit: 5 * time.Second, DisabledUsers: map[string]string{"old-school": "old-issued"}}
@@ -96,7 +96,7 @@ func (s *syncBuffer) Reset() {
 // day is a calendar day as the service's UTC-midnight time.
 func day(y int, m time.Month, d int) time.Time { return time.Date(y, m, d, 0, 0, 0, 0, time.UTC) }
 
-func (e *env) students(t *testing.T, nis ...string) {
+func (e *env) students(t testing.TB, nis ...string) {
 	t.Helper()
 	list := make([]Student, len(nis))
 	for i, n := range nis {
@@ -107,7 +107,7 @@ func (e *env) students(t *testing.T, nis ...string) {
 	}
 }
 
-func (e *env) upload(t *testing.T, in ...ComponentInput) []Bill {
+func (e *env) upload(t testing.TB, in ...ComponentInput) []Bill {
 	t.Helper()
 	got, err := e.c.CreateComponents(context.Background(), in)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // The service's records are read leniently (the real service is not the
@@ -22,6 +23,8 @@ func (t *text) UnmarshalJSON(b []byte) error {
 	switch {
 	case string(b) == "null":
 		*t = ""
+	case len(b) > 1 && b[0] == '"' && b[len(b)-1] == '"' && plainString(b[1:len(b)-1]):
+		*t = text(b[1 : len(b)-1]) // nothing to unquote: most of a page's strings
 	case len(b) > 0 && b[0] == '"':
 		var s string
 		if err := json.Unmarshal(b, &s); err != nil {
@@ -34,6 +37,18 @@ func (t *text) UnmarshalJSON(b []byte) error {
 		return fmt.Errorf("want text, got %s", b)
 	}
 	return nil
+}
+
+// plainString reports whether the inside of a JSON string reads as itself: no escapes
+// (encoding/json has already checked the string as a whole), no control characters and
+// valid UTF-8 (which unquoting would replace with U+FFFD).
+func plainString(inner []byte) bool {
+	for _, c := range inner {
+		if c == '\\' || c < 0x20 {
+			return false
+		}
+	}
+	return utf8.Valid(inner)
 }
 
 // number reads a whole number (rupiah, counts) from a JSON number, a quoted

@@ -99,7 +99,7 @@ func (l *Ledger) Bills(ctx context.Context, q BillsQuery) (BillsPage, error) {
 				return err
 			}
 		}
-		if page.Totals, err = billTotals(ctx, tx, q, today); err != nil {
+		if page.Totals, err = l.cachedTotals(ctx, tx, q, today); err != nil {
 			return err
 		}
 		rows, err := billRows(ctx, tx, q, today)

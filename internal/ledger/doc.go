@@ -33,10 +33,12 @@
 //
 // What reads it, every page of the portal: Dashboard (every figure of the principal's
 // dashboard), Bills (the bills list: any tab, sort, search and page, with the count and
-// totals of the whole result), Outstanding, Payments/PaymentDays and Accounts (the
+// totals of the whole result; the totals are kept between pages of one filter until the
+// change sequence moves or the day turns, see totals_cache.go), Outstanding, Payments/PaymentDays and Accounts (the
 // reports, through internal/reports), All and AllForStudent (the billing client's
 // iterator shape, answered from SQL, for the statement, the student page, upcoming dues
 // and exports), StudentTotals (the roster's what-is-owed column), Freshness and
 // ChangeSeq (how fresh the figures are, and a cheap "what changed since" for live
-// pages), Counts and CallbackStats (the admins' Data page).
+// pages: every write to the components or the roster moves it, the roster's writes in
+// internal/store included), Counts and CallbackStats (the admins' Data page).
 package ledger

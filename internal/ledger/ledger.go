@@ -40,6 +40,8 @@ type Ledger struct {
 	// maxFound is how many students a bills search names one by one (defaultMaxFound;
 	// a test lowers it to exercise the join).
 	maxFound int
+	// totals keeps the bills list's totals between pages (totals_cache.go).
+	totals totalsCache
 }
 
 // New returns the ledger over cfg.DB (already migrated by store.Open). When the zone
@@ -113,7 +115,7 @@ func (l *Ledger) checkZone(ctx context.Context) error {
 		if _, err := tx.ExecContext(ctx, `UPDATE ledger_state SET zone = $1 WHERE name = 'ledger'`, name); err != nil {
 			return fmt.Errorf("ledger: record zone: %w", err)
 		}
-		return nil
+		return bumpChanges(ctx, tx) // payment days moved
 	})
 }
 

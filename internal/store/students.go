@@ -90,6 +90,9 @@ func UpsertStudentsTx(ctx context.Context, tx *sql.Tx, students []Student) error
 	if len(students) == 0 {
 		return nil
 	}
+	if err := rosterChanged(ctx, tx); err != nil {
+		return fmt.Errorf("store: upsert students: %w", err)
+	}
 	now := Now()
 	stmt, err := tx.PrepareContext(ctx, `INSERT INTO students (nis, name, name_search, key_name, phone, email,
 		description, source, synced_at, created_at, updated_at)
@@ -134,19 +137,29 @@ func (db *DB) StudentByNIS(ctx context.Context, nis string) (Student, error) {
 
 // DeleteStudent removes a roster entry (after the billing service deleted the student).
 func (db *DB) DeleteStudent(ctx context.Context, nis string) error {
-	return deleteStudent(ctx, db.sql, nis)
+	return db.InTx(ctx, func(tx *sql.Tx) error { return DeleteStudentTx(ctx, tx, nis) })
 }
 
 // DeleteStudentTx is DeleteStudent inside tx.
 func DeleteStudentTx(ctx context.Context, tx *sql.Tx, nis string) error {
-	return deleteStudent(ctx, tx, nis)
-}
-
-func deleteStudent(ctx context.Context, x execer, nis string) error {
-	if _, err := x.ExecContext(ctx, `DELETE FROM students WHERE nis = $1`, nis); err != nil {
+	if err := rosterChanged(ctx, tx); err != nil {
+		return fmt.Errorf("store: delete student %s: %w", nis, err)
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM students WHERE nis = $1`, nis); err != nil {
 		return fmt.Errorf("store: delete student %s: %w", nis, err)
 	}
 	return nil
+}
+
+// rosterChanged moves the ledger's change sequence on in a transaction that writes the
+// roster: what the ledger's readers show and filter by (a student's name, class) is the
+// roster's as much as the components', and a page or a cache that saw the sequence at n
+// is out of date once it moves. It is the transaction's first write, so on PostgreSQL it
+// takes the ledger's write lock (the ledger_state row) before any student row, in the
+// order the ledger's own writes take them: two writers never wait on each other's rows.
+func rosterChanged(ctx context.Context, tx *sql.Tx) error {
+	_, err := tx.ExecContext(ctx, `UPDATE ledger_state SET change_seq = change_seq + 1 WHERE name = 'ledger'`)
+	return err
 }
 
 // ListStudents returns a page of the roster ordered by class then NIS, and the total

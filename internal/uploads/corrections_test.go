@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -30,11 +31,25 @@ import (
 // appliedUpdates counts, in front of the sandbox, the component and student updates it
 // applied (by component id, by NIS): a PUT /bill_component or PUT /bill answered 200, or
 // never answered (the sandbox's timeout fault applies the request and then holds the
-// answer). An injected 503 applied nothing.
+// answer). An injected 503 applied nothing. A held answer is counted when the sandbox lets
+// it go (the client gave up on it), which can be after the job has read the update back
+// and finished: read the counts after settled.
 type appliedUpdates struct {
-	next http.Handler
-	mu   sync.Mutex
-	n    map[string]int
+	next     http.Handler
+	mu       sync.Mutex
+	n        map[string]int
+	inflight atomic.Int64
+}
+
+// settled waits until every update the sandbox is still holding has been let go and
+// counted.
+func (a *appliedUpdates) settled(t *testing.T) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); a.inflight.Load() > 0; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the sandbox still holds answers to updates 30 s after the job ended")
+		}
+	}
 }
 
 type statusOf struct {
@@ -62,6 +77,8 @@ func (a *appliedUpdates) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		NIS string `json:"bill_key_value"`
 	}
 	_ = json.Unmarshal(body, &in)
+	a.inflight.Add(1)
+	defer a.inflight.Add(-1)
 	if r.URL.Path == "/bill" {
 		in.ID = in.NIS
 	}
@@ -272,6 +289,7 @@ func TestCorrectionsUnderFaultsAndRestart(t *testing.T) {
 	if done.State != uploads.StateDone || done.Created != rows || done.Failed != 0 {
 		t.Fatalf("job ended %s: done %d, failed %d", done.State, done.Created, done.Failed)
 	}
+	ce.applied.settled(t)
 	ce.applied.mu.Lock()
 	defer ce.applied.mu.Unlock()
 	twice := 0

@@ -121,6 +121,7 @@ func TestNaikKelas(t *testing.T) {
 	if st, _ := ce.client.Student(context.Background(), sh.NIS[0]); st.Phone != "6281200000001" {
 		t.Errorf("the empty phone cell changed the phone to %q", st.Phone)
 	}
+	ce.applied.settled(t)
 	ce.applied.mu.Lock()
 	defer ce.applied.mu.Unlock()
 	for i := range n {

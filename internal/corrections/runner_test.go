@@ -46,7 +46,7 @@ func newEnv(t *testing.T, timeout time.Duration, postgres ...bool) *env {
 	t.Helper()
 	var db *store.DB
 	if len(postgres) > 0 && postgres[0] {
-		db = storetest.Open(t, storetest.PostgresURL(t))
+		db = storetest.Open(t, storetest.MigratedPostgresURL(t))
 	} else {
 		db = storetest.OpenTest(t)
 	}

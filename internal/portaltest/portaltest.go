@@ -165,7 +165,7 @@ func Start(t testing.TB, opts Options) *Portal {
 	case copied:
 		db, sandboxPath = snap.open(t)
 	case opts.Postgres:
-		dbURL = storetest.PostgresURL(t)
+		dbURL = storetest.MigratedPostgresURL(t)
 		db = storetest.Open(t, dbURL)
 	default:
 		db = storetest.OpenTest(t)

@@ -4,8 +4,10 @@ package store
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
 	"embed"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -216,6 +218,29 @@ func (db *DB) migrate(ctx context.Context) error {
 	}
 	return nil
 }
+
+// MigrationsSum identifies the migrations this build applies: a hash of their names and
+// contents. Two builds with the same sum make the same schema (the tests' pooled
+// PostgreSQL schemas are named by it: internal/store/storetest).
+var MigrationsSum = sync.OnceValue(func() string {
+	h := sha256.New()
+	err := fs.WalkDir(migrationFiles, "migrations", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := migrationFiles.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(h, "%s\x00%d\x00", path, len(b))
+		h.Write(b)
+		return nil
+	})
+	if err != nil {
+		panic("store: the embedded migrations cannot be read: " + err.Error())
+	}
+	return hex.EncodeToString(h.Sum(nil))
+})
 
 // Ping checks the database answers.
 func (db *DB) Ping(ctx context.Context) error {

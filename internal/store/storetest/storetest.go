@@ -1,6 +1,8 @@
 // Package storetest gives other packages' tests a real, migrated database: a SQLite file
 // of their own, or, when PORTAL_TEST_POSTGRES_URL is set, a PostgreSQL schema of their own
-// (so tests and engineers sharing one PostgreSQL never see each other's rows).
+// while they run (so tests and engineers sharing one PostgreSQL never see each other's
+// rows): a new empty one (PostgresURL), or a migrated one from a pool the test binaries
+// share (MigratedPostgresURL).
 package storetest
 
 import (
@@ -8,7 +10,6 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"encoding/hex"
-	"net/url"
 	"os"
 	"path/filepath"
 	"sync"
@@ -65,11 +66,11 @@ var migratedSQLite = sync.OnceValue(func() []byte {
 	return b
 })
 
-// OpenPostgres opens the store in a fresh PostgreSQL schema of its own, dropped after the
-// test; the test is skipped when PORTAL_TEST_POSTGRES_URL is not set.
+// OpenPostgres opens the store in a migrated PostgreSQL schema of its own
+// (MigratedPostgresURL); the test is skipped when PORTAL_TEST_POSTGRES_URL is not set.
 func OpenPostgres(t testing.TB) *store.DB {
 	t.Helper()
-	db := Open(t, PostgresURL(t))
+	db := Open(t, MigratedPostgresURL(t))
 	if db.Dialect() != store.DialectPostgres {
 		t.Fatalf("Dialect() = %q, want postgres", db.Dialect())
 	}
@@ -94,7 +95,8 @@ func Open(t testing.TB, databaseURL string) *store.DB {
 }
 
 // PostgresURL creates an empty schema in the database at PORTAL_TEST_POSTGRES_URL,
-// dropped after the test, and returns a URL whose connections use it. The test is
+// dropped after the test, and returns a URL whose connections use it: for tests of
+// migrating (see MigratedPostgresURL for the others). The test is
 // skipped when the variable is not set.
 func PostgresURL(t testing.TB) string {
 	t.Helper()
@@ -122,12 +124,9 @@ func PostgresURL(t testing.TB) string {
 		}
 	})
 
-	u, err := url.Parse(base)
+	u, err := withSchema(base, schema)
 	if err != nil {
 		t.Fatal(err)
 	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	return u.String()
+	return u
 }

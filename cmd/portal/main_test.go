@@ -71,7 +71,7 @@ func TestFreshStart(t *testing.T) {
 			default:
 			}
 			if time.Now().After(deadline) {
-				t.Fatalf("portal not ready:\n%s", out)
+				t.Fatalf("portal not ready:\n%s\n%s", out, allGoroutines())
 			}
 			time.Sleep(50 * time.Millisecond)
 		}
@@ -200,6 +200,13 @@ var createdBy = map[string]string{
 	"internal/ledger.(*Syncer).loop": "internal/ledger.(*Syncer).Start",
 }
 
+// allGoroutines is every goroutine's stack, for a start that does not finish: where it
+// waits.
+func allGoroutines() string {
+	buf := make([]byte, 8<<20)
+	return string(buf[:runtime.Stack(buf, true)])
+}
+
 // workerGoroutines lists the goroutines running a background worker's code.
 func workerGoroutines() []string {
 	buf := make([]byte, 4<<20)
@@ -231,7 +238,7 @@ func TestShutdownStopsTheWorkersFirst(t *testing.T) {
 	}()
 	for deadline := time.Now().Add(60 * time.Second); !strings.Contains(out.String(), "portal ready"); time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatalf("portal not ready:\n%s", out)
+			t.Fatalf("portal not ready:\n%s\n%s", out, allGoroutines())
 		}
 	}
 	running := workerGoroutines()

@@ -204,8 +204,13 @@ func TestOtherBuildsSchemasGoWhenUnused(t *testing.T) {
 	if got := mustSchemas(t, old); !slices.Contains(got, name) {
 		t.Fatalf("%s dropped while a binary of its build runs: %v", name, got)
 	}
+	// Old's binary ends, and its session's locks with it. Given back here rather than
+	// left to the end of the session, which the server sees a moment after the close.
+	if _, err := old.keeper.ExecContext(ctx, `SELECT pg_advisory_unlock_all()`); err != nil {
+		t.Fatal(err)
+	}
 	old.keeper.Close()
-	old.db.Close()                             // old's binary ends
+	old.db.Close()
 	if err := newer.prepare(ctx); err != nil { // as the next binary to join does
 		t.Fatal(err)
 	}

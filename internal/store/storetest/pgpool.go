@@ -26,7 +26,7 @@ import (
 // test is skipped when the variable is not set.
 //
 // Making a schema (the migrations' tables and indexes, and dropping them again) is most
-// of what a short PostgreSQL test costs the server: 80–130 ms of CPU against about 10 to
+// of what a short PostgreSQL test costs the server: 80–130 ms of CPU against about 13 to
 // empty a used one. So the schemas outlive the tests and the test binaries: a test takes
 // one no other test holds (a session advisory lock of its binary's), empties it, and at
 // its end lets it go, rows and all, for the next. Between runs the schemas stay in the

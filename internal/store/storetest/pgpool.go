@@ -30,8 +30,8 @@ import (
 // empty a used one. So the schemas outlive the tests and the test binaries: a test takes
 // one no other test holds (a session advisory lock of its binary's), empties it, and at
 // its end lets it go, rows and all, for the next. Between runs the schemas stay in the
-// database, named tp_<migrations>_s_…; a run of other migrations drops them when no
-// binary of these migrations runs.
+// database, named tp_<migrations><role>_s_…, a pool for each role; a run of other
+// migrations drops them when no binary of these migrations runs.
 func MigratedPostgresURL(t testing.TB) string {
 	t.Helper()
 	base := os.Getenv(PostgresEnv)
@@ -58,7 +58,7 @@ func MigratedPostgresURL(t testing.TB) string {
 // schemaPool is this binary's part in the pool of schemas of one database.
 type schemaPool struct {
 	base     string
-	prefix   string                                      // tp_<migrations>_: this build's schemas
+	prefix   string                                      // tp_<migrations><role>_: this build's schemas, for this role
 	pristine string                                      // the migrated schema the others are emptied to
 	tables   []string                                    // the migrations' tables, but goose's
 	seeded   []string                                    // those with rows straight after the migrations
@@ -100,7 +100,7 @@ func lockKey(name string) int64 {
 	return int64(h.Sum64() >> 1)
 }
 
-// buildPrefix returns the tp_<migrations>_ a pool schema's name starts with, or "".
+// buildPrefix returns the tp_<migrations><role>_ a pool schema's name starts with, or "".
 func buildPrefix(name string) string {
 	rest, ok := strings.CutPrefix(name, "tp_")
 	if !ok {
@@ -117,8 +117,7 @@ func buildPrefix(name string) string {
 // migrations has, drops the unused schemas of other migrations, and reads what emptying
 // a schema takes from the pristine one.
 func joinPool(ctx context.Context, base, sum string, migrate func(ctx context.Context, url string) error) (*schemaPool, error) {
-	p := &schemaPool{base: base, prefix: "tp_" + sum + "_", migrate: migrate, held: map[string]bool{}}
-	p.pristine = p.prefix + "pristine"
+	p := &schemaPool{base: base, migrate: migrate, held: map[string]bool{}}
 	db, err := sql.Open("pgx", base)
 	if err != nil {
 		return nil, err
@@ -129,6 +128,16 @@ func joinPool(ctx context.Context, base, sum string, migrate func(ctx context.Co
 		db.Close()
 		return nil, err
 	}
+	// Each role has a pool of its own: engineers sharing a database under roles of
+	// their own cannot read, empty or drop each other's schemas.
+	var role string
+	if err := p.keeper.QueryRowContext(ctx, `SELECT current_user`).Scan(&role); err != nil {
+		return nil, err
+	}
+	h := fnv.New32a()
+	h.Write([]byte(role))
+	p.prefix = fmt.Sprintf("tp_%s%08x_", sum, h.Sum32())
+	p.pristine = p.prefix + "pristine"
 	// The pristine schema is read by every binary of these migrations while it runs: a
 	// shared lock, which a run of other migrations needs to have alone to drop it.
 	if _, err := p.keeper.ExecContext(ctx, `SELECT pg_advisory_lock_shared($1)`, lockKey(p.pristine)); err != nil {
@@ -340,9 +349,10 @@ func (p *schemaPool) withRows(ctx context.Context, schema string) ([]string, err
 	return scanStrings(rows)
 }
 
-// schemas lists the schemas whose names start with prefix.
+// schemas lists the role's schemas whose names start with prefix.
 func (p *schemaPool) schemas(ctx context.Context, prefix string) ([]string, error) {
-	rows, err := p.keeper.QueryContext(ctx, `SELECT nspname FROM pg_namespace WHERE starts_with(nspname, $1) ORDER BY nspname`, prefix)
+	rows, err := p.keeper.QueryContext(ctx, `SELECT nspname FROM pg_namespace
+		WHERE starts_with(nspname, $1) AND pg_get_userbyid(nspowner) = current_user ORDER BY nspname`, prefix)
 	if err != nil {
 		return nil, err
 	}

@@ -153,6 +153,25 @@ func (db *DB) DeleteUploadFiles(ctx context.Context, jobID string, names ...stri
 	return nil
 }
 
+// ForgetUploadFiles forgets, in one transaction, the job's sheet and everything made from
+// it (every file, the problems found) and records that the sheet is gone; the job's history
+// line and its counts stay. Readers see the job either whole or forgotten, never a job said
+// to be forgotten whose files are still there, nor files kept that nothing will remove.
+func (db *DB) ForgetUploadFiles(ctx context.Context, jobID string) error {
+	return db.InTx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `UPDATE upload_jobs SET file_kept = $1, issues_kept = 0 WHERE id = $2`,
+			false, jobID); err != nil {
+			return fmt.Errorf("store: forget upload files %s: %w", jobID, err)
+		}
+		for _, table := range []string{"upload_files", "upload_issues"} {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE job_id = $1`, jobID); err != nil {
+				return fmt.Errorf("store: forget upload files %s: %w", jobID, err)
+			}
+		}
+		return nil
+	})
+}
+
 // DeleteUploadFilesLike forgets the job's files whose names start with prefix (every
 // language's error workbook).
 func (db *DB) DeleteUploadFilesLike(ctx context.Context, jobID, prefix string) error {

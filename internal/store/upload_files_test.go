@@ -72,3 +72,48 @@ func TestUploadFiles(t *testing.T) {
 		}
 	})
 }
+
+// TestForgetUploadFiles: forgetting a job's files takes its sheet, its other files and its
+// problems together and says so on the job, whose counts stay; another job keeps its own.
+func TestForgetUploadFiles(t *testing.T) {
+	eachDB(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		var jobs [2]store.UploadJob
+		for i := range jobs {
+			j, err := db.CreateUploadJobWithFile(ctx, store.UploadJob{Kind: "components", FileName: "a.xlsx", FileSHA256: "abc",
+				FileSize: 5, State: "analysing", UploadedByID: "u1", UploadedBy: "finance"}, bytes.NewReader([]byte("sheet")))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := db.PutUploadFile(ctx, j.ID, store.UploadErrorsPrefix+"id", bytes.NewReader([]byte("errors"))); err != nil {
+				t.Fatal(err)
+			}
+			if err := db.InsertUploadIssues(ctx, j.ID, 0, []store.UploadIssue{{Row: 4, Col: 0, Code: "nis_unknown", Args: []string{"X1"}}}); err != nil {
+				t.Fatal(err)
+			}
+			if ok, err := db.SaveUploadAnalysis(ctx, j.ID, "analysing", store.UploadAnalysis{State: "ready", RowsTotal: 10, Issues: 1, IssuesKept: 1}); err != nil || !ok {
+				t.Fatalf("analysis: %v %v", ok, err)
+			}
+			jobs[i] = j
+		}
+
+		if err := db.ForgetUploadFiles(ctx, jobs[0].ID); err != nil {
+			t.Fatal(err)
+		}
+		for i, j := range jobs {
+			kept := i == 1
+			for _, name := range []string{store.UploadSheet, store.UploadErrorsPrefix + "id"} {
+				if _, err := db.UploadFileSize(ctx, j.ID, name); (err == nil) != kept {
+					t.Errorf("job %d, file %s: kept %v, want %v", i, name, err == nil, kept)
+				}
+			}
+			if rows, _ := db.UploadErrorRows(ctx, j.ID); (len(rows) == 1) != kept {
+				t.Errorf("job %d: problem rows %v, want kept %v", i, rows, kept)
+			}
+			got, err := db.UploadJobByID(ctx, j.ID)
+			if err != nil || got.FileKept != kept || (got.IssuesKept == 1) != kept || got.Issues != 1 || got.RowsTotal != 10 {
+				t.Errorf("job %d: %+v %v", i, got, err)
+			}
+		}
+	})
+}

@@ -117,15 +117,8 @@ func (r *Runner) Discard(ctx context.Context, id string) error {
 // removeFile forgets the job's sheet and everything made from it (error workbooks, the
 // rows found wrong, the problems); the history line stays, with its counts.
 func (r *Runner) removeFile(ctx context.Context, id string) {
-	if err := r.db.SetUploadFileKept(ctx, id, false); err != nil {
-		r.log.Error("record removed upload file", "job", id, "err", err)
-		return
-	}
-	if err := r.db.DeleteUploadFiles(ctx, id); err != nil {
+	if err := r.db.ForgetUploadFiles(ctx, id); err != nil {
 		r.log.Error("remove upload file", "job", id, "err", err)
-	}
-	if err := r.db.DeleteUploadIssues(ctx, id); err != nil {
-		r.log.Error("remove upload problems", "job", id, "err", err)
 	}
 }
 

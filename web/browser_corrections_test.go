@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/http"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -23,7 +22,7 @@ import (
 // shots saves the page at both sizes people use (a laptop and a phone), then goes back to
 // the laptop's size.
 func shots(b *portaltest.Browser, name string) {
-	if os.Getenv("PORTAL_SCREENSHOTS") == "" {
+	if !portaltest.SavesScreenshots() {
 		return
 	}
 	for _, s := range []struct {

@@ -18,7 +18,7 @@ const docsScreenshots = "../docs/screenshots"
 // 390×844 (what the window shows, not the whole page). Only with PORTAL_SCREENSHOTS=docs:
 // the files are committed, so other runs leave them alone.
 func TestDocsScreenshots(t *testing.T) {
-	if os.Getenv("PORTAL_SCREENSHOTS") != "docs" {
+	if os.Getenv("PORTAL_SCREENSHOTS") != portaltest.ScreenshotsDocs {
 		t.Skip("PORTAL_SCREENSHOTS=docs renews docs/screenshots")
 	}
 	t.Parallel()

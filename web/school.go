@@ -17,16 +17,6 @@ func schoolLogoURL(version string) string {
 	return "/school/logo?" + url.Values{"v": {version}}.Encode()
 }
 
-// schoolHeader is the letterhead of the school's documents; a profile that cannot be
-// read leaves the portal's own name (the document is still right), and is logged.
-func (h *Handler) schoolHeader(ctx context.Context) pages.SchoolHeader {
-	p, err := h.school.Profile(ctx)
-	if err != nil {
-		h.log.Error("read the school profile", "err", err)
-	}
-	return schoolHeaderOf(ctx, p)
-}
-
 func schoolHeaderOf(ctx context.Context, p school.Profile) pages.SchoolHeader {
 	hd := pages.SchoolHeader{Name: p.Name, Address: p.Address, NPSN: p.NPSN, Phone: p.Phone, LogoURL: schoolLogoURL(p.LogoVersion)}
 	if can(ctx, auth.ManageSettings) {

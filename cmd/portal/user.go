@@ -19,11 +19,19 @@ const userUsage = `usage:
 The password is read from the first line of standard input; with nothing there, a strong
 one is generated and printed once.`
 
+// usageError is the answer to a user command that is not one: its text is the usage.
+type usageError string
+
+func (e usageError) Error() string { return string(e) }
+
+// errUsage is what a command that is not one of userUsage's answers.
+var errUsage error = usageError(userUsage)
+
 // userCommand is the operator's way to manage accounts from the server's shell, e.g. to
 // recover when every admin has forgotten their password.
 func userCommand(ctx context.Context, svc *auth.Service, args []string, in io.Reader, out io.Writer) error {
 	if len(args) == 0 {
-		return errors.New(userUsage)
+		return errUsage
 	}
 	switch args[0] {
 	case "list":
@@ -43,7 +51,7 @@ func userCommand(ctx context.Context, svc *auth.Service, args []string, in io.Re
 		return tw.Flush()
 	case "add":
 		if len(args) < 3 {
-			return errors.New(userUsage)
+			return errUsage
 		}
 		role, err := auth.ParseRole(args[2])
 		if err != nil {
@@ -68,7 +76,7 @@ func userCommand(ctx context.Context, svc *auth.Service, args []string, in io.Re
 		return nil
 	case "passwd":
 		if len(args) != 2 {
-			return errors.New(userUsage)
+			return errUsage
 		}
 		u, err := svc.Store.UserByUsername(ctx, args[1])
 		if err != nil {
@@ -87,7 +95,7 @@ func userCommand(ctx context.Context, svc *auth.Service, args []string, in io.Re
 		}
 		return nil
 	}
-	return errors.New(userUsage)
+	return errUsage
 }
 
 // readPassword takes the first line of in; an empty input means "generate one".

@@ -153,14 +153,6 @@ func (n *nullTime) parse(s string) error {
 	return fmt.Errorf("ledger: cannot read time %q", s)
 }
 
-// nullable is t for a TIMESTAMP column, NULL when zero.
-func nullable(t time.Time) any {
-	if t.IsZero() {
-		return nil
-	}
-	return store.Time(t)
-}
-
 // syncState is what the sync reads of the state before a run.
 type syncState struct {
 	fill           string

@@ -97,7 +97,7 @@ func sharedChromium(path string) (context.Context, error) {
 // portal's scripts do not use it, and tests poll on an interval, not on frames. Runs that
 // save screenshots (PORTAL_SCREENSHOTS) draw as usual, and so does any other Chromium.
 func drawsOnlyWhenAsked(path string) bool {
-	return os.Getenv("PORTAL_SCREENSHOTS") == "" && strings.Contains(filepath.Base(path), "headless-shell")
+	return !SavesScreenshots() && strings.Contains(filepath.Base(path), "headless-shell")
 }
 
 // CloseBrowser ends the test binary's Chromium, if a test started it, and removes its
@@ -118,6 +118,9 @@ func CloseBrowser() {
 // where a missing browser is a failure.
 func (p *Portal) NewBrowser(t testing.TB) *Browser {
 	t.Helper()
+	if _, err := ScreenshotDir(); err != nil {
+		t.Fatal(err)
+	}
 	parent, err := sharedChromium(chromium.Find(t))
 	if err != nil {
 		t.Fatal(err)
@@ -264,10 +267,14 @@ func (b *Browser) Location() string {
 
 // Screenshot saves a full-page PNG under PORTAL_SCREENSHOTS (when set), for reviews and
 // for failures. PORTAL_SCREENSHOTS=docs is not a directory: it asks web's
-// TestDocsScreenshots to renew the README's screenshots, and no other test's.
+// TestDocsScreenshots to renew the README's screenshots, and no other test's. A value
+// that is not an absolute folder fails the test (see ScreenshotDir).
 func (b *Browser) Screenshot(name string) {
-	dir := os.Getenv("PORTAL_SCREENSHOTS")
-	if dir == "" || dir == "docs" {
+	dir, err := ScreenshotDir()
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	if dir == "" {
 		return
 	}
 	ctx, cancel := context.WithTimeout(b.Ctx, 10*time.Second)

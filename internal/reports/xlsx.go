@@ -40,7 +40,6 @@ type xlsxWriter struct {
 	rowNum int // last row written
 	sums   []int64
 	vals   []any
-	err    error
 }
 
 func newXLSXWriter(ex Export) *xlsxWriter {

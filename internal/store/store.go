@@ -147,9 +147,7 @@ func sqliteDSN(databaseURL string) (dsn, path string, err error) {
 	rest := databaseURL
 	if strings.HasPrefix(strings.ToLower(rest), "sqlite:") {
 		rest = rest[len("sqlite:"):]
-		if strings.HasPrefix(rest, "//") {
-			rest = rest[2:] // sqlite:///abs/path → /abs/path, sqlite://rel → rel
-		}
+		rest = strings.TrimPrefix(rest, "//") // sqlite:///abs/path → /abs/path, sqlite://rel → rel
 	}
 	params := strings.Join(sqliteParams, "&")
 

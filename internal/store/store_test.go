@@ -26,9 +26,6 @@ func eachDB(t *testing.T, fn func(t *testing.T, db *store.DB)) {
 	})
 }
 
-// openPostgres opens the store in a schema of its own, dropped after the test.
-func openPostgres(t *testing.T) *store.DB { return storetest.OpenPostgres(t) }
-
 // postgresSchemaURL creates an empty schema, dropped after the test, and
 // returns a URL whose connections use it.
 func postgresSchemaURL(t *testing.T) string { return storetest.PostgresURL(t) }

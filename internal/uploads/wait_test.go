@@ -170,16 +170,6 @@ func (w *waitEnv) receiveAndCommit(t *testing.T) store.UploadJob {
 	return rec.Job
 }
 
-// confirmed counts the job's chunks the service confirmed.
-func (w *waitEnv) confirmed(t *testing.T, id string) int {
-	t.Helper()
-	o, err := w.r.Outcome(context.Background(), id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return o.Progress.Confirmed
-}
-
 // components counts the distinct components at the service.
 func (w *waitEnv) components(t *testing.T) int {
 	t.Helper()

@@ -23,7 +23,7 @@ const auditPageSize = 50
 func (h *Handler) listAudit(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	q := r.URL.Query()
-	loc := h.cfg.Location
+	loc := h.clk.Zone()
 	today := h.now().In(loc)
 	f := pages.AuditFilter{
 		Actor: q.Get("actor"), Action: q.Get("action"), Outcome: q.Get("outcome"),

@@ -226,7 +226,7 @@ func (h *Handler) syncLate(f ledger.Freshness, now time.Time) bool {
 // when it is not today.
 func (h *Handler) clock(ctx context.Context, t time.Time) string {
 	p := i18n.From(ctx)
-	lt, now := t.In(h.cfg.Location), h.now().In(h.cfg.Location)
+	lt, now := h.clk.In(t), h.clk.Today()
 	if y, m, d := lt.Date(); !(y == now.Year() && m == now.Month() && d == now.Day()) {
 		return p.DateTime(t)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/changes"
+	"github.com/sekolah/portal/internal/clock"
 	"github.com/sekolah/portal/internal/config"
 	"github.com/sekolah/portal/internal/corrections"
 	"github.com/sekolah/portal/internal/counter"
@@ -51,7 +52,8 @@ type Handler struct {
 	sync         *ledger.Syncer // the ledger's sync: asked to run now by people
 	log          *slog.Logger
 	sessions     *sessions.CookieStore
-	now          func() time.Time
+	// clock is the portal's clock (App.Clock): now, the school's zone, today.
+	clk clock.Clock
 }
 
 func newHandler(d Deps) *Handler {
@@ -64,16 +66,17 @@ func newHandler(d Deps) *Handler {
 	h := &Handler{
 		cfg: a.Config, db: a.DB, auth: a.Auth, billing: a.Billing, writer: a.Writer, reports: a.Reports,
 		registration: a.Registration, counter: a.Counter, school: a.School, followups: a.FollowUps, uploads: a.Uploads, corrections: a.Corrections, ledger: a.Ledger, sync: a.Sync,
-		log: a.Log, sessions: cs, now: a.Now,
+		log: a.Log, sessions: cs, clk: a.Clock,
 	}
 	if h.log == nil {
 		h.log = slog.Default()
 	}
-	if h.now == nil {
-		h.now = time.Now
-	}
 	return h
 }
 
-// today is the current date in the service zone, for the billing helpers.
-func (h *Handler) today() time.Time { return h.now().In(h.cfg.Location) }
+// now is the clock's moment now (UTC).
+func (h *Handler) now() time.Time { return h.clk.Now() }
+
+// today is now in the school's zone: the "today" of the day rule (component.On,
+// billlist), whose date is the school's.
+func (h *Handler) today() time.Time { return h.clk.Today() }

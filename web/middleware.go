@@ -46,11 +46,11 @@ func (h *Handler) securityHeaders(next http.Handler) http.Handler {
 // requestLogger logs one line per request; it never logs headers or bodies.
 func (h *Handler) requestLogger(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		start := time.Now()
+		start := h.clk.Now()
 		ww := middleware.NewWrapResponseWriter(w, r.ProtoMajor)
 		next.ServeHTTP(ww, r)
 		h.log.Info("request", "method", r.Method, "path", r.URL.Path, "status", ww.Status(),
-			"bytes", ww.BytesWritten(), "duration", time.Since(start).Round(time.Microsecond),
+			"bytes", ww.BytesWritten(), "duration", h.clk.Since(start).Round(time.Microsecond),
 			"request_id", middleware.GetReqID(r.Context()))
 	})
 }
@@ -131,7 +131,7 @@ func (h *Handler) loadSession(next http.Handler) http.Handler {
 		ctx = viewctx.WithCSRF(ctx, token)
 		ctx = viewctx.WithEnv(ctx, h.cfg.UpstreamEnv)
 		ctx = viewctx.WithPath(ctx, r.URL.Path)
-		ctx = i18n.WithPrinter(ctx, i18n.NewPrinter(lang, h.cfg.Location))
+		ctx = i18n.WithPrinter(ctx, i18n.NewPrinter(lang, h.clk.Zone()))
 		next.ServeHTTP(w, r.WithContext(ctx))
 	})
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sekolah/portal/internal/app"
+	"github.com/sekolah/portal/internal/clock"
 	"github.com/sekolah/portal/internal/config"
 )
 
@@ -30,7 +31,7 @@ func TestSessionCookieSecureOverHTTPS(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h := newHandler(Deps{App: &app.App{Config: tt.cfg, Now: time.Now}, SessionKeys: keys})
+			h := newHandler(Deps{App: &app.App{Config: tt.cfg, Clock: clock.System(time.UTC)}, SessionKeys: keys})
 			r := httptest.NewRequest(http.MethodGet, "/", nil)
 			if tt.tls {
 				r.TLS = &tls.ConnectionState{}

@@ -48,7 +48,7 @@ func (h *Handler) dataSettingsView(r *http.Request) (pages.DataSettingsView, err
 		every = p.T("settings.data.span_minutes", int(h.sync.Every()/time.Minute))
 	}
 	if hour := h.sync.ReconcileHour(); hour >= 0 {
-		v.Schedule = p.T("settings.data.every", every, fmt.Sprintf("%02d", hour), h.cfg.Location.String())
+		v.Schedule = p.T("settings.data.every", every, fmt.Sprintf("%02d", hour), h.clk.Zone().String())
 	} else {
 		v.Schedule = p.T("settings.data.every_no_nightly", every)
 	}

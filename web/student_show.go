@@ -63,7 +63,7 @@ func (h *Handler) studentView(r *http.Request) (pages.StudentView, int) {
 			ID: b.ComponentID, Name: b.Name, AccountCode: b.AccountCode, State: state,
 			Overdue: c.Status == component.StatusOverdue, Amount: b.Amount, Penalty: b.Penalty, DueToday: c.Price, AmountPaid: b.AmountPaid,
 			Active: b.Active, Due: b.Due, Expiry: b.Expiry, DaysLate: c.DaysLate,
-			ExpiryDays: i18n.DayCount(today, h.cfg.Location, b.Expiry), PaidAt: b.PaidAt,
+			ExpiryDays: i18n.DayCount(today, h.clk.Zone(), b.Expiry), PaidAt: b.PaidAt,
 			RefNumber: b.RefNumber, Notes: b.Notes, Running: running, NotYetActive: c.NotYetActive,
 		})
 	}

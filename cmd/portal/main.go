@@ -29,6 +29,7 @@ import (
 	"github.com/sekolah/portal/internal/app"
 	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/clock"
 	"github.com/sekolah/portal/internal/config"
 	"github.com/sekolah/portal/internal/sandbox"
 	"github.com/sekolah/portal/internal/store"
@@ -53,12 +54,15 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return fmt.Errorf("invalid configuration:\n%w", err)
 	}
 
-	db, err := store.Open(ctx, cfg.DatabaseURL)
+	// The portal's one clock: the system's, in the school's zone (PORTAL_TZ). The user
+	// commands use it as the served portal does (internal/app reads the same).
+	clk := clock.System(cfg.Location)
+	db, err := store.Open(ctx, cfg.DatabaseURL, clk.Func())
 	if err != nil {
 		return fmt.Errorf("open database (PORTAL_DATABASE_URL): %w", err)
 	}
 	defer db.Close()
-	authSvc := auth.NewService(db)
+	authSvc := auth.NewService(db, clk)
 	authSvc.Logger = log
 	authSvc.SessionIdle = cfg.SessionIdle
 
@@ -98,6 +102,7 @@ func serve(ctx context.Context, cfg config.Config, db *store.DB, authSvc *auth.S
 	billingCfg := billing.Config{
 		BaseURL: cfg.UpstreamURL, Username: cfg.UpstreamUsername, Password: cfg.UpstreamPassword,
 		Location: cfg.Location, Timeout: cfg.UpstreamTimeout, Deadline: cfg.UpstreamDeadline, Logger: log,
+		Now: authSvc.Clock.Func(),
 	}
 	if cfg.Sandbox() {
 		url, closeSandbox, err := startSandbox(cfg, callbackURL(ln.Addr()), log)
@@ -113,7 +118,8 @@ func serve(ctx context.Context, cfg config.Config, db *store.DB, authSvc *auth.S
 	}
 
 	// Every service and background worker is built once here and handed to the routes.
-	a, err := app.New(ctx, app.Options{Config: cfg, DB: db, Billing: client, Logger: log, Auth: authSvc})
+	a, err := app.New(ctx, app.Options{Config: cfg, DB: db, Billing: client, Logger: log, Auth: authSvc,
+		Now: authSvc.Clock.Func()})
 	if err != nil {
 		return fmt.Errorf("build the portal (PORTAL_DATABASE_URL): %w", err)
 	}

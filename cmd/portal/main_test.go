@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/sekolah/portal/internal/auth"
+	"github.com/sekolah/portal/internal/clock"
 	"github.com/sekolah/portal/internal/config"
 	"github.com/sekolah/portal/internal/store"
 )
@@ -117,7 +118,7 @@ func TestFreshStart(t *testing.T) {
 	}
 	res.Body.Close()
 	// The embedded sandbox's demo school reaches the roster without anyone pressing Sync.
-	db, err := store.Open(context.Background(), "sqlite:"+dir+"/portal.db")
+	db, err := store.Open(context.Background(), "sqlite:"+dir+"/portal.db", time.Now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +147,7 @@ func TestFreshStart(t *testing.T) {
 	}
 
 	// The password works (checked against the database the portal left).
-	authSvc := auth.NewService(db)
+	authSvc := auth.NewService(db, clock.System(time.UTC))
 	if _, err := authSvc.SignIn(context.Background(), "admin", password, "127.0.0.1"); err != nil {
 		t.Fatalf("sign in with the password from the file: %v", err)
 	}

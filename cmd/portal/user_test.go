@@ -5,15 +5,17 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sekolah/portal/internal/auth"
+	"github.com/sekolah/portal/internal/clock"
 	"github.com/sekolah/portal/internal/store/storetest"
 )
 
 func TestUserCommand(t *testing.T) {
 	auth.SetBcryptCostForTests(4)
 	ctx := context.Background()
-	svc := auth.NewService(storetest.OpenTest(t))
+	svc := auth.NewService(storetest.OpenTest(t), clock.System(time.UTC))
 	run := func(stdin string, args ...string) (string, error) {
 		var out bytes.Buffer
 		err := userCommand(ctx, svc, args, strings.NewReader(stdin), &out)

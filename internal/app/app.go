@@ -17,6 +17,7 @@ import (
 	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/changes"
+	"github.com/sekolah/portal/internal/clock"
 	"github.com/sekolah/portal/internal/config"
 	"github.com/sekolah/portal/internal/corrections"
 	"github.com/sekolah/portal/internal/counter"
@@ -35,10 +36,12 @@ type Options struct {
 	DB      *store.DB
 	Billing *billing.Client
 	Logger  *slog.Logger
-	// Now is the clock of every service; nil means time.Now.
+	// Now is where the portal's clock reads the moment: nil is the system's time; a test
+	// fixes it (internal/portaltest). The clock's zone is Config.Location (PORTAL_TZ).
 	Now func() time.Time
 	// Auth is the staff accounts service when the caller has built it already (cmd/portal
-	// does, for its user commands); nil builds one.
+	// does, for its user commands, with a clock reading Now in the same zone); nil builds
+	// one.
 	Auth *auth.Service
 	// Uploads adjusts the uploads runner's configuration (made from Config) before the
 	// runner is built.
@@ -62,7 +65,9 @@ type App struct {
 	DB      *store.DB
 	Billing *billing.Client
 	Log     *slog.Logger
-	Now     func() time.Time
+	// Clock is the portal's one clock (now, the school's zone, today), built from
+	// Options.Now and Config.Location and handed to every service and worker.
+	Clock clock.Clock
 
 	Auth *auth.Service
 	// Writer is the one door for changes at the service: every part that writes is
@@ -96,24 +101,24 @@ type App struct {
 // New builds every service and worker; nothing runs until Start. It reads the ledger's
 // state once (the zone its payment days were computed in).
 func New(ctx context.Context, o Options) (*App, error) {
-	now := o.Now
-	if now == nil {
-		now = time.Now
-	}
 	log := o.Logger
 	if log == nil {
 		log = slog.Default()
 	}
 	cfg := o.Config
-	a := &App{Config: cfg, DB: o.DB, Billing: o.Billing, Log: log, Now: now}
+	if cfg.Location == nil {
+		return nil, errors.New("app: no time zone (PORTAL_TZ): the school's dates would be guessed")
+	}
+	clk := clock.New(o.Now, cfg.Location)
+	a := &App{Config: cfg, DB: o.DB, Billing: o.Billing, Log: log, Clock: clk}
 
 	a.Auth = o.Auth
 	if a.Auth == nil {
-		a.Auth = auth.NewService(o.DB)
-		a.Auth.Now, a.Auth.Logger, a.Auth.SessionIdle = now, log, cfg.SessionIdle
+		a.Auth = auth.NewService(o.DB, clk)
+		a.Auth.Logger, a.Auth.SessionIdle = log, cfg.SessionIdle
 	}
 	var err error
-	a.Ledger, err = ledger.New(ctx, ledger.Config{DB: o.DB, Location: cfg.Location, Now: now, Verify: o.Billing.VerifyCallback,
+	a.Ledger, err = ledger.New(ctx, ledger.Config{DB: o.DB, Clock: clk, Verify: o.Billing.VerifyCallback,
 		Logger: log.With("component", "ledger")})
 	if err != nil {
 		return nil, fmt.Errorf("app: %w", err)
@@ -126,16 +131,16 @@ func New(ctx context.Context, o Options) (*App, error) {
 	if a.Sync, err = ledger.NewSyncer(scfg); err != nil {
 		return nil, fmt.Errorf("app: %w", err)
 	}
-	a.Writer = &changes.Writer{Client: o.Billing, DB: o.DB, Ledger: a.Ledger, Nudge: a.Sync.Nudge, Log: log, Now: now}
+	a.Writer = &changes.Writer{Client: o.Billing, DB: o.DB, Ledger: a.Ledger, Nudge: a.Sync.Nudge, Log: log, Clock: clk}
 	// Every figure about money is the ledger's; a person's "refresh" asks for a sync now.
 	a.Reports = reports.New(reports.Config{Ledger: a.Ledger, Roster: o.DB, Logger: log,
 		Refresh: func(ctx context.Context) error { return a.Sync.AskSync(ctx, "") }})
 	a.Registration = &registration.Service{
-		DB: o.DB, Writer: a.Writer, Billing: o.Billing, Accounts: cfg.AccountCodes, Location: cfg.Location, Now: now, Log: log,
+		DB: o.DB, Writer: a.Writer, Billing: o.Billing, Accounts: cfg.AccountCodes, Clock: clk, Log: log,
 	}
-	a.School = &school.Service{DB: o.DB, Location: cfg.Location, Now: now, Log: log}
-	a.Counter = &counter.Service{Billing: o.Billing, Writer: a.Writer, DB: o.DB, School: a.School, Location: cfg.Location, Now: now, Log: log}
-	a.FollowUps = &followups.Service{DB: o.DB, Ledger: a.Ledger, Location: cfg.Location, Now: now,
+	a.School = &school.Service{DB: o.DB, Clock: clk, Log: log}
+	a.Counter = &counter.Service{Billing: o.Billing, Writer: a.Writer, DB: o.DB, School: a.School, Clock: clk, Log: log}
+	a.FollowUps = &followups.Service{DB: o.DB, Ledger: a.Ledger, Clock: clk,
 		School: func(ctx context.Context) string {
 			p, err := a.School.Profile(ctx)
 			if err != nil {
@@ -145,6 +150,7 @@ func New(ctx context.Context, o Options) (*App, error) {
 		}}
 
 	ucfg := uploads.ConfigFrom(cfg)
+	ucfg.Clock = clk
 	if o.Uploads != nil {
 		o.Uploads(&ucfg)
 	}
@@ -158,7 +164,7 @@ func New(ctx context.Context, o Options) (*App, error) {
 			return errors.Join(errSignIns, errSessions)
 		}}
 	// A call without an answer is given the client's timeout to land before it is read.
-	ccfg := corrections.Config{Settle: cfg.UpstreamTimeout}
+	ccfg := corrections.Config{Clock: clk, Settle: cfg.UpstreamTimeout}
 	if o.Corrections != nil {
 		o.Corrections(&ccfg)
 	}

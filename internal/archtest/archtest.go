@@ -1,10 +1,13 @@
 // Package archtest keeps the arrows of docs/ARCHITECTURE.md: its test reads the imports of
 // every package of the module (non-test files only, with go/parser) and fails when one
-// crosses a never-arrow. It has no code of its own beyond the rules and the reading.
+// crosses a never-arrow; and it finds every read of the system's clock (time.Now,
+// time.Since, time.Until) in internal/ and web/ outside internal/clock, the one clock. It
+// has no code of its own beyond the rules and the reading.
 package archtest
 
 import (
 	"fmt"
+	"go/ast"
 	"go/parser"
 	"go/token"
 	"io/fs"
@@ -191,6 +194,13 @@ func Rules(g Graph) []Rule {
 			From:    func(string) bool { return true },
 			Forbids: func(_, imp string) bool { return within(imp, "cmd") },
 		},
+		{
+			// The floor takes the clock as a func() time.Time (clock.Clock.Func) rather than
+			// import it, so the clock stays a leaf that anything may use.
+			Name:    "internal/clock imports nothing of the module",
+			From:    func(pkg string) bool { return pkg == ClockPackage },
+			Forbids: func(_, imp string) bool { return inModule(g, imp) },
+		},
 	}
 }
 
@@ -222,4 +232,95 @@ func Check(g Graph, rules []Rule) []Violation {
 		}
 	}
 	return out
+}
+
+// TimeRead is one place a non-test file reads the system's clock itself.
+type TimeRead struct {
+	// Pos is file:line:column, the file relative to the module root.
+	Pos string
+	// Call is what it reads: "time.Now", "time.Since" or "time.Until" (or a dot import of
+	// time, which would hide them).
+	Call string
+}
+
+func (r TimeRead) String() string {
+	return fmt.Sprintf("%s: %s outside internal/clock: take the portal's clock (clock.Clock) instead", r.Pos, r.Call)
+}
+
+// clockReads are the functions of package time that read the system's clock: Since and
+// Until read it too.
+var clockReads = map[string]bool{"Now": true, "Since": true, "Until": true}
+
+// ClockPackage is the one package that reads the system's clock.
+const ClockPackage = "internal/clock"
+
+// TimeReads parses every non-test .go file below the module root's folders dirs (say
+// "internal" and "web") and returns each reference to time.Now, time.Since and
+// time.Until, called or passed as a value, under whatever name time is imported, outside
+// internal/clock.
+func TimeReads(root string, dirs ...string) ([]TimeRead, error) {
+	var out []TimeRead
+	fset := token.NewFileSet()
+	for _, dir := range dirs {
+		err := filepath.WalkDir(filepath.Join(root, dir), func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			rel, err := filepath.Rel(root, path)
+			if err != nil {
+				return err
+			}
+			rel = filepath.ToSlash(rel)
+			if d.IsDir() {
+				if name := d.Name(); within(rel, ClockPackage) || name == "testdata" || strings.HasPrefix(name, ".") && rel != dir {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+				return nil
+			}
+			f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+			if err != nil {
+				return err
+			}
+			name := ""
+			for _, imp := range f.Imports {
+				if p, _ := strconv.Unquote(imp.Path.Value); p != "time" {
+					continue
+				}
+				name = "time"
+				if imp.Name != nil {
+					name = imp.Name.Name
+				}
+				if name == "." {
+					out = append(out, TimeRead{Pos: position(fset, imp.Pos(), rel), Call: `import . "time"`})
+				}
+			}
+			if name == "" || name == "_" || name == "." {
+				return nil
+			}
+			ast.Inspect(f, func(n ast.Node) bool {
+				sel, ok := n.(*ast.SelectorExpr)
+				if !ok {
+					return true
+				}
+				if id, ok := sel.X.(*ast.Ident); ok && id.Name == name && clockReads[sel.Sel.Name] {
+					out = append(out, TimeRead{Pos: position(fset, sel.Pos(), rel), Call: "time." + sel.Sel.Name})
+				}
+				return true
+			})
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// position is p as rel:line:column.
+func position(fset *token.FileSet, p token.Pos, rel string) string {
+	pos := fset.Position(p)
+	return fmt.Sprintf("%s:%d:%d", rel, pos.Line, pos.Column)
 }

@@ -71,6 +71,8 @@ func TestEachRuleCatchesItsImport(t *testing.T) {
 		{7, "internal/store", "internal/problem"},
 		{8, "internal/counter", "internal/app"},
 		{9, "web", "cmd/portal"},
+		{10, "internal/clock", "internal/config"},
+		{7, "internal/store", "internal/clock"},
 	}
 	for _, tt := range tests {
 		g := Graph{}
@@ -150,5 +152,72 @@ func TestDocsLinkOnlyToFilesInTheRepository(t *testing.T) {
 	}
 	if checked < 5 {
 		t.Fatalf("only %d links checked: the docs were not read", checked)
+	}
+}
+
+// TestOnlyTheClockReadsTheTime: no non-test file in internal/ or web/ reads the system's
+// clock but internal/clock (docs/ARCHITECTURE.md, "One clock").
+func TestOnlyTheClockReadsTheTime(t *testing.T) {
+	t.Parallel()
+	root, _ := moduleGraph(t)
+	reads, err := TimeReads(root, "internal", "web")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range reads {
+		t.Error(r)
+	}
+	// The reader must see the clock's own reads when asked, or an empty answer proves nothing.
+	own, err := TimeReads(root, ClockPackage)
+	if err != nil || len(own) != 0 {
+		t.Fatalf("internal/clock is the one place allowed: %v %v", own, err)
+	}
+}
+
+// Every way of reading the clock is found: a call, a function passed as a value, Since
+// and Until, an aliased import and a dot import; test files and internal/clock are not
+// read, and a package's own Now is not the system's.
+func TestTimeReadsAreFound(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	files := map[string]string{
+		"internal/a/a.go":      "package a\n\nimport \"time\"\n\nfunc A() time.Time { return time.Now() }\n",
+		"internal/a/b.go":      "package a\n\nimport \"time\"\n\nvar now = time.Now\n\nfunc B(t time.Time) time.Duration { return time.Since(t) + time.Until(t) }\n",
+		"internal/a/a_test.go": "package a\n\nimport \"time\"\n\nvar _ = time.Now()\n",
+		"internal/b/b.go":      "package b\n\nimport tm \"time\"\n\nvar _ = tm.Now()\n",
+		"internal/c/c.go":      "package c\n\nimport . \"time\"\n\nvar _ = Second\n",
+		"internal/clock/c.go":  "package clock\n\nimport \"time\"\n\nvar _ = time.Now()\n",
+		"internal/d/d.go":      "package d\n\nimport (\n\t\"time\"\n\n\t\"example.com/clock\"\n)\n\nvar c clock.Clock\n\nfunc D() time.Time { return c.Now() }\n",
+		"web/w.go":             "package web\n\nimport \"time\"\n\nfunc W() time.Time { return time.Now().UTC() }\n",
+	}
+	for name, src := range files {
+		path := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reads, err := TimeReads(root, "internal", "web")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range reads {
+		got = append(got, r.Pos+" "+r.Call)
+	}
+	slices.Sort(got)
+	want := []string{
+		"internal/a/a.go:5:29 time.Now",
+		"internal/a/b.go:5:11 time.Now",
+		"internal/a/b.go:7:44 time.Since",
+		"internal/a/b.go:7:60 time.Until",
+		"internal/b/b.go:5:9 time.Now",
+		`internal/c/c.go:3:8 import . "time"`,
+		"web/w.go:5:29 time.Now",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("found\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/sekolah/portal/internal/clock"
 	"github.com/sekolah/portal/internal/store"
 )
 
@@ -60,8 +61,8 @@ const (
 // Service signs staff in and makes the audited changes to their accounts.
 type Service struct {
 	Store *store.DB
-	// Now is the clock; nil means time.Now.
-	Now func() time.Time
+	// Clock is the portal's clock (internal/app's); the zero Clock refuses to be read.
+	Clock clock.Clock
 	// Logger receives failures to write the audit log; nil means slog.Default().
 	Logger *slog.Logger
 
@@ -88,15 +89,10 @@ type Service struct {
 	Sleep func(ctx context.Context, d time.Duration) error
 }
 
-// NewService returns a Service over db with the default policy.
-func NewService(db *store.DB) *Service { return &Service{Store: db} }
+// NewService returns a Service over db reading time from clk, with the default policy.
+func NewService(db *store.DB, clk clock.Clock) *Service { return &Service{Store: db, Clock: clk} }
 
-func (s *Service) now() time.Time {
-	if s.Now != nil {
-		return s.Now().UTC()
-	}
-	return time.Now().UTC()
-}
+func (s *Service) now() time.Time { return s.Clock.Now() }
 
 func (s *Service) logger() *slog.Logger {
 	if s.Logger != nil {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sekolah/portal/internal/auth"
+	"github.com/sekolah/portal/internal/clock"
 	"github.com/sekolah/portal/internal/store"
 	"github.com/sekolah/portal/internal/store/storetest"
 )
@@ -24,8 +25,7 @@ type fixture struct {
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	f := &fixture{db: storetest.OpenTest(t), clock: time.Date(2025, 8, 17, 3, 0, 0, 0, time.UTC)}
-	f.svc = auth.NewService(f.db)
-	f.svc.Now = func() time.Time { return f.clock }
+	f.svc = auth.NewService(f.db, clock.New(func() time.Time { return f.clock }, time.UTC))
 	// Sign-in slow-downs pass at once; the clock is the test's.
 	f.svc.Sleep = func(ctx context.Context, _ time.Duration) error { return ctx.Err() }
 	return f

@@ -67,7 +67,8 @@ type Config struct {
 	RetryMax time.Duration
 	// HTTPClient replaces the default client (for a custom transport).
 	HTTPClient *http.Client
-	// Now replaces the wall clock; tests use it to stand at midnight.
+	// Now is the portal's clock (clock.Clock.Func; a test's fixed moment); required. The
+	// client reads no time of its own: this package is below internal/clock.
 	Now func() time.Time
 	// Logger receives one debug line per attempt; never credentials.
 	Logger *slog.Logger
@@ -131,6 +132,9 @@ func New(cfg Config) (*Client, error) {
 	if username == "" || password == "" {
 		return nil, errors.New("billing: config: username and issued password are required")
 	}
+	if cfg.Now == nil {
+		return nil, errors.New("billing: config: Now is required (the portal's clock)")
+	}
 	u.Path = strings.TrimRight(u.Path, "/")
 	u.RawPath = ""
 	u.RawQuery, u.Fragment = "", ""
@@ -174,9 +178,6 @@ func New(cfg Config) (*Client, error) {
 	}
 	if c.http == nil {
 		c.http = &http.Client{Transport: http.DefaultTransport}
-	}
-	if c.now == nil {
-		c.now = time.Now
 	}
 	if c.log == nil {
 		c.log = slog.New(slog.DiscardHandler)

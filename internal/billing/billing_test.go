@@ -59,7 +59,7 @@ func TestPasswordDateOrder(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, err := New(Config{BaseURL: "http://x", Username: "u", Password: "p", Location: tt.zone})
+			c, err := New(Config{BaseURL: "http://x", Username: "u", Password: "p", Location: tt.zone, Now: time.Now})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -81,9 +81,9 @@ func (c *Client) call(ctx context.Context, method, path string, query url.Values
 	sent := 0
 	for attempt := 1; ; attempt++ {
 		sent++
-		start := time.Now()
+		start := c.now()
 		status, raw, serverNow, err := c.attempt(parent, ctx, method, target, path, body, signings[si].day)
-		c.logAttempt(ctx, method, path, query, status, time.Since(start), sent, err)
+		c.logAttempt(ctx, method, path, query, status, c.now().Sub(start), sent, err)
 		if err != nil {
 			if c.overDeadline(parent, ctx) {
 				return c.deadlineError(method, path, sent)

@@ -22,7 +22,7 @@ func fakeClient(t *testing.T, h http.HandlerFunc, mod ...func(*Config)) *Client 
 	t.Helper()
 	ts := httptest.NewServer(h)
 	t.Cleanup(ts.Close)
-	cfg := Config{BaseURL: ts.URL, Username: "u", Password: "issued", RetryBase: time.Millisecond, RetryMax: 5 * time.Millisecond}
+	cfg := Config{BaseURL: ts.URL, Username: "u", Password: "issued", Now: time.Now, RetryBase: time.Millisecond, RetryMax: 5 * time.Millisecond}
 	for _, m := range mod {
 		m(&cfg)
 	}
@@ -188,8 +188,9 @@ func TestNewConfig(t *testing.T) {
 		wantErr string
 		user    string
 	}{
-		{"userinfo moved out of the URL", Config{BaseURL: "https://api-user:topsecret@billing.example/api/"}, "", "api-user"},
-		{"fields win over userinfo", Config{BaseURL: "https://x:y@billing.example", Username: "u", Password: "p"}, "", "u"},
+		{"userinfo moved out of the URL", Config{BaseURL: "https://api-user:topsecret@billing.example/api/", Now: time.Now}, "", "api-user"},
+		{"fields win over userinfo", Config{BaseURL: "https://x:y@billing.example", Username: "u", Password: "p", Now: time.Now}, "", "u"},
+		{"no clock", Config{BaseURL: "https://billing.example", Username: "u", Password: "p"}, "Now is required", ""},
 		{"no credentials", Config{BaseURL: "https://billing.example"}, "username and issued password are required", ""},
 		{"no scheme", Config{BaseURL: "billing.example", Username: "u", Password: "p"}, "needs http:// or https://", ""},
 		{"bad port keeps the password out", Config{BaseURL: "https://api-user:topsecret@billing.example:port"}, "not a valid address", ""},
@@ -305,7 +306,7 @@ func TestUnreachableKeepsCredentialsOut(t *testing.T) {
 	addr := ts.Listener.Addr().String()
 	ts.Close() // nothing listens there now
 	var logs strings.Builder
-	c, err := New(Config{BaseURL: "http://api-user:topsecret@" + addr, MaxAttempts: 2,
+	c, err := New(Config{BaseURL: "http://api-user:topsecret@" + addr, MaxAttempts: 2, Now: time.Now,
 		RetryBase: time.Millisecond, Logger: debugLogger(&logs)})
 	if err != nil {
 		t.Fatal(err)

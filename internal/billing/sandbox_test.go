@@ -890,7 +890,7 @@ func TestSandboxNoCredentialsInErrorsOrLogs(t *testing.T) {
 	closed := httptest.NewServer(http.NotFoundHandler())
 	closed.Close()
 	gone, _ := New(Config{BaseURL: strings.Replace(closed.URL, "://", "://"+testUser+":"+testIssued+"@", 1),
-		MaxAttempts: 1, Logger: debugLogger(e.logs)})
+		MaxAttempts: 1, Now: e.srv.Now, Logger: debugLogger(e.logs)})
 	_, err = gone.Search(ctx, Query{})
 	note(err)
 

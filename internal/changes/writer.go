@@ -18,6 +18,7 @@ import (
 
 	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/clock"
 	"github.com/sekolah/portal/internal/ledger"
 	"github.com/sekolah/portal/internal/store"
 	"github.com/sekolah/portal/internal/students"
@@ -58,8 +59,9 @@ type Writer struct {
 	// be recorded is then read from the service instead (the sync's Nudge).
 	Nudge func()
 	Log   *slog.Logger
-	// Now is the clock; nil means time.Now.
-	Now func() time.Time
+	// Clock is the portal's clock (internal/app's): now, the school's zone and today. The
+	// zero Clock refuses to be read.
+	Clock clock.Clock
 }
 
 // Outcome classifies the result of a write for the audit log.
@@ -89,12 +91,7 @@ func Ambiguous(err error) bool {
 	return !errors.Is(err, billing.ErrValidation)
 }
 
-func (w *Writer) now() time.Time {
-	if w.Now != nil {
-		return w.Now()
-	}
-	return time.Now()
-}
+func (w *Writer) now() time.Time { return w.Clock.Now() }
 
 // audit writes the entry for one upstream write; the write has already happened (or not),
 // so a failure here is logged, not returned.

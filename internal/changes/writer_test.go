@@ -11,6 +11,7 @@ import (
 	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/changes"
+	"github.com/sekolah/portal/internal/clock"
 	"github.com/sekolah/portal/internal/ledger"
 	"github.com/sekolah/portal/internal/sandbox"
 	"github.com/sekolah/portal/internal/store"
@@ -40,11 +41,11 @@ func setupLedger(t *testing.T, timeout time.Duration) (*changes.Writer, *sandbox
 		t.Fatal(err)
 	}
 	db := storetest.OpenTest(t)
-	l, err := ledger.New(context.Background(), ledger.Config{DB: db, Now: sb.Now})
+	l, err := ledger.New(context.Background(), ledger.Config{DB: db, Clock: clock.New(sb.Now, sb.Location())})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &changes.Writer{Client: c, DB: db, Ledger: l}, sb, db, l
+	return &changes.Writer{Client: c, DB: db, Ledger: l, Clock: clock.System(time.UTC)}, sb, db, l
 }
 
 // inLedger reads one student's components from the ledger, by name.

@@ -40,6 +40,10 @@ func Fixed(t time.Time, loc *time.Location) Clock {
 	return New(func() time.Time { return t }, loc)
 }
 
+// IsZero reports whether c is the zero Clock, for constructors that refuse one with an
+// error rather than a panic at first use.
+func (c Clock) IsZero() bool { return c.loc == nil }
+
 func (c Clock) check() {
 	if c.loc == nil {
 		panic("clock: a zero Clock was used; build one with clock.New (internal/app hands every service the portal's)")

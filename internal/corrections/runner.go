@@ -13,11 +13,15 @@ import (
 	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/changes"
+	"github.com/sekolah/portal/internal/clock"
 	"github.com/sekolah/portal/internal/store"
 )
 
 // Config shapes the runner.
 type Config struct {
+	// Clock is the portal's clock (internal/app sets it; required): leases, waits and the
+	// items' times.
+	Clock clock.Clock
 	// ChunkSize is how many items one chunk holds: a cancel sends a chunk in one call.
 	ChunkSize int
 	// LeaseTTL is how long a job's lease lasts unless renewed every LeaseRenew; a job
@@ -80,6 +84,9 @@ type Runner struct {
 // NewRunner builds a runner; nothing runs until Start.
 func NewRunner(cfg Config, db *store.DB, client *billing.Client, writer *changes.Writer, log *slog.Logger) *Runner {
 	cfg.defaults()
+	if cfg.Clock.IsZero() {
+		panic("corrections: NewRunner without a clock (Config.Clock: internal/app hands every worker the portal's)")
+	}
 	if log == nil {
 		log = slog.Default()
 	}
@@ -204,7 +211,7 @@ func (r *Runner) loop() {
 		}
 		ran := false
 		for _, j := range jobs {
-			now := time.Now()
+			now := r.cfg.Clock.Now()
 			ok, err := r.db.ClaimCorrectionJob(r.ctx, j.ID, r.owner, now.Add(r.cfg.LeaseTTL), now)
 			if err != nil {
 				r.log.Error("correction job: claim", "job", j.ID, "err", err)
@@ -241,7 +248,7 @@ func (r *Runner) runLeased(j store.CorrectionJob) error {
 				return
 			case <-t.C:
 			}
-			ok, err := r.db.RenewCorrectionJob(ctx, j.ID, r.owner, time.Now().Add(r.cfg.LeaseTTL))
+			ok, err := r.db.RenewCorrectionJob(ctx, j.ID, r.owner, r.cfg.Clock.Now().Add(r.cfg.LeaseTTL))
 			if err == nil && !ok {
 				r.log.Error("correction job: lease taken by another instance; stopping it here", "job", j.ID)
 				cancel()
@@ -343,7 +350,7 @@ func (r *Runner) runChunk(ctx context.Context, j store.CorrectionJob, items []st
 // wait pauses before trying again, recording since when the job waits for the service.
 func (r *Runner) wait(ctx context.Context, j store.CorrectionJob, attempt int) error {
 	if attempt == 2 {
-		if err := r.db.SetCorrectionWaiting(ctx, j.ID, time.Now()); err != nil {
+		if err := r.db.SetCorrectionWaiting(ctx, j.ID, r.cfg.Clock.Now()); err != nil {
 			return err
 		}
 		r.log.Warn("correction job: the billing service does not answer; waiting for it", "job", j.ID)
@@ -366,7 +373,7 @@ func (r *Runner) wait(ctx context.Context, j store.CorrectionJob, attempt int) e
 // set moves items to state with problem, in the database and in memory.
 func (r *Runner) set(ctx context.Context, j store.CorrectionJob, items []*store.CorrectionItem, state, problem string) error {
 	seqs := make([]int, len(items))
-	now := store.Now()
+	now := store.Time(r.cfg.Clock.Now())
 	for i, it := range items {
 		seqs[i] = it.Seq
 		it.State, it.Problem, it.UpdatedAt = state, problem, now
@@ -379,7 +386,7 @@ func (r *Runner) set(ctx context.Context, j store.CorrectionJob, items []*store.
 // runner stops, since the next start reads them too.
 func (r *Runner) unanswered(ctx context.Context, j store.CorrectionJob, items []*store.CorrectionItem) error {
 	seqs := make([]int, len(items))
-	now := store.Now()
+	now := store.Time(r.cfg.Clock.Now())
 	for i, it := range items {
 		seqs[i] = it.Seq
 		it.UpdatedAt = now
@@ -390,7 +397,7 @@ func (r *Runner) unanswered(ctx context.Context, j store.CorrectionJob, items []
 // settle waits until a call about it that ended without an answer can no longer land
 // at the service; false when ctx ends first.
 func (r *Runner) settle(ctx context.Context, it store.CorrectionItem) bool {
-	wait := time.Until(it.UpdatedAt.Add(r.cfg.Settle))
+	wait := it.UpdatedAt.Add(r.cfg.Settle).Sub(r.cfg.Clock.Now())
 	if wait <= 0 {
 		return true
 	}

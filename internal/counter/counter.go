@@ -17,6 +17,7 @@ import (
 	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/billlist"
 	"github.com/sekolah/portal/internal/changes"
+	"github.com/sekolah/portal/internal/clock"
 	"github.com/sekolah/portal/internal/problem"
 	"github.com/sekolah/portal/internal/school"
 	"github.com/sekolah/portal/internal/store"
@@ -65,24 +66,13 @@ type Service struct {
 	School *school.Service
 	// Log receives what the counter cannot tell the person (a receipt number not noted).
 	Log *slog.Logger
-	// Location is the service time zone: "today" of the day rule is the date there.
-	Location *time.Location
-	// Now is the clock; nil means time.Now.
-	Now func() time.Time
+	// Clock is the portal's clock: "today" of the day rule is the school's date. The zero
+	// Clock refuses to be read.
+	Clock clock.Clock
 }
 
-// Today is now in the service zone, the day the prices are for.
-func (s *Service) Today() time.Time {
-	now := time.Now
-	if s.Now != nil {
-		now = s.Now
-	}
-	loc := s.Location
-	if loc == nil {
-		loc = time.UTC
-	}
-	return now().In(loc)
-}
+// Today is now in the school's zone, the day the prices are for (clock.Clock.Today).
+func (s *Service) Today() time.Time { return s.Clock.Today() }
 
 // Student is one student at the counter: their unpaid components as just read from the
 // service, priced as of Today.

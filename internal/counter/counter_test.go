@@ -11,6 +11,7 @@ import (
 	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/changes"
+	"github.com/sekolah/portal/internal/clock"
 	"github.com/sekolah/portal/internal/counter"
 	"github.com/sekolah/portal/internal/problem"
 	"github.com/sekolah/portal/internal/sandbox"
@@ -38,7 +39,7 @@ func counterOn(t *testing.T) (*counter.Service, *store.DB, map[string]string) {
 		t.Fatal(err)
 	}
 	db := storetest.OpenTest(t)
-	w := &changes.Writer{Client: c, DB: db}
+	w := &changes.Writer{Client: c, DB: db, Clock: clock.System(time.UTC)}
 	ctx := context.Background()
 	if _, err := c.CreateStudents(ctx, []billing.Student{{NIS: "2601", Name: "Budi Santoso"}}); err != nil {
 		t.Fatal(err)
@@ -59,7 +60,7 @@ func counterOn(t *testing.T) (*counter.Service, *store.DB, map[string]string) {
 	if _, err := c.Pay(ctx, billing.Payment{NIS: "2601", RefNumber: "KW-1", ComponentIDs: []string{ids["Buku"]}}); err != nil {
 		t.Fatal(err)
 	}
-	return &counter.Service{Billing: c, Writer: w, Location: jakarta, Now: func() time.Time { return now }}, db, ids
+	return &counter.Service{Billing: c, Writer: w, Clock: clock.New(func() time.Time { return now }, jakarta)}, db, ids
 }
 
 func TestCheckAndPay(t *testing.T) {

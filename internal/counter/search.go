@@ -89,9 +89,4 @@ func looksLikeNIS(q string) bool {
 	return students.ValidNIS(q) && strings.ContainsAny(q, "0123456789")
 }
 
-func (s *Service) now() time.Time {
-	if s.Now != nil {
-		return s.Now()
-	}
-	return time.Now()
-}
+func (s *Service) now() time.Time { return s.Clock.Now() }

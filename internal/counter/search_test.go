@@ -20,7 +20,7 @@ func counterWithSchool(t *testing.T) (*counter.Service, *store.DB, map[string]st
 	svc, db, ids := counterOn(t)
 	ctx := context.Background()
 	svc.DB = db
-	svc.School = &school.Service{DB: db, Location: svc.Location, Now: svc.Now}
+	svc.School = &school.Service{DB: db, Clock: svc.Clock}
 	if _, err := svc.School.Save(ctx, auth.Actor{Username: "admin"}, school.Input{Name: "SMP 1", ReceiptPattern: "KW/{YYYY}/{MM}/{seq}"}); err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/clock"
 	"github.com/sekolah/portal/internal/component"
 	"github.com/sekolah/portal/internal/i18n"
 	"github.com/sekolah/portal/internal/problem"
@@ -179,25 +180,16 @@ type Components = students.Components
 
 // Service reads what a student owes and records follow-ups.
 type Service struct {
-	DB       *store.DB
-	Ledger   Components
-	Location *time.Location
-	Now      func() time.Time
+	DB     *store.DB
+	Ledger Components
+	// Clock is the portal's clock: what is overdue is as of the school's today. The zero
+	// Clock refuses to be read.
+	Clock clock.Clock
 	// School is the school's name for the message's signature; nil: none.
 	School func(ctx context.Context) string
 }
 
-func (s *Service) today() time.Time {
-	now := time.Now
-	if s.Now != nil {
-		now = s.Now
-	}
-	loc := s.Location
-	if loc == nil {
-		loc = time.UTC
-	}
-	return now().In(loc)
-}
+func (s *Service) today() time.Time { return s.Clock.Today() }
 
 // Overdue reads what st owes past due today from the ledger.
 func (s *Service) Overdue(ctx context.Context, st store.Student) (Overdue, error) {
@@ -253,9 +245,4 @@ func (s *Service) Send(ctx context.Context, actor auth.Actor, byName string, st 
 	return out, nil
 }
 
-func (s *Service) now() time.Time {
-	if s.Now != nil {
-		return s.Now()
-	}
-	return time.Now()
-}
+func (s *Service) now() time.Time { return s.Clock.Now() }

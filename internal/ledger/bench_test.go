@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/clock"
 	"github.com/sekolah/portal/internal/i18n"
 	"github.com/sekolah/portal/internal/store"
 	"github.com/sekolah/portal/internal/store/storetest"
@@ -90,13 +91,13 @@ func benchPostgresURL(b *testing.B) string {
 		u.RawQuery = q.Encode()
 		benchPG.url = u.String()
 		ctx := context.Background()
-		db, err := store.Open(ctx, benchPG.url)
+		db, err := store.Open(ctx, benchPG.url, time.Now)
 		if err != nil {
 			benchPG.err = err
 			return
 		}
 		defer db.Close()
-		if _, err := New(ctx, Config{DB: db, Location: i18n.Jakarta()}); err != nil {
+		if _, err := New(ctx, Config{DB: db, Clock: clock.System(i18n.Jakarta())}); err != nil {
 			benchPG.err = err
 			return
 		}
@@ -140,13 +141,13 @@ func benchSQLitePath(b *testing.B) string {
 			benchFile.path = filepath.Join(benchDir, "ledger.db")
 		}
 		ctx := context.Background()
-		db, err := store.Open(ctx, "sqlite:"+benchFile.path)
+		db, err := store.Open(ctx, "sqlite:"+benchFile.path, time.Now)
 		if err != nil {
 			benchFile.err = err
 			return
 		}
 		defer db.Close()
-		if _, err := New(ctx, Config{DB: db, Location: i18n.Jakarta()}); err != nil {
+		if _, err := New(ctx, Config{DB: db, Clock: clock.System(i18n.Jakarta())}); err != nil {
 			benchFile.err = err
 			return
 		}
@@ -172,18 +173,18 @@ func benchLedger(b *testing.B, engine string) *Ledger {
 	switch engine {
 	case "sqlite":
 		var err error
-		if db, err = store.Open(ctx, "sqlite:"+benchSQLitePath(b)); err != nil {
+		if db, err = store.Open(ctx, "sqlite:"+benchSQLitePath(b), time.Now); err != nil {
 			b.Fatal(err)
 		}
 		b.Cleanup(func() { db.Close() })
 	case "postgres":
 		var err error
-		if db, err = store.Open(ctx, benchPostgresURL(b)); err != nil {
+		if db, err = store.Open(ctx, benchPostgresURL(b), time.Now); err != nil {
 			b.Fatal(err)
 		}
 		b.Cleanup(func() { db.Close() })
 	}
-	l, err := New(ctx, Config{DB: db, Location: i18n.Jakarta(), Now: func() time.Time { return genToday.Add(3 * time.Hour) }})
+	l, err := New(ctx, Config{DB: db, Clock: clock.New(func() time.Time { return genToday.Add(3 * time.Hour) }, i18n.Jakarta())})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -202,11 +203,11 @@ func BenchmarkDashboardLedger(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			b.StopTimer()
-			db, err := store.Open(ctx, "sqlite:"+path)
+			db, err := store.Open(ctx, "sqlite:"+path, time.Now)
 			if err != nil {
 				b.Fatal(err)
 			}
-			l, err := New(ctx, Config{DB: db, Location: i18n.Jakarta(), Now: now})
+			l, err := New(ctx, Config{DB: db, Clock: clock.New(now, i18n.Jakarta())})
 			if err != nil {
 				b.Fatal(err)
 			}

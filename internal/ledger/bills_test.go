@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/clock"
 	"github.com/sekolah/portal/internal/component"
 	"github.com/sekolah/portal/internal/ledger"
 )
@@ -127,7 +128,7 @@ func testBillsMatchTheSlowWay(t *testing.T, engine string) {
 	db := openDB(t, engine)
 	now := ledger.GenToday.Add(3 * time.Hour)
 	clk := func() time.Time { return now }
-	l, err := ledger.New(ctx, ledger.Config{DB: db, Location: jakarta, Now: clk})
+	l, err := ledger.New(ctx, ledger.Config{DB: db, Clock: clock.New(clk, jakarta)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/clock"
 	"github.com/sekolah/portal/internal/i18n"
 	"github.com/sekolah/portal/internal/ledger"
 	"github.com/sekolah/portal/internal/store"
@@ -14,10 +15,10 @@ import (
 
 var jakarta = i18n.Jakarta()
 
-// clock is a settable clock for a ledger under test.
-type clock struct{ t time.Time }
+// testClock is a settable clock for a ledger under test.
+type testClock struct{ t time.Time }
 
-func (c *clock) now() time.Time { return c.t }
+func (c *testClock) now() time.Time { return c.t }
 
 // people reads the roster.
 func people(t testing.TB, db *store.DB) roster {
@@ -82,8 +83,8 @@ func TestDashboardMatchesReports(t *testing.T) { eachEngine(t, testDashboardMatc
 func testDashboardMatchesReports(t *testing.T, engine string) {
 	ctx := context.Background()
 	db := openDB(t, engine)
-	clk := &clock{t: ledger.GenToday}
-	l, err := ledger.New(ctx, ledger.Config{DB: db, Location: jakarta, Now: clk.now})
+	clk := &testClock{t: ledger.GenToday}
+	l, err := ledger.New(ctx, ledger.Config{DB: db, Clock: clock.New(clk.now, jakarta)})
 	if err != nil {
 		t.Fatal(err)
 	}

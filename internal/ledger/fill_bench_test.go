@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/clock"
 	"github.com/sekolah/portal/internal/ledger"
 	"github.com/sekolah/portal/internal/sandbox"
 	"github.com/sekolah/portal/internal/store"
@@ -171,12 +172,12 @@ func BenchmarkFirstFill(b *testing.B) {
 					b.Fatal(err)
 				}
 				ctx := context.Background()
-				db, err := store.Open(ctx, "sqlite:"+filepath.Join(b.TempDir(), "portal.db"))
+				db, err := store.Open(ctx, "sqlite:"+filepath.Join(b.TempDir(), "portal.db"), time.Now)
 				if err != nil {
 					b.Fatal(err)
 				}
 				quiet := slog.New(slog.DiscardHandler)
-				l, err := ledger.New(ctx, ledger.Config{DB: db, Location: jakarta, Now: sb.Now, Logger: quiet})
+				l, err := ledger.New(ctx, ledger.Config{DB: db, Clock: clock.New(sb.Now, jakarta), Logger: quiet})
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -46,7 +46,7 @@ func generate(ctx context.Context, db *store.DB, n int, loc *time.Location) erro
 			roster[i] = store.Student{NIS: fmt.Sprintf("%d", 20210000+i), Name: first[rng.IntN(len(first))] + " " + last[rng.IntN(len(last))],
 				Description: fmt.Sprintf("Kelas %d%c", 7+i%6, 'A'+rune(i/6%6)), Source: store.SourceSync}
 		}
-		if err := store.UpsertStudentsTx(ctx, tx, roster); err != nil {
+		if err := db.UpsertStudentsTx(ctx, tx, roster); err != nil {
 			return err
 		}
 		// The SQLite driver binds $n parameters in time quadratic in their count: short

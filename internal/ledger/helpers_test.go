@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/clock"
 	"github.com/sekolah/portal/internal/ledger"
 	"github.com/sekolah/portal/internal/sandbox"
 	"github.com/sekolah/portal/internal/store"
@@ -173,7 +174,7 @@ func newEnvOn(t testing.TB, engine string, now time.Time) *env {
 		t.Fatal(err)
 	}
 	e.db = openDB(t, engine)
-	e.l, err = ledger.New(context.Background(), ledger.Config{DB: e.db, Location: jakarta, Now: sb.Now, Verify: e.c.VerifyCallback,
+	e.l, err = ledger.New(context.Background(), ledger.Config{DB: e.db, Clock: clock.New(sb.Now, jakarta), Verify: e.c.VerifyCallback,
 		Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)

@@ -10,17 +10,16 @@ import (
 	"time"
 
 	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/clock"
 	"github.com/sekolah/portal/internal/store"
 )
 
 // Config builds a Ledger.
 type Config struct {
 	DB *store.DB
-	// Location is the school's and the billing service's time zone: it decides today
-	// and the day a payment belongs to. Nil is Asia/Jakarta.
-	Location *time.Location
-	// Now is the clock; nil means time.Now.
-	Now func() time.Time
+	// Clock is the portal's clock (required): now, and the school's zone (PORTAL_TZ), which
+	// decides today and the day a payment belongs to.
+	Clock clock.Clock
 	// Verify checks a payment callback's signature and reads its body: the billing
 	// client's VerifyCallback. Without it every callback is refused.
 	Verify func(signature string, body []byte) (billing.Callback, error)
@@ -32,8 +31,8 @@ type Config struct {
 type Ledger struct {
 	db      *store.DB
 	sql     *sql.DB
-	loc     *time.Location
-	now     func() time.Time
+	loc     *time.Location   // the clock's zone
+	now     func() time.Time // the clock's Now
 	verify  func(string, []byte) (billing.Callback, error)
 	log     *slog.Logger
 	postgre bool
@@ -50,21 +49,14 @@ func New(ctx context.Context, cfg Config) (*Ledger, error) {
 	if cfg.DB == nil {
 		return nil, errors.New("ledger: no database")
 	}
+	if cfg.Clock.IsZero() {
+		return nil, errors.New("ledger: no clock (internal/app hands every service the portal's)")
+	}
 	l := &Ledger{
-		db: cfg.DB, sql: cfg.DB.SQL(), loc: cfg.Location, now: cfg.Now, verify: cfg.Verify,
+		db: cfg.DB, sql: cfg.DB.SQL(), loc: cfg.Clock.Zone(), now: cfg.Clock.Now, verify: cfg.Verify,
 		log:      cmp.Or(cfg.Logger, slog.Default()),
 		postgre:  cfg.DB.Dialect() == store.DialectPostgres,
 		maxFound: defaultMaxFound,
-	}
-	if l.loc == nil {
-		loc, err := time.LoadLocation(billing.DefaultZone)
-		if err != nil {
-			loc = time.FixedZone("WIB", 7*60*60)
-		}
-		l.loc = loc
-	}
-	if l.now == nil {
-		l.now = time.Now
 	}
 	if err := l.checkZone(ctx); err != nil {
 		return nil, err

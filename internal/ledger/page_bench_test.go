@@ -19,6 +19,7 @@ import (
 	"github.com/sekolah/portal/internal/app"
 	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/clock"
 	"github.com/sekolah/portal/internal/config"
 	"github.com/sekolah/portal/internal/ledger"
 	"github.com/sekolah/portal/internal/store"
@@ -55,13 +56,13 @@ func pageBenchPath(b *testing.B) string {
 			path = filepath.Join(dir, "ledger.db")
 		}
 		ctx := context.Background()
-		db, err := store.Open(ctx, "sqlite:"+path)
+		db, err := store.Open(ctx, "sqlite:"+path, time.Now)
 		if err != nil {
 			pageBenchDB.err = err
 			return
 		}
 		defer db.Close()
-		if _, err := ledger.New(ctx, ledger.Config{DB: db, Location: jakarta}); err != nil {
+		if _, err := ledger.New(ctx, ledger.Config{DB: db, Clock: clock.System(jakarta)}); err != nil {
 			pageBenchDB.err = err
 			return
 		}
@@ -92,7 +93,7 @@ var csrfMeta = regexp.MustCompile(`<meta name="csrf-token" content="([^"]+)"`)
 // finance account's student page also asks the service whether a delete is allowed.
 func BenchmarkPages(b *testing.B) {
 	ctx := context.Background()
-	db, err := store.Open(ctx, "sqlite:"+pageBenchPath(b))
+	db, err := store.Open(ctx, "sqlite:"+pageBenchPath(b), time.Now)
 	if err != nil {
 		b.Fatal(err)
 	}

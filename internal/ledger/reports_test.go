@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/clock"
 	"github.com/sekolah/portal/internal/ledger"
 )
 
@@ -20,8 +21,8 @@ func TestReportsMatchReports(t *testing.T) { eachEngine(t, testReportsMatchRepor
 func testReportsMatchReports(t *testing.T, engine string) {
 	ctx := context.Background()
 	db := openDB(t, engine)
-	clk := &clock{t: ledger.GenToday.Add(3 * time.Hour)}
-	l, err := ledger.New(ctx, ledger.Config{DB: db, Location: jakarta, Now: clk.now})
+	clk := &testClock{t: ledger.GenToday.Add(3 * time.Hour)}
+	l, err := ledger.New(ctx, ledger.Config{DB: db, Clock: clock.New(clk.now, jakarta)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -584,7 +584,7 @@ func (l *Ledger) upsertStudents(ctx context.Context, page []billing.Student, aud
 		return known, 0, nil
 	}
 	err = l.writeTx(ctx, func(tx *sql.Tx) error {
-		if err := store.UpsertStudentsTx(ctx, tx, write); err != nil {
+		if err := l.db.UpsertStudentsTx(ctx, tx, write); err != nil {
 			return err
 		}
 		for i, s := range write {

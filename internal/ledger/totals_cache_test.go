@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/clock"
 	"github.com/sekolah/portal/internal/ledger"
 	"github.com/sekolah/portal/internal/store"
 )
@@ -21,8 +22,8 @@ func TestBillsTotalsFollowEveryChange(t *testing.T) { eachEngine(t, testBillsTot
 func testBillsTotalsFollowEveryChange(t *testing.T, engine string) {
 	ctx := context.Background()
 	db := openDB(t, engine)
-	clk := &clock{t: ledger.GenToday.Add(3 * time.Hour)}
-	l, err := ledger.New(ctx, ledger.Config{DB: db, Location: jakarta, Now: clk.now})
+	clk := &testClock{t: ledger.GenToday.Add(3 * time.Hour)}
+	l, err := ledger.New(ctx, ledger.Config{DB: db, Clock: clock.New(clk.now, jakarta)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,7 +31,7 @@ func testBillsTotalsFollowEveryChange(t *testing.T, engine string) {
 		t.Fatal(err)
 	}
 	// Another instance: its own ledger (and cache) on the same database.
-	other, err := ledger.New(ctx, ledger.Config{DB: db, Location: jakarta, Now: clk.now})
+	other, err := ledger.New(ctx, ledger.Config{DB: db, Clock: clock.New(clk.now, jakarta)})
 	if err != nil {
 		t.Fatal(err)
 	}

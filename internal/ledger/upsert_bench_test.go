@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/clock"
 	"github.com/sekolah/portal/internal/ledger"
 	"github.com/sekolah/portal/internal/store"
 )
@@ -37,11 +38,11 @@ func BenchmarkUpsertPages(b *testing.B) {
 	for b.Loop() {
 		b.StopTimer()
 		ctx := context.Background()
-		db, err := store.Open(ctx, "sqlite:"+filepath.Join(b.TempDir(), "portal.db"))
+		db, err := store.Open(ctx, "sqlite:"+filepath.Join(b.TempDir(), "portal.db"), time.Now)
 		if err != nil {
 			b.Fatal(err)
 		}
-		l, err := ledger.New(ctx, ledger.Config{DB: db, Location: jakarta})
+		l, err := ledger.New(ctx, ledger.Config{DB: db, Clock: clock.System(jakarta)})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -154,7 +154,7 @@ func (l *Ledger) RecordStudents(ctx context.Context, ss []billing.Student, sourc
 			Phone: s.Phone, Email: s.Email, Description: s.Description, Source: source, SyncedAt: now})
 	}
 	err := l.db.InTx(ctx, func(tx *sql.Tx) error {
-		if err := store.UpsertStudentsTx(ctx, tx, entries); err != nil {
+		if err := l.db.UpsertStudentsTx(ctx, tx, entries); err != nil {
 			return err
 		}
 		return bumpChanges(ctx, tx)

@@ -309,15 +309,20 @@ func (b *Browser) WaitText(sel, want string) {
 	expr := `(() => { const e = document.querySelector(` + jsString(sel) + `); return !!e && e.textContent.trim() === ` + jsString(want) + `; })()`
 	// Evaluate in a loop rather than with chromedp.Poll: a poll does not survive the
 	// navigation this is waiting for.
-	deadline := time.Now().Add(actionTimeout)
-	for time.Now().Before(deadline) {
+	deadline := time.After(actionTimeout)
+wait:
+	for {
 		ctx, cancel := context.WithTimeout(b.Ctx, time.Second)
 		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](expr))
 		cancel()
 		if err == nil && ok {
 			return
 		}
-		time.Sleep(50 * time.Millisecond)
+		select {
+		case <-deadline:
+			break wait
+		case <-time.After(50 * time.Millisecond):
+		}
 	}
 	got := ""
 	if b.Count(sel) > 0 {

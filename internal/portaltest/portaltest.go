@@ -23,7 +23,9 @@ import (
 	"github.com/sekolah/portal/internal/app"
 	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/clock"
 	"github.com/sekolah/portal/internal/config"
+	"github.com/sekolah/portal/internal/corrections"
 	"github.com/sekolah/portal/internal/ledger"
 	"github.com/sekolah/portal/internal/sandbox"
 	"github.com/sekolah/portal/internal/store"
@@ -92,7 +94,7 @@ type Portal struct {
 	Uploads *uploads.Runner
 	// App is every service and worker of this instance, wired as cmd/portal wires them.
 	App   *app.App
-	clock *clock
+	clock *portalClock
 	opts  Options
 	log   *slog.Logger
 	// dbURL is the database every instance opens (PostgreSQL); empty shares DB (SQLite).
@@ -100,17 +102,18 @@ type Portal struct {
 	stop  func()
 }
 
-// clock is the portal's clock: fixed when set, else real time.
-type clock struct {
+// portalClock is where the portal's clock (app.Options.Now) reads the moment: fixed when
+// set, else real time.
+type portalClock struct {
 	mu sync.Mutex
 	t  time.Time
 }
 
-func (c *clock) now() time.Time {
+func (c *portalClock) now() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.t.IsZero() {
-		return time.Now()
+		return storetest.RealTime()
 	}
 	return c.t
 }
@@ -146,7 +149,7 @@ func Start(t testing.TB, opts Options) *Portal {
 	if testing.Verbose() {
 		log = slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
-	clk := &clock{t: opts.Now}
+	clk := &portalClock{t: opts.Now}
 
 	// A portal on a day another test already made one (with the same school, demo or
 	// none) starts from copies of that portal's databases (see snapshot); the first one
@@ -238,12 +241,17 @@ func Start(t testing.TB, opts Options) *Portal {
 func (p *Portal) serve(t testing.TB, ln net.Listener) {
 	t.Helper()
 	a, err := app.New(t.Context(), app.Options{Config: p.Config, DB: p.DB, Billing: p.Billing, Logger: p.log, Now: p.clock.now,
+		// The job runners keep the real clock, as the database's own stamps do (storetest):
+		// their leases lapse and their waits end only as time passes, which a fixed clock
+		// never does. Every page, letter and receipt reads the portal's clock.
 		Uploads: func(u *uploads.Config) {
+			u.Clock = clock.System(p.Config.Location)
 			u.RetryBase, u.RetryMax = 5*time.Millisecond, 50*time.Millisecond
 			if p.opts.Uploads != nil {
 				p.opts.Uploads(u)
 			}
 		},
+		Corrections: func(c *corrections.Config) { c.Clock = clock.System(p.Config.Location) },
 		Sync: func(s *ledger.SyncConfig) {
 			s.AskPoll = 100 * time.Millisecond // a request to sync now, made on another instance, is seen at once
 			if p.opts.Sync != nil {
@@ -323,7 +331,7 @@ func (p *Portal) SyncLedger(t testing.TB) {
 // callback it has to send: a bank payment made at the sandbox is then in the ledger.
 func (p *Portal) AwaitCallbacks(t testing.TB) {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.After(15 * time.Second)
 	for {
 		pending := 0
 		for _, cb := range p.Sandbox.Callbacks() {
@@ -334,10 +342,11 @@ func (p *Portal) AwaitCallbacks(t testing.TB) {
 		if pending == 0 {
 			return
 		}
-		if time.Now().After(deadline) {
+		select {
+		case <-deadline:
 			t.Fatalf("%d payment callbacks still pending after 15s", pending)
+		case <-time.After(10 * time.Millisecond):
 		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }
 

@@ -81,7 +81,7 @@ func (s *snapshot) save(t testing.TB, p *Portal) {
 	}
 	// The copies are of an instance that stopped: the leases it holds (the ledger's sync)
 	// are free in them, as its Stop leaves them, or no copy could ever sync.
-	cp, err := store.Open(ctx, "sqlite:"+portalPath)
+	cp, err := store.Open(ctx, "sqlite:"+portalPath, storetest.RealTime)
 	if err != nil {
 		t.Fatalf("demo snapshot: %v", err)
 	}

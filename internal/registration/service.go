@@ -12,6 +12,7 @@ import (
 	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/changes"
+	"github.com/sekolah/portal/internal/clock"
 	"github.com/sekolah/portal/internal/problem"
 	"github.com/sekolah/portal/internal/store"
 	"github.com/sekolah/portal/internal/students"
@@ -67,21 +68,16 @@ type Service struct {
 	Billing *billing.Client
 	// Accounts are the account codes the billing service knows.
 	Accounts []string
-	// Location is the service time zone: the registration day is today there.
-	Location *time.Location
-	Now      func() time.Time
-	Log      *slog.Logger
+	// Clock is the portal's clock: the registration day is the school's date today. The
+	// zero Clock refuses to be read.
+	Clock clock.Clock
+	Log   *slog.Logger
 	// PublicLimit submissions per PublicWindow from one address; zero: the defaults.
 	PublicLimit  int
 	PublicWindow time.Duration
 }
 
-func (s *Service) now() time.Time {
-	if s.Now != nil {
-		return s.Now()
-	}
-	return time.Now()
-}
+func (s *Service) now() time.Time { return s.Clock.Now() }
 
 func (s *Service) logger() *slog.Logger {
 	if s.Log != nil {
@@ -92,7 +88,7 @@ func (s *Service) logger() *slog.Logger {
 
 // Today is the registration day of a registration made now: today's date in the service
 // zone, as a UTC-midnight time like every component day (billing.DayIn, the day rule).
-func (s *Service) Today() time.Time { return billing.DayIn(s.now(), s.Location) }
+func (s *Service) Today() time.Time { return s.Clock.Day() }
 
 // audit records a change; the change already happened, so a failure is logged only.
 func (s *Service) audit(ctx context.Context, actor auth.Actor, action, target, detail string, args store.AuditArgs) {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/sekolah/portal/internal/auth"
+	"github.com/sekolah/portal/internal/clock"
 	"github.com/sekolah/portal/internal/problem"
 	"github.com/sekolah/portal/internal/registration"
 	"github.com/sekolah/portal/internal/store"
@@ -35,7 +36,7 @@ func TestServiceTemplatesAndPublicSettings(t *testing.T) {
 	ctx := context.Background()
 	db := storetest.OpenTest(t)
 	now := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
-	s := &registration.Service{DB: db, Accounts: accounts, Now: func() time.Time { return now }}
+	s := &registration.Service{DB: db, Accounts: accounts, Clock: clock.New(func() time.Time { return now }, time.UTC)}
 
 	in := registration.TemplateInput{Name: "Pendaftaran SMP 2027", Lines: []registration.LineInput{goodLine()}}
 	tpl, err := s.CreateTemplate(ctx, admin, in)
@@ -103,7 +104,7 @@ func TestAllowPublic(t *testing.T) {
 	ctx := context.Background()
 	db := storetest.OpenTest(t)
 	now := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
-	s := &registration.Service{DB: db, Now: func() time.Time { return now }, PublicLimit: 3, PublicWindow: time.Hour}
+	s := &registration.Service{DB: db, Clock: clock.New(func() time.Time { return now }, time.UTC), PublicLimit: 3, PublicWindow: time.Hour}
 	for i := range 3 {
 		if err := s.AllowPublic(ctx, "10.0.0.9"); err != nil {
 			t.Fatalf("submission %d: %v", i+1, err)
@@ -129,7 +130,7 @@ func TestEnsureDemoTemplateOnce(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	db := storetest.OpenTest(t)
-	s := &registration.Service{DB: db, Accounts: []string{"SPP", "BCA", "MANDIRI"}, Location: time.UTC}
+	s := &registration.Service{DB: db, Accounts: []string{"SPP", "BCA", "MANDIRI"}, Clock: clock.System(time.UTC)}
 	created, err := s.EnsureDemoTemplate(ctx)
 	if err != nil || !created {
 		t.Fatalf("first: %v %v", created, err)

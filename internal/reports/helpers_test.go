@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/clock"
 	"github.com/sekolah/portal/internal/i18n"
 	"github.com/sekolah/portal/internal/ledger"
 	"github.com/sekolah/portal/internal/reports"
@@ -53,7 +54,7 @@ func startFixture(t testing.TB, now time.Time, demo bool, accounts ...string) *f
 		t.Fatal(err)
 	}
 	db := storetest.OpenTest(t)
-	l, err := ledger.New(context.Background(), ledger.Config{DB: db, Location: jakarta, Now: sb.Now})
+	l, err := ledger.New(context.Background(), ledger.Config{DB: db, Clock: clock.New(sb.Now, jakarta)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +150,7 @@ func memoryLedger(t testing.TB, bills []billing.Bill, roster []store.Student, no
 	t.Helper()
 	ctx := context.Background()
 	db := storetest.OpenTest(t)
-	l, err := ledger.New(ctx, ledger.Config{DB: db, Location: jakarta, Now: func() time.Time { return now }})
+	l, err := ledger.New(ctx, ledger.Config{DB: db, Clock: clock.New(func() time.Time { return now }, jakarta)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -171,7 +171,7 @@ func (cs *callbackSender) trim() {
 // the server, leaving an undelivered callback pending.
 func (cs *callbackSender) deliver(ctx context.Context, cb *Callback) {
 	for attempt := 0; ; attempt++ {
-		at := time.Now()
+		at := cs.s.wall.Now()
 		status, err := cs.post(ctx, cb)
 		if ctx.Err() != nil {
 			return // the server is closing: abandoned, still pending
@@ -192,7 +192,7 @@ func (cs *callbackSender) deliver(ctx context.Context, cb *Callback) {
 			cb.State = callbackUndelivered
 		default:
 			wait = cs.retries[attempt]
-			next := time.Now().Add(wait).UTC()
+			next := cs.s.wall.Now().Add(wait)
 			cb.NextAttempt = &next
 		}
 		cs.mu.Unlock()
@@ -359,7 +359,7 @@ var demoMerchants = []string{"BCA", "Bank Mandiri", "BNI", "BRI", "Alfamart", "I
 // bankPayments makes a parent pay one payable component at a bank about
 // every d (between d/2 and 3d/2), until the server closes.
 func (s *Server) bankPayments(ctx context.Context, d time.Duration) {
-	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 0xba4c))
+	rng := rand.New(rand.NewPCG(rand.Uint64(), 0xba4c))
 	for {
 		t := time.NewTimer(d/2 + time.Duration(rng.Int64N(int64(d)+1)))
 		select {

@@ -24,6 +24,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/sekolah/portal/internal/clock"
 )
 
 // Options configures a sandbox.
@@ -81,6 +83,9 @@ type Server struct {
 
 	clockMu sync.RWMutex
 	fixed   time.Time // zero: real time
+	// wall is the real clock, through internal/clock: the service's clock when none is
+	// fixed, and always the callbacks' retry schedule (timers run on real time).
+	wall clock.Clock
 
 	// remindedDay is the service date (YYYYMMDD) whose reminders have been
 	// evaluated; a request on another date evaluates them once.
@@ -130,6 +135,7 @@ func New(opts Options) (*Server, error) {
 		}
 		s.loc = loc
 	}
+	s.wall = clock.System(s.loc)
 	if s.log == nil {
 		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -215,7 +221,7 @@ func (s *Server) Now() time.Time {
 	t := s.fixed
 	s.clockMu.RUnlock()
 	if t.IsZero() {
-		return time.Now()
+		return s.wall.Now()
 	}
 	return t
 }

@@ -119,13 +119,7 @@ func (s *Service) pattern(ctx context.Context) (Pattern, bool, error) {
 	return p, true, nil
 }
 
-func (s *Service) today() time.Time {
-	loc := s.Location
-	if loc == nil {
-		loc = time.UTC
-	}
-	return s.now().In(loc)
-}
+func (s *Service) today() time.Time { return s.Clock.Today() }
 
 // SuggestReceipt is the next receipt number of the school's pattern today, or "" when
 // the school has no pattern. It only reads, so the same number may be suggested to two

@@ -21,6 +21,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sekolah/portal/internal/auth"
+	"github.com/sekolah/portal/internal/clock"
 	"github.com/sekolah/portal/internal/problem"
 	"github.com/sekolah/portal/internal/store"
 )
@@ -60,17 +61,10 @@ const (
 // Service reads and changes the school's profile and numbers receipts.
 type Service struct {
 	DB *store.DB
-	// Location is the school's zone: a receipt's month and year are there.
-	Location *time.Location
-	Now      func() time.Time
-	Log      *slog.Logger
-}
-
-func (s *Service) now() time.Time {
-	if s.Now != nil {
-		return s.Now()
-	}
-	return time.Now()
+	// Clock is the portal's clock: a receipt's month and year are the school's today. The
+	// zero Clock refuses to be read.
+	Clock clock.Clock
+	Log   *slog.Logger
 }
 
 // Profile is the school's profile with the version of its logo ("" when none).

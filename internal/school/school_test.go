@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sekolah/portal/internal/auth"
+	"github.com/sekolah/portal/internal/clock"
 	"github.com/sekolah/portal/internal/i18n"
 	"github.com/sekolah/portal/internal/school"
 	"github.com/sekolah/portal/internal/store"
@@ -90,7 +91,7 @@ func TestReceiptSuggestions(t *testing.T) {
 	t.Parallel()
 	db := storetest.OpenTest(t)
 	now := time.Date(2026, 11, 30, 16, 30, 0, 0, time.UTC) // 23:30 in Jakarta, still November
-	s := &school.Service{DB: db, Location: i18n.Jakarta(), Now: func() time.Time { return now }}
+	s := &school.Service{DB: db, Clock: clock.New(func() time.Time { return now }, i18n.Jakarta())}
 	ctx := t.Context()
 	if got, err := s.SuggestReceipt(ctx); err != nil || got != "" {
 		t.Fatalf("no pattern: %q %v", got, err)
@@ -162,7 +163,7 @@ func TestCheckLogo(t *testing.T) {
 func TestDemoProfileOnce(t *testing.T) {
 	t.Parallel()
 	db := storetest.OpenTest(t)
-	s := &school.Service{DB: db, Location: i18n.Jakarta()}
+	s := &school.Service{DB: db, Clock: clock.System(i18n.Jakarta())}
 	ctx := t.Context()
 	if made, err := s.EnsureDemoProfile(ctx); err != nil || !made {
 		t.Fatalf("first: %v %v", made, err)

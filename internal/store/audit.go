@@ -73,21 +73,24 @@ const (
 // AppendAudit adds e to the log, filling ID and At when empty. There is
 // deliberately no function to change or remove an entry.
 func (db *DB) AppendAudit(ctx context.Context, e AuditEntry) error {
+	if e.At.IsZero() {
+		e.At = db.Now()
+	}
 	return appendAudit(ctx, db.sql, e)
 }
 
 // AppendAuditTx is AppendAudit inside tx, for a change and its audit entry that must be
-// recorded together or not at all.
+// recorded together or not at all. e.At is required: the writer's clock dates the change.
 func AppendAuditTx(ctx context.Context, tx *sql.Tx, e AuditEntry) error {
+	if e.At.IsZero() {
+		return fmt.Errorf("store: append audit %s: the entry has no time", e.Action)
+	}
 	return appendAudit(ctx, tx, e)
 }
 
 func appendAudit(ctx context.Context, x execer, e AuditEntry) error {
 	if e.ID == "" {
 		e.ID = NewID()
-	}
-	if e.At.IsZero() {
-		e.At = Now()
 	}
 	_, err := x.ExecContext(ctx, `INSERT INTO audit_log
 		(id, at, actor, actor_role, action, target, outcome, detail, ip, upstream_status, upstream_desc, args)

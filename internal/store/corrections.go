@@ -64,7 +64,7 @@ func scanCorrectionJob(row interface{ Scan(...any) error }) (CorrectionJob, erro
 // CreateCorrectionJob stores a job and its items in one transaction. A second job for the
 // same upload is ErrConflict: an upload is undone once.
 func (db *DB) CreateCorrectionJob(ctx context.Context, j CorrectionJob, items []CorrectionItem) error {
-	now := Now()
+	now := db.Now()
 	err := db.InTx(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO correction_jobs (id, kind, source, upload_id, field, value, reason, selection,
 			state, actor_id, actor, actor_role, actor_ip, total, left_out, amount_before, amount_after, created_at, updated_at)
@@ -203,7 +203,7 @@ func (db *DB) SetCorrectionItems(ctx context.Context, jobID string, seqs []int, 
 	if len(seqs) == 0 {
 		return nil
 	}
-	now := Now()
+	now := db.Now()
 	err := db.InTx(ctx, func(tx *sql.Tx) error {
 		ph := make([]string, len(seqs))
 		args := []any{state, problem, now, jobID}
@@ -253,7 +253,7 @@ func (db *DB) MarkCorrectionItemsUnanswered(ctx context.Context, jobID string, s
 
 // SetCorrectionJobState moves the job to state; a finished job gets its finishing time.
 func (db *DB) SetCorrectionJobState(ctx context.Context, id, state string, finished bool) error {
-	now := Now()
+	now := db.Now()
 	var fin any
 	if finished {
 		fin = now

@@ -58,7 +58,7 @@ func templateNameKey(name string) string {
 // CreateFeeTemplate stores a new template with its lines and returns it with ids and times
 // set; ErrConflict when another template has the same name.
 func (db *DB) CreateFeeTemplate(ctx context.Context, t FeeTemplate) (FeeTemplate, error) {
-	now := Now()
+	now := db.Now()
 	t.ID, t.CreatedAt, t.UpdatedAt = NewID(), now, now
 	err := db.InTx(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO fee_templates (id, name, name_key, created_at, updated_at)
@@ -81,7 +81,7 @@ func (db *DB) CreateFeeTemplate(ctx context.Context, t FeeTemplate) (FeeTemplate
 func (db *DB) UpdateFeeTemplate(ctx context.Context, t FeeTemplate) (FeeTemplate, error) {
 	err := db.InTx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE fee_templates SET name = $1, name_key = $2, updated_at = $3 WHERE id = $4`,
-			t.Name, templateNameKey(t.Name), Now(), t.ID)
+			t.Name, templateNameKey(t.Name), db.Now(), t.ID)
 		if err != nil {
 			if IsUniqueViolation(err) {
 				return fmt.Errorf("store: update fee template %q: %w", t.Name, ErrConflict)

@@ -28,7 +28,7 @@ func (db *DB) RecordFollowUp(ctx context.Context, f FollowUp, audit AuditEntry) 
 		f.ID = NewID()
 	}
 	if f.At.IsZero() {
-		f.At = Now()
+		f.At = db.Now()
 	}
 	f.At = Time(f.At)
 	if audit.At.IsZero() {

@@ -49,7 +49,7 @@ func (db *DB) AddRegistration(ctx context.Context, r Registration) error {
 		return fmt.Errorf("store: add registration: %w", err)
 	}
 	if r.CreatedAt.IsZero() {
-		r.CreatedAt = Now()
+		r.CreatedAt = db.Now()
 	}
 	if _, err := db.sql.ExecContext(ctx, `INSERT INTO registrations (bill_id, nis, student_name, contact_name, phone,
 		email, description, template_id, template_name, source, actor, ip, components, total, created_at)

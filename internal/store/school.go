@@ -50,7 +50,7 @@ func (db *DB) SaveSchoolProfile(ctx context.Context, p SchoolProfile) error {
 			phone = excluded.phone, receipt_footer = excluded.receipt_footer,
 			receipt_pattern = excluded.receipt_pattern, letter_note = excluded.letter_note,
 			updated_at = excluded.updated_at`,
-		schoolRow, p.Name, p.Address, p.NPSN, p.Phone, p.ReceiptFooter, p.ReceiptPattern, p.LetterNote, Now())
+		schoolRow, p.Name, p.Address, p.NPSN, p.Phone, p.ReceiptFooter, p.ReceiptPattern, p.LetterNote, db.Now())
 	if err != nil {
 		return fmt.Errorf("store: save school profile: %w", err)
 	}
@@ -102,7 +102,7 @@ func (db *DB) SchoolLogoVersion(ctx context.Context) (string, error) {
 // SetSchoolLogo replaces the logo. The caller has checked the type and the size.
 func (db *DB) SetSchoolLogo(ctx context.Context, contentType string, data []byte) (SchoolLogo, error) {
 	sum := sha256.Sum256(data)
-	l := SchoolLogo{ContentType: contentType, Data: data, SHA256: hex.EncodeToString(sum[:]), UpdatedAt: Now()}
+	l := SchoolLogo{ContentType: contentType, Data: data, SHA256: hex.EncodeToString(sum[:]), UpdatedAt: db.Now()}
 	_, err := db.sql.ExecContext(ctx, `INSERT INTO school_logo (id, content_type, data_base64, sha256, updated_at)
 		VALUES ($1, $2, $3, $4, $5) ON CONFLICT (id) DO UPDATE SET content_type = excluded.content_type,
 			data_base64 = excluded.data_base64, sha256 = excluded.sha256, updated_at = excluded.updated_at`,
@@ -142,7 +142,7 @@ func (db *DB) UseReceiptNumber(ctx context.Context, scope string, n int64) error
 	_, err := db.sql.ExecContext(ctx, `INSERT INTO receipt_sequences (scope, last, updated_at) VALUES ($1, $2, $3)
 		ON CONFLICT (scope) DO UPDATE SET
 			last = CASE WHEN excluded.last > receipt_sequences.last THEN excluded.last ELSE receipt_sequences.last END,
-			updated_at = excluded.updated_at`, scope, n, Now())
+			updated_at = excluded.updated_at`, scope, n, db.Now())
 	if err != nil {
 		return fmt.Errorf("store: use receipt number %q %d: %w", scope, n, err)
 	}

@@ -26,7 +26,7 @@ func (db *DB) Setting(ctx context.Context, key string) (string, bool, error) {
 func (db *DB) EnsureSetting(ctx context.Context, key, value string) (string, error) {
 	if _, err := db.sql.ExecContext(ctx,
 		`INSERT INTO settings (name, value, updated_at) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING`,
-		key, value, Now()); err != nil {
+		key, value, db.Now()); err != nil {
 		return "", fmt.Errorf("store: ensure setting %q: %w", key, err)
 	}
 	v, ok, err := db.Setting(ctx, key)
@@ -44,7 +44,7 @@ func (db *DB) SetSetting(ctx context.Context, key, value string) error {
 	if _, err := db.sql.ExecContext(ctx,
 		`INSERT INTO settings (name, value, updated_at) VALUES ($1, $2, $3)
 		 ON CONFLICT (name) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
-		key, value, Now()); err != nil {
+		key, value, db.Now()); err != nil {
 		return fmt.Errorf("store: set setting %q: %w", key, err)
 	}
 	return nil

@@ -10,7 +10,7 @@ import (
 
 func openSQLite(t *testing.T) *store.DB {
 	t.Helper()
-	db, err := store.Open(t.Context(), filepath.Join(t.TempDir(), "portal.db"))
+	db, err := store.Open(t.Context(), filepath.Join(t.TempDir(), "portal.db"), time.Now)
 	if err != nil {
 		t.Fatal(err)
 	}

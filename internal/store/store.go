@@ -26,8 +26,9 @@ import (
 	"github.com/pressly/goose/v3/lock"
 	"modernc.org/sqlite"
 
-	sqlitedb "github.com/sekolah/portal/internal/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
+
+	sqlitedb "github.com/sekolah/portal/internal/sqlite"
 )
 
 // Dialect names returned by DB.Dialect.
@@ -53,17 +54,26 @@ var migrationFiles embed.FS
 type DB struct {
 	sql     *sql.DB
 	dialect string
+	// now is the portal's clock (clock.Clock.Func), which stamps the rows the store dates
+	// itself (created_at, updated_at). The store reads no time of its own: it is below
+	// internal/clock.
+	now func() time.Time
 }
 
-// Open connects to databaseURL and applies any pending migrations.
+// Open connects to databaseURL and applies any pending migrations. now is the portal's
+// clock (required): the rows the store stamps itself are stamped with it.
 //
 // SQLite: "sqlite:<path>", "file:<path>[?params]" or a plain path (the parent
 // directory is created). PostgreSQL: "postgres://…" or "postgresql://…".
-func Open(ctx context.Context, databaseURL string) (*DB, error) {
+func Open(ctx context.Context, databaseURL string, now func() time.Time) (*DB, error) {
+	if now == nil {
+		return nil, errors.New("store: open: no clock (the portal's clock.Clock.Func)")
+	}
 	db, err := open(databaseURL)
 	if err != nil {
 		return nil, err
 	}
+	db.now = now
 	if db.dialect == DialectSQLite {
 		// SQLite has no session lock, and a new file's first connection
 		// switching it to WAL fails with SQLITE_BUSY beside another; at least
@@ -296,8 +306,8 @@ func NewID() string {
 // engines keep exactly, so a value reads back equal to what was written.
 func Time(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
 
-// Now is the current time as the store keeps it.
-func Now() time.Time { return Time(time.Now()) }
+// Now is the store's clock now, as the store keeps times.
+func (db *DB) Now() time.Time { return Time(db.now()) }
 
 // IsUniqueViolation reports whether err is a unique or primary-key violation
 // from either engine.

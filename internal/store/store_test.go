@@ -46,7 +46,7 @@ func TestOpenSQLiteURLForms(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx := t.Context()
 			for range 2 { // the second open finds the migrations applied
-				db, err := store.Open(ctx, tt.url)
+				db, err := store.Open(ctx, tt.url, time.Now)
 				if err != nil {
 					t.Fatalf("Open(%q): %v", tt.url, err)
 				}
@@ -70,7 +70,7 @@ func TestOpenSQLiteURLForms(t *testing.T) {
 func TestOpenRejects(t *testing.T) {
 	t.Parallel()
 	for _, u := range []string{"", "file://otherhost/x.db"} {
-		if db, err := store.Open(t.Context(), u); err == nil {
+		if db, err := store.Open(t.Context(), u, time.Now); err == nil {
 			db.Close()
 			t.Errorf("Open(%q) succeeded", u)
 		}
@@ -79,7 +79,7 @@ func TestOpenRejects(t *testing.T) {
 
 func TestSQLitePragmas(t *testing.T) {
 	t.Parallel()
-	db, err := store.Open(t.Context(), filepath.Join(t.TempDir(), "portal.db"))
+	db, err := store.Open(t.Context(), filepath.Join(t.TempDir(), "portal.db"), time.Now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -342,7 +342,7 @@ func TestInTx(t *testing.T) {
 		ctx := t.Context()
 		insert := func(tx *sql.Tx, name string) error {
 			_, err := tx.ExecContext(ctx, `INSERT INTO settings (name, value, updated_at) VALUES ($1, $2, $3)`,
-				name, "v", store.Now())
+				name, "v", store.Time(time.Now()))
 			return err
 		}
 		boom := errors.New("boom")
@@ -398,7 +398,7 @@ func TestConcurrentWriters(t *testing.T) {
 								return err
 							}
 							_, err := tx.ExecContext(ctx, `INSERT INTO audit_log (id, at, actor, actor_role, action, target, outcome, detail, ip)
-								VALUES ($1, $2, 'w', '', 'test.tx', '', 'ok', '', '')`, store.NewID(), store.Now())
+								VALUES ($1, $2, 'w', '', 'test.tx', '', 'ok', '', '')`, store.NewID(), store.Time(time.Now()))
 							return err
 						})
 					}
@@ -421,10 +421,10 @@ func TestIsUniqueViolation(t *testing.T) {
 	eachDB(t, func(t *testing.T, db *store.DB) {
 		ctx := t.Context()
 		q := `INSERT INTO settings (name, value, updated_at) VALUES ($1, 'v', $2)`
-		if _, err := db.SQL().ExecContext(ctx, q, "k", store.Now()); err != nil {
+		if _, err := db.SQL().ExecContext(ctx, q, "k", store.Time(time.Now())); err != nil {
 			t.Fatal(err)
 		}
-		_, err := db.SQL().ExecContext(ctx, q, "k", store.Now())
+		_, err := db.SQL().ExecContext(ctx, q, "k", store.Time(time.Now()))
 		if !store.IsUniqueViolation(err) {
 			t.Errorf("duplicate key: IsUniqueViolation(%v) = false", err)
 		}
@@ -459,7 +459,7 @@ func TestOpenConcurrently(t *testing.T) {
 			var wg sync.WaitGroup
 			for range 4 {
 				wg.Go(func() {
-					db, err := store.Open(t.Context(), url)
+					db, err := store.Open(t.Context(), url, time.Now)
 					if err != nil {
 						t.Errorf("Open: %v", err)
 						return

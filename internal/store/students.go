@@ -81,19 +81,19 @@ func (db *DB) UpsertStudents(ctx context.Context, students []Student) error {
 	if len(students) == 0 {
 		return nil
 	}
-	return db.InTx(ctx, func(tx *sql.Tx) error { return UpsertStudentsTx(ctx, tx, students) })
+	return db.InTx(ctx, func(tx *sql.Tx) error { return db.UpsertStudentsTx(ctx, tx, students) })
 }
 
 // UpsertStudentsTx is UpsertStudents inside tx, for writers that change the roster
 // together with other tables (the ledger's sync).
-func UpsertStudentsTx(ctx context.Context, tx *sql.Tx, students []Student) error {
+func (db *DB) UpsertStudentsTx(ctx context.Context, tx *sql.Tx, students []Student) error {
 	if len(students) == 0 {
 		return nil
 	}
 	if err := rosterChanged(ctx, tx); err != nil {
 		return fmt.Errorf("store: upsert students: %w", err)
 	}
-	now := Now()
+	now := db.Now()
 	stmt, err := tx.PrepareContext(ctx, `INSERT INTO students (nis, name, name_search, key_name, phone, email,
 		description, source, synced_at, created_at, updated_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)

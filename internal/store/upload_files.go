@@ -43,7 +43,7 @@ func (db *DB) CreateUploadJobWithFile(ctx context.Context, j UploadJob, sheet io
 	if j.ID == "" {
 		j.ID = NewID()
 	}
-	now := Now()
+	now := db.Now()
 	j.CreatedAt, j.UpdatedAt = now, now
 	err := db.InTx(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO upload_jobs (id, kind, file_name, file_sha256, file_size, file_kept,

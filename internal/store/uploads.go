@@ -200,7 +200,7 @@ func (db *DB) CreateUploadJob(ctx context.Context, j UploadJob) (UploadJob, erro
 	if j.ID == "" {
 		j.ID = NewID()
 	}
-	now := Now()
+	now := db.Now()
 	j.CreatedAt, j.UpdatedAt = now, now
 	_, err := db.sql.ExecContext(ctx, `INSERT INTO upload_jobs (id, kind, file_name, file_sha256, file_size, file_kept,
 		state, uploaded_by_id, uploaded_by, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)`,
@@ -283,7 +283,7 @@ func (db *DB) UploadJobsInStates(ctx context.Context, states ...string) ([]Uploa
 // SetUploadJobState moves a job to state `to` only from one of the states `from`; it
 // reports whether it did, so two requests cannot both start the same step.
 func (db *DB) SetUploadJobState(ctx context.Context, id, to string, from ...string) (bool, error) {
-	args := []any{to, Now(), id}
+	args := []any{to, db.Now(), id}
 	ph := make([]string, len(from))
 	for i, s := range from {
 		args = append(args, s)
@@ -333,7 +333,7 @@ func (db *DB) SaveUploadAnalysis(ctx context.Context, id, from string, a UploadA
 	if err != nil {
 		return false, err
 	}
-	now := Now()
+	now := db.Now()
 	res, err := db.sql.ExecContext(ctx, `UPDATE upload_jobs SET state = $1, problem = $2, problem_args = $3,
 		rows_total = $4, rows_new = $5, rows_already = $6, rows_error = $7, issues = $8, totals = $9,
 		analysed_at = $10, updated_at = $10, issues_kept = $13, issue_kinds = $14, sample = $15 WHERE id = $11 AND state = $12`,
@@ -357,7 +357,7 @@ type UploadCommit struct {
 // CommitUploadJob queues a previewed job (state c.From → c.To) on behalf of the person;
 // false when the job was not in c.From (committed twice, discarded meanwhile).
 func (db *DB) CommitUploadJob(ctx context.Context, id string, c UploadCommit) (bool, error) {
-	now := Now()
+	now := db.Now()
 	res, err := db.sql.ExecContext(ctx, `UPDATE upload_jobs SET state = $1, committed_by_id = $2, committed_by = $3,
 		committed_role = $4, committed_ip = $5, committed_at = $6, updated_at = $6 WHERE id = $7 AND state = $8`,
 		c.To, c.ByID, c.By, c.Role, c.IP, now, id, c.From)
@@ -372,7 +372,7 @@ func (db *DB) CommitUploadJob(ctx context.Context, id string, c UploadCommit) (b
 // and moves it to state `to`.
 func (db *DB) SetUploadSending(ctx context.Context, id, to string, toSend, skipped int) error {
 	_, err := db.sql.ExecContext(ctx, `UPDATE upload_jobs SET state = $1, to_send = $2, skipped = $3, updated_at = $4 WHERE id = $5`,
-		to, toSend, skipped, Now(), id)
+		to, toSend, skipped, db.Now(), id)
 	if err != nil {
 		return fmt.Errorf("store: upload job %s sending: %w", id, err)
 	}
@@ -381,7 +381,7 @@ func (db *DB) SetUploadSending(ctx context.Context, id, to string, toSend, skipp
 
 // FinishUploadJob records a job's end (it no longer waits for anything).
 func (db *DB) FinishUploadJob(ctx context.Context, id, state string, created, failed int) error {
-	now := Now()
+	now := db.Now()
 	_, err := db.sql.ExecContext(ctx, `UPDATE upload_jobs SET state = $1, created_count = $2, failed_count = $3,
 		finished_at = $4, updated_at = $4, waiting_since = NULL WHERE id = $5`, state, created, failed, now, id)
 	if err != nil {
@@ -579,7 +579,7 @@ func (db *DB) DeleteUploadChunks(ctx context.Context, jobID string) error {
 func (db *DB) InsertUploadChunk(ctx context.Context, c UploadChunk) error {
 	_, err := db.sql.ExecContext(ctx, `INSERT INTO upload_chunks (job_id, seq, state, size, payload, pending_rows,
 		pending_count, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-		c.JobID, c.Seq, c.State, c.Size, c.Payload, encodeRows(c.PendingRows), len(c.PendingRows), Now())
+		c.JobID, c.Seq, c.State, c.Size, c.Payload, encodeRows(c.PendingRows), len(c.PendingRows), db.Now())
 	if err != nil {
 		return fmt.Errorf("store: insert upload chunk %s/%d: %w", c.JobID, c.Seq, err)
 	}
@@ -601,7 +601,7 @@ func (db *DB) ReplaceUploadChunks(ctx context.Context, jobID string, chunks iter
 			return fmt.Errorf("store: insert upload chunks: %w", err)
 		}
 		defer stmt.Close()
-		now, toSend := Now(), 0
+		now, toSend := db.Now(), 0
 		for c, err := range chunks {
 			if err != nil {
 				return err
@@ -712,7 +712,7 @@ func (db *DB) SaveUploadChunk(ctx context.Context, c UploadChunk) error {
 		failed_count = $4, failures = $5, recognised = $6, attempts = $7, last_error = $8, sent_at = $9, updated_at = $10
 		WHERE job_id = $11 AND seq = $12`,
 		c.State, encodeRows(c.PendingRows), len(c.PendingRows), len(c.Failures), failures, c.Recognised, c.Attempts,
-		c.LastError, sent, Now(), c.JobID, c.Seq)
+		c.LastError, sent, db.Now(), c.JobID, c.Seq)
 	if err != nil {
 		return fmt.Errorf("store: save upload chunk %s/%d: %w", c.JobID, c.Seq, err)
 	}
@@ -760,7 +760,7 @@ func (db *DB) UploadProgressOf(ctx context.Context, jobID, confirmed, failed str
 // SetUploadProblem records why a job could not go on (shown on its page).
 func (db *DB) SetUploadProblem(ctx context.Context, id, problem string, args []string) error {
 	if _, err := db.sql.ExecContext(ctx, `UPDATE upload_jobs SET problem = $1, problem_args = $2, updated_at = $3 WHERE id = $4`,
-		problem, joinArgs(args), Now(), id); err != nil {
+		problem, joinArgs(args), db.Now(), id); err != nil {
 		return fmt.Errorf("store: upload job %s problem: %w", id, err)
 	}
 	return nil
@@ -795,7 +795,7 @@ func (db *DB) UploadJobsFreeToTake(ctx context.Context, state string, now time.T
 // lease, whoever held it (an instance still working on it finds at its next renewal that
 // it lost it, and stops); it reports whether it did.
 func (db *DB) DiscardUploadJob(ctx context.Context, id, to string, from ...string) (bool, error) {
-	args := []any{to, Now(), id}
+	args := []any{to, db.Now(), id}
 	ph := make([]string, len(from))
 	for i, s := range from {
 		args = append(args, s)

@@ -65,7 +65,7 @@ func (db *DB) CreateUser(ctx context.Context, u *User) error {
 	if u.ID == "" {
 		u.ID = NewID()
 	}
-	now := Now()
+	now := db.Now()
 	for _, t := range []*time.Time{&u.CreatedAt, &u.UpdatedAt, &u.PasswordChangedAt} {
 		if t.IsZero() {
 			*t = now
@@ -164,7 +164,7 @@ func (db *DB) updateUser(ctx context.Context, id string, change UserChange, endS
 		args = append(args, v)
 		sets = append(sets, fmt.Sprintf("%s = $%d", column, len(args)))
 	}
-	now := Now()
+	now := db.Now()
 	if change.DisplayName != nil {
 		add("display_name", *change.DisplayName)
 	}

@@ -21,7 +21,7 @@ import (
 // already there are searched at the service.
 func (r *Runner) options(kind Kind) Options {
 	return Options{Kind: kind, Accounts: r.cfg.Accounts, Limits: r.cfg.Limits,
-		Students: &Directory{DB: r.db, Client: r.client, Concurrency: r.cfg.LookupConcurrency, Now: r.now},
+		Students: &Directory{DB: r.db, Client: r.client, Concurrency: r.cfg.LookupConcurrency, Clock: r.cfg.Clock},
 		Existing: &Finder{Client: r.client, Concurrency: r.cfg.LookupConcurrency}}
 }
 

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/sekolah/portal/internal/clock"
 )
 
 // The runner waits between attempts of a chunk with a capped, jittered back-off (half to
@@ -13,7 +15,7 @@ import (
 func TestBackoffWaitsAndStopCutsItShort(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
-		r := NewRunner(Config{}, nil, nil, nil, nil)
+		r := NewRunner(Config{Clock: clock.System(time.UTC)}, nil, nil, nil, nil)
 		base, top := r.cfg.RetryBase, r.cfg.RetryMax
 		if base != 500*time.Millisecond || top != 15*time.Second {
 			t.Fatalf("defaults: base %v, max %v", base, top)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/clock"
 	"github.com/sekolah/portal/internal/ledger"
 	"github.com/sekolah/portal/internal/sandbox"
 	"github.com/sekolah/portal/internal/uploads"
@@ -40,7 +41,7 @@ func BenchmarkUploadWire(b *testing.B) {
 		e := newEnvWith(b, 5*time.Second, func(next http.RoundTripper) http.RoundTripper {
 			return countCalls{next: next, gets: &gets, lists: &lists}
 		})
-		l, err := ledger.New(ctx, ledger.Config{DB: e.db, Location: e.sb.Location(), Now: e.sb.Now})
+		l, err := ledger.New(ctx, ledger.Config{DB: e.db, Clock: clock.New(e.sb.Now, e.sb.Location())})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/clock"
 	"github.com/sekolah/portal/internal/config"
 )
 
@@ -25,6 +26,9 @@ func ConfigFrom(c config.Config) Config {
 
 // Config is how the runner reads, keeps and sends uploads.
 type Config struct {
+	// Clock is the portal's clock (internal/app sets it; required): the jobs' times, their
+	// leases and waits, the age of files.
+	Clock clock.Clock
 	// LegacyDir is where uploaded sheets were kept on disk before they were kept in the
 	// database (<data dir>/uploads). Start moves any found there into the database and
 	// removes them; nothing is written there any more.

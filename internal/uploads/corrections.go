@@ -320,7 +320,7 @@ func (r *Runner) processCorrections(ctx context.Context, w *chunkWork, actor aut
 	ones := func() []oneRow { return r.pendingOnes(w, actor, detail) }
 	for attempt := 0; ; attempt++ {
 		if w.c.State == ChunkSent || w.c.State == ChunkUnknown {
-			if wait := time.Until(w.c.SentAt.Add(r.cfg.Settle)); wait > 0 && !r.sleep(wait) {
+			if wait := w.c.SentAt.Add(r.cfg.Settle).Sub(r.now()); wait > 0 && !r.sleep(wait) {
 				return nil
 			}
 			if ctx.Err() != nil {

@@ -21,6 +21,7 @@ import (
 
 	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/changes"
+	"github.com/sekolah/portal/internal/clock"
 	"github.com/sekolah/portal/internal/i18n"
 	"github.com/sekolah/portal/internal/ledger"
 	"github.com/sekolah/portal/internal/sandbox"
@@ -111,12 +112,12 @@ func newCorrectionsEnv(t *testing.T, timeout time.Duration) *correctionsEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ce.ledger, err = ledger.New(context.Background(), ledger.Config{DB: e.db, Location: e.sb.Location(), Now: e.sb.Now})
+	ce.ledger, err = ledger.New(context.Background(), ledger.Config{DB: e.db, Clock: clock.New(e.sb.Now, e.sb.Location())})
 	if err != nil {
 		t.Fatal(err)
 	}
 	e.client = client
-	e.writer = &changes.Writer{Client: client, DB: e.db, Ledger: ce.ledger, Log: e.log}
+	e.writer = &changes.Writer{Client: client, DB: e.db, Ledger: ce.ledger, Log: e.log, Clock: clock.System(time.UTC)}
 	e.setup = setupWriter(t, srv.URL, e.sb, e.db, ce.ledger, e.log)
 	return ce
 }

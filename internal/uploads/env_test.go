@@ -14,6 +14,7 @@ import (
 	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/changes"
+	"github.com/sekolah/portal/internal/clock"
 	"github.com/sekolah/portal/internal/ledger"
 	"github.com/sekolah/portal/internal/sandbox"
 	"github.com/sekolah/portal/internal/store"
@@ -77,7 +78,7 @@ func setupWriter(t testing.TB, url string, sb *sandbox.Server, db *store.DB, l *
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &changes.Writer{Client: client, DB: db, Ledger: l, Log: log}
+	return &changes.Writer{Client: client, DB: db, Ledger: l, Log: log, Clock: clock.System(time.UTC)}
 }
 
 // instance is another portal instance's client and writer on the same sandbox and
@@ -93,12 +94,12 @@ func (e *env) instance(t testing.TB, wrap func(http.RoundTripper) http.RoundTrip
 	if err != nil {
 		t.Fatal(err)
 	}
-	return client, &changes.Writer{Client: client, DB: e.db, Log: e.log}
+	return client, &changes.Writer{Client: client, DB: e.db, Log: e.log, Clock: clock.System(time.UTC)}
 }
 
 // config is a runner configuration that retries fast.
 func (e *env) config() uploads.Config {
-	return uploads.Config{ChunkSize: 200, Concurrency: 3, Accounts: accounts,
+	return uploads.Config{Clock: clock.System(time.UTC), ChunkSize: 200, Concurrency: 3, Accounts: accounts,
 		RetryBase: 5 * time.Millisecond, RetryMax: 50 * time.Millisecond, Settle: 50 * time.Millisecond, MaxAttempts: 40}
 }
 

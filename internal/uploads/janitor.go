@@ -46,7 +46,7 @@ func (r *Runner) clean(ctx context.Context) {
 	}
 	left, _ := filepath.Glob(filepath.Join(dir, tempPrefix+"*"))
 	for _, p := range left {
-		if fi, err := os.Stat(p); err == nil && time.Since(fi.ModTime()) > 24*time.Hour {
+		if fi, err := os.Stat(p); err == nil && r.now().Sub(fi.ModTime()) > 24*time.Hour {
 			_ = os.Remove(p)
 		}
 	}

@@ -155,7 +155,7 @@ func (r *Runner) processChunk(ctx context.Context, j store.UploadJob, seq int) e
 	for attempt := 0; ; attempt++ {
 		if w.c.State == ChunkSent || w.c.State == ChunkUnknown {
 			// No answer came: look before sending again, once the call can no longer land.
-			if wait := time.Until(w.c.SentAt.Add(r.cfg.Settle)); wait > 0 && !r.sleep(wait) {
+			if wait := w.c.SentAt.Add(r.cfg.Settle).Sub(r.now()); wait > 0 && !r.sleep(wait) {
 				return nil
 			}
 			if ctx.Err() != nil {

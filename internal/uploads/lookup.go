@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/clock"
 	"github.com/sekolah/portal/internal/store"
 )
 
@@ -27,8 +28,8 @@ type Directory struct {
 	// Concurrency bounds the parallel calls (default 8). Up to that many unknown NIS are
 	// asked one by one, in one round of parallel calls; more read the list.
 	Concurrency int
-	// Now is the clock of the roster's sync time; nil means time.Now.
-	Now func() time.Time
+	// Clock is the portal's clock: the roster's sync time of the students found.
+	Clock clock.Clock
 
 	mu    sync.Mutex
 	cache map[string]bool // answers of the service, for this Directory's life
@@ -71,10 +72,7 @@ func (d *Directory) KnownStudents(ctx context.Context, nis []string) (map[string
 	for _, n := range ask {
 		known[n] = false
 	}
-	now := time.Now
-	if d.Now != nil {
-		now = d.Now
-	}
+	now := d.Clock.Now
 	roll := make([]store.Student, len(found))
 	for i, st := range found {
 		known[st.NIS] = true

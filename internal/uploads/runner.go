@@ -103,10 +103,13 @@ type Runner struct {
 // NewRunner makes a runner; Start sets it going.
 func NewRunner(cfg Config, db *store.DB, client *billing.Client, writer *changes.Writer, log *slog.Logger) *Runner {
 	cfg.defaults()
+	if cfg.Clock.IsZero() {
+		panic("uploads: NewRunner without a clock (Config.Clock: internal/app hands every worker the portal's)")
+	}
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Runner{cfg: cfg, owner: store.NewID(), db: db, client: client, writer: writer, log: log, now: time.Now,
+	return &Runner{cfg: cfg, owner: store.NewID(), db: db, client: client, writer: writer, log: log, now: cfg.Clock.Now,
 		quit: make(chan struct{}), wake: make(chan struct{}, 1), analyses: map[string]context.CancelFunc{}, slots: make(chan struct{}, 2)}
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/changes"
+	"github.com/sekolah/portal/internal/clock"
 	"github.com/sekolah/portal/internal/sandbox"
 	"github.com/sekolah/portal/internal/store"
 	"github.com/sekolah/portal/internal/store/storetest"
@@ -116,7 +117,7 @@ func newWaitEnv(t *testing.T, sb *sandbox.Server, url string, sh sheettest.Sheet
 		t.Fatal(err)
 	}
 	db := storetest.OpenTest(t)
-	writer := &changes.Writer{Client: client, DB: db, Log: log}
+	writer := &changes.Writer{Client: client, DB: db, Log: log, Clock: clock.System(time.UTC)}
 	var list []billing.Student
 	for i, n := range sh.NIS {
 		list = append(list, billing.Student{NIS: n, Name: sh.Names[i], Description: "Kelas 7A"})
@@ -124,7 +125,7 @@ func newWaitEnv(t *testing.T, sb *sandbox.Server, url string, sh sheettest.Sheet
 	if _, err := writer.CreateStudents(context.Background(), auth.SystemActor, list, store.SourcePortal); err != nil {
 		t.Fatal(err)
 	}
-	cfg := uploads.Config{ChunkSize: 20, Concurrency: 2, Accounts: accounts, RetryBase: time.Second, RetryMax: 15 * time.Second,
+	cfg := uploads.Config{Clock: clock.System(time.UTC), ChunkSize: 20, Concurrency: 2, Accounts: accounts, RetryBase: time.Second, RetryMax: 15 * time.Second,
 		Settle: time.Second, WaitFor: wait, WaitMax: 5 * time.Minute, LeaseTTL: time.Minute, LeaseRenew: 10 * time.Second}
 	r := uploads.NewRunner(cfg, db, client, writer, log)
 	if err := r.Start(context.Background()); err != nil {

@@ -238,7 +238,7 @@ func (p *schemaPool) migrated(ctx context.Context, name string) error {
 
 // storeMigrate runs the store's migrations at url.
 func storeMigrate(ctx context.Context, url string) error {
-	db, err := store.Open(ctx, url)
+	db, err := store.Open(ctx, url, RealTime)
 	if err != nil {
 		return err
 	}

@@ -14,11 +14,18 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" driver, for creating and dropping schemas
 
+	"github.com/sekolah/portal/internal/clock"
 	"github.com/sekolah/portal/internal/store"
 )
+
+// RealTime is the clock of the databases opened here: the system's, through
+// internal/clock (a test that needs a fixed day gives its services a fixed clock; the
+// rows the store stamps itself keep the real time, as the job runners' leases need).
+var RealTime = clock.System(time.UTC).Now
 
 // PostgresEnv names the variable holding the URL of a PostgreSQL database tests may use;
 // tests that need it are skipped when it is empty.
@@ -47,7 +54,7 @@ var migratedSQLite = sync.OnceValue(func() []byte {
 	}
 	defer os.RemoveAll(dir)
 	path := filepath.Join(dir, "portal.db")
-	db, err := store.Open(context.Background(), "sqlite:"+path)
+	db, err := store.Open(context.Background(), "sqlite:"+path, RealTime)
 	if err != nil {
 		return nil
 	}
@@ -82,7 +89,7 @@ func OpenPostgres(t testing.TB) *store.DB {
 // several portal instances have.
 func Open(t testing.TB, databaseURL string) *store.DB {
 	t.Helper()
-	db, err := store.Open(context.Background(), databaseURL)
+	db, err := store.Open(context.Background(), databaseURL, RealTime)
 	if err != nil {
 		t.Fatalf("open test database: %v", err)
 	}

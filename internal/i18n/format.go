@@ -119,7 +119,17 @@ func (p Printer) ymd(y int, m time.Month, d int) string {
 	return fmt.Sprintf("%d %s %d", d, MonthShort(p.Lang, m), y)
 }
 
-// Date shows the calendar date of instant t in p.Loc: "22 Nov 2026", "5 Agu 2026".
+// Two kinds of time are printed as a date, and each has its own method; neither guesses
+// which it was given:
+//   - Day: a calendar day that travels as UTC midnight (a component's due, expiry and
+//     active days; clock.Clock.Day; a report's "as of"). Its UTC date is the day.
+//   - Date (and DateTime): an instant (now, a payment's time, clock.Clock.Today), shown
+//     in the school's zone p.Loc: at 01:30 WIB on the 28th, the 28th, though UTC is
+//     still on the 27th. Passing an instant to Day would print the UTC date: yesterday,
+//     between 00:00 and 07:00 WIB.
+
+// Date shows the calendar date of instant t in p.Loc, the school's zone: "22 Nov 2026",
+// "5 Agu 2026".
 func (p Printer) Date(t time.Time) string {
 	if t.IsZero() {
 		return ""
@@ -129,8 +139,9 @@ func (p Printer) Date(t time.Time) string {
 }
 
 // Day shows a calendar day that travels as a UTC-midnight timestamp (due and
-// expiry dates). It reads the UTC date on purpose: shifting it into the zone
-// would be harmless for Jakarta but moves the day back for any zone west of UTC.
+// expiry dates, clock.Clock.Day). It reads the UTC date on purpose: shifting it into
+// the zone would be harmless for Jakarta but moves the day back for any zone west of
+// UTC. An instant is not a day: print it with Date.
 func (p Printer) Day(t time.Time) string {
 	if t.IsZero() {
 		return ""

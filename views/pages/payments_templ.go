@@ -73,9 +73,9 @@ type PaymentView struct {
 	// RefSuggested: Ref is the next number of the school's pattern (RefPattern).
 	RefSuggested bool
 	RefPattern   string
-	Problems     []string // why the last attempt was refused
-	General      string   // the service failed
-	Today        time.Time
+	Problems     []string  // why the last attempt was refused
+	General      string    // the service failed
+	Today        time.Time // now in the school's zone: an instant, printed with Date
 	// BillsURL is every bill of the student; LetterURL their bill letter.
 	BillsURL, LetterURL string
 }
@@ -787,9 +787,9 @@ func paymentStudent(v PaymentView) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var37 string
-			templ_7745c5c3_Var37, templ_7745c5c3_Err = templ.JoinStringErrs(i18n.T(ctx, "payments.as_of", i18n.From(ctx).Day(v.Today)))
+			templ_7745c5c3_Var37, templ_7745c5c3_Err = templ.JoinStringErrs(i18n.T(ctx, "payments.as_of", i18n.From(ctx).Date(v.Today)))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/payments.templ`, Line: 243, Col: 87}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/payments.templ`, Line: 243, Col: 88}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var37))
 			if templ_7745c5c3_Err != nil {
@@ -1578,9 +1578,9 @@ func PaymentConfirm(v PaymentConfirmView) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var88 string
-			templ_7745c5c3_Var88, templ_7745c5c3_Err = templ.JoinStringErrs(i18n.T(ctx, "payments.confirm.intro", i18n.From(ctx).Day(v.Today)))
+			templ_7745c5c3_Var88, templ_7745c5c3_Err = templ.JoinStringErrs(i18n.T(ctx, "payments.confirm.intro", i18n.From(ctx).Date(v.Today)))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/payments.templ`, Line: 361, Col: 75}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/payments.templ`, Line: 361, Col: 76}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var88))
 			if templ_7745c5c3_Err != nil {

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"errors"
 	"net/http"
 
 	"github.com/sekolah/portal/internal/billing"
@@ -51,13 +50,13 @@ func (h *Handler) createComponents(w http.ResponseWriter, r *http.Request) {
 // componentsRefused puts each item the service rejected beside its row and field, and
 // reports whether it could.
 func (h *Handler) componentsRefused(r *http.Request, f *pages.ComponentsForm, plan component.Plan, err error) bool {
-	var apiErr *billing.APIError
-	if !errors.As(err, &apiErr) || !errors.Is(err, billing.ErrValidation) || len(apiErr.Items) == 0 {
+	apiErr, ok := billing.AsAPIError(err)
+	if !ok || !apiErr.Validation() {
 		return false
 	}
 	placed := false
-	for _, it := range apiErr.Items {
-		col, ok := componentFields[it.Field]
+	for _, it := range apiErr.Problems() {
+		col, ok := component.FieldOf(it.Field)
 		if !ok || it.Index < 0 || it.Index >= len(plan.Rows) {
 			continue
 		}

@@ -17,13 +17,6 @@ const (
 	maxComponentRows     = 20
 )
 
-// componentFields maps the service's component fields to the form's columns.
-var componentFields = map[string]string{
-	"bill_component_name": component.FieldName, "account_code": component.FieldAccount, "amount": component.FieldAmount,
-	"penalty_amount": component.FieldPenalty, "due_date": component.FieldDue, "expiry_date": component.FieldExpiry,
-	"active_date": component.FieldActive, "notes": component.FieldNotes,
-}
-
 // readComponentRows reads n rows of the form ("name-0", "amount-0", ...) from vals.
 func readComponentRows(vals url.Values, n int) []component.Input {
 	rows := make([]component.Input, n)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"strings"
 
 	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/i18n"
@@ -52,23 +51,15 @@ func (h *Handler) createStudent(w http.ResponseWriter, r *http.Request) {
 // An existing NIS is told plainly, whatever words the service used: when its answer is
 // not clear, a read of the NIS settles it.
 func (h *Handler) studentRefused(ctx context.Context, f *pages.StudentForm, nis string, err error) {
-	var apiErr *billing.APIError
-	errors.As(err, &apiErr)
 	exists := false
-	if apiErr != nil {
-		for _, it := range apiErr.Items {
-			field, ok := serviceFields[it.Field]
-			if !ok {
-				continue
-			}
-			if field == students.FieldNIS && strings.Contains(strings.ToLower(it.Message), "exist") {
-				exists = true
+	if apiErr, ok := billing.AsAPIError(err); ok {
+		exists = apiErr.Duplicate() // one student: the NIS is what can exist already
+		for _, it := range apiErr.Problems() {
+			field, ok := students.FieldOf(it.Field)
+			if !ok || it.Reason == billing.ReasonDuplicate {
 				continue
 			}
 			f.Errors[field] = i18n.T(ctx, "students.err.service", it.Message)
-		}
-		if strings.Contains(strings.ToLower(apiErr.StatusDesc), "exist") {
-			exists = true
 		}
 	}
 	if !exists && len(f.Errors) == 0 {

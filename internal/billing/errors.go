@@ -60,17 +60,17 @@ func (e *APIError) Error() string {
 	return b.String()
 }
 
-// Is maps the status code to the error kinds.
+// Is maps the status code to the error kinds, as the methods of classify.go read it.
 func (e *APIError) Is(target error) bool {
 	switch target {
 	case ErrNotFound:
-		return e.StatusCode == 404
+		return e.NotFound()
 	case ErrUnauthorized:
-		return e.StatusCode == 401 || e.StatusCode == 403
+		return e.Unauthorized()
 	case ErrValidation:
-		return e.StatusCode == 400 || e.StatusCode == 406 || e.StatusCode == 422
+		return e.Validation()
 	case ErrUnavailable:
-		return e.StatusCode >= 500 && e.StatusCode <= 504
+		return e.Unavailable()
 	}
 	return false
 }

@@ -33,6 +33,19 @@ const (
 	FieldDescription = "description"
 )
 
+// FieldOf is the component's field a refusal of the service names (billing.Problem.Field),
+// as forms and sheets name it; false for a field a component has not.
+func FieldOf(serviceField string) (string, bool) {
+	f, ok := serviceFields[serviceField]
+	return f, ok
+}
+
+var serviceFields = map[string]string{
+	billing.FieldComponentName: FieldName, billing.FieldAccount: FieldAccount, billing.FieldAmount: FieldAmount,
+	billing.FieldPenalty: FieldPenalty, billing.FieldDue: FieldDue, billing.FieldExpiry: FieldExpiry,
+	billing.FieldActive: FieldActive, billing.FieldNotes: FieldNotes,
+}
+
 // Fields lists a component's fields in form order.
 var Fields = []string{FieldName, FieldAccount, FieldAmount, FieldPenalty, FieldDue, FieldExpiry, FieldActive, FieldNotes}
 

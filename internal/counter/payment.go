@@ -1,7 +1,6 @@
 package counter
 
 import (
-	"errors"
 	"slices"
 	"strings"
 	"time"
@@ -143,15 +142,15 @@ func RefUsed(fresh []billing.Bill, ref string) bool {
 // into plain-worded problems naming the components; ok is false when err is not such a
 // refusal or says nothing this package can word.
 func PayProblems(err error, ids []string, fresh []billing.Bill) (probs problem.List, ok bool) {
-	var apiErr *billing.APIError
-	if !errors.As(err, &apiErr) || !errors.Is(err, billing.ErrValidation) || len(apiErr.Items) == 0 {
+	apiErr, ok := billing.AsAPIError(err)
+	if !ok || !apiErr.Validation() || len(apiErr.Problems()) == 0 {
 		return nil, false
 	}
 	names := make(map[string]string, len(fresh))
 	for _, b := range fresh {
 		names[b.ComponentID] = b.Name
 	}
-	for _, it := range apiErr.Items {
+	for _, it := range apiErr.Problems() {
 		name := ""
 		if it.Index >= 0 && it.Index < len(ids) {
 			name = names[ids[it.Index]]
@@ -159,13 +158,12 @@ func PayProblems(err error, ids []string, fresh []billing.Bill) (probs problem.L
 		if name == "" {
 			return nil, false
 		}
-		msg := strings.ToLower(it.Message)
-		switch {
-		case strings.Contains(msg, "already paid"):
+		switch it.Reason {
+		case billing.ReasonPaid:
 			probs.Add(FieldComponent, "payments.err.paid_meanwhile", name)
-		case strings.Contains(msg, "expired"):
+		case billing.ReasonExpired:
 			probs.Add(FieldComponent, "payments.err.expired", name)
-		case strings.Contains(msg, "not active"):
+		case billing.ReasonNotActive:
 			probs.Add(FieldComponent, "payments.err.not_active", name)
 		default:
 			return nil, false

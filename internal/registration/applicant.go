@@ -1,9 +1,6 @@
 package registration
 
 import (
-	"errors"
-	"strings"
-
 	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/problem"
 	"github.com/sekolah/portal/internal/students"
@@ -59,16 +56,9 @@ func (a Applicant) Validate(public bool) problem.List {
 }
 
 // IsNISTaken reports whether the billing service refused a checkout because the NIS
-// already exists: a 400 that names the bill key field.
+// already exists (the only record a checkout creates that can exist already), as the
+// billing client reads its refusals (billing.APIError.Duplicate).
 func IsNISTaken(err error) bool {
-	var apiErr *billing.APIError
-	if !errors.As(err, &apiErr) || apiErr.StatusCode != 400 {
-		return false
-	}
-	for _, it := range apiErr.Items {
-		if it.Field == "bill_key_value" && strings.Contains(it.Message, "exist") {
-			return true
-		}
-	}
-	return strings.HasPrefix(apiErr.StatusDesc, "bill_key_value") && strings.Contains(apiErr.StatusDesc, "exist")
+	apiErr, ok := billing.AsAPIError(err)
+	return ok && apiErr.Duplicate()
 }

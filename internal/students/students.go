@@ -28,6 +28,18 @@ const (
 	FieldClass = "description"
 )
 
+// FieldOf is the student's field a refusal of the service names (billing.Problem.Field),
+// as forms name it; false for a field a student form does not have.
+func FieldOf(serviceField string) (string, bool) {
+	f, ok := serviceFields[serviceField]
+	return f, ok
+}
+
+var serviceFields = map[string]string{
+	billing.FieldNIS: FieldNIS, billing.FieldName: FieldName, billing.FieldKeyName: FieldKeyName,
+	billing.FieldPhone: FieldPhone, billing.FieldEmail: FieldEmail, billing.FieldDescription: FieldClass,
+}
+
 // Length limits, in characters.
 const (
 	MaxNISLen     = 32

@@ -6,9 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -286,14 +284,11 @@ func (r *Runner) processChunk(ctx context.Context, j store.UploadJob, seq int) e
 // ambiguous reports a call that may have been applied without our hearing of it: no
 // answer, or a gateway saying it gave up waiting for the service.
 func ambiguous(err error) bool {
-	var apiErr *billing.APIError
-	if errors.As(err, &apiErr) {
-		return apiErr.StatusCode == 502 || apiErr.StatusCode == 504
+	if apiErr, ok := billing.AsAPIError(err); ok {
+		return apiErr.MayBeApplied()
 	}
 	return changes.Ambiguous(err)
 }
-
-var itemIndex = regexp.MustCompile(`\[(\d+)\]`)
 
 // refuse moves the rows the service named in a rejected batch to the chunk's failures.
 // A batch is all or nothing, so the other rows were not applied and are sent again. When
@@ -309,27 +304,18 @@ func (w *chunkWork) refuse(apiErr *billing.APIError, comps []compItem, studs []s
 		return 0, false
 	}
 	gone := map[int]bool{}
-	for _, it := range apiErr.Items {
+	// The items the refusal names (its data list, or the one its status_desc names).
+	for _, it := range apiErr.Problems() {
 		row, ok := rowAt(it.Index)
 		if !ok || gone[row] {
 			continue
 		}
 		gone[row] = true
-		if w.kind == Students && strings.Contains(it.Message, "already exists") {
+		if w.kind == Students && it.Reason == billing.ReasonDuplicate {
 			w.c.Recognised++ // the goal holds: the student is there
 			continue
 		}
 		w.c.Failures = append(w.c.Failures, store.UploadFailure{Row: row, Code: FailRejected, Arg: strings.TrimSpace(it.Field + ": " + it.Message)})
-	}
-	if len(gone) == 0 {
-		if m := itemIndex.FindStringSubmatch(apiErr.StatusDesc); m != nil {
-			if i, err := strconv.Atoi(m[1]); err == nil {
-				if row, ok := rowAt(i); ok {
-					gone[row] = true
-					w.c.Failures = append(w.c.Failures, store.UploadFailure{Row: row, Code: FailRejected, Arg: apiErr.StatusDesc})
-				}
-			}
-		}
 	}
 	if len(gone) == 0 {
 		reason := apiErr.StatusDesc

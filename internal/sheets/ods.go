@@ -299,7 +299,30 @@ func openODS(b *Book, z *zipBook) error {
 	var tables []table
 	spreadsheetDepth := -1
 	sc := &odsStyleScan{st: o.styles, lim: &b.lim, part: "content.xml"}
+	// Where the scan is in the tables, to name a cell too long: rows and columns counted
+	// with their repeats.
+	var row, col, rowRep int
+	inCell := ""
 	err := o.scanStyles("content.xml", sc, func(t *tagView) error {
+		switch string(t.name) {
+		case "table:table-row":
+			if !t.closing {
+				col, rowRep = 0, max(atoiDefault(t.attr("table:number-rows-repeated"), 1), 1)
+			}
+			if t.closing || t.selfClosing {
+				row += rowRep
+			}
+		case "table:table-cell", "table:covered-table-cell":
+			rep := max(atoiDefault(t.attr("table:number-columns-repeated"), 1), 1)
+			switch {
+			case t.closing:
+				col, inCell = col+rep, ""
+			case t.selfClosing:
+				col += rep
+			default:
+				inCell = CellRef(row+1, min(col, ExcelMaxCols))
+			}
+		}
 		switch string(t.name) {
 		case "office:spreadsheet":
 			if !t.closing {
@@ -311,10 +334,14 @@ func openODS(b *Book, z *zipBook) error {
 					return tooBig(ODS, BoundSheets, int64(b.lim.MaxSheets), "content.xml")
 				}
 				tables = append(tables, table{t.attr("table:name"), t.attr("table:style-name")})
+				row, col = 0, 0
 			}
 		}
 		return nil
 	})
+	if e, ok := err.(*Error); ok && e.Cell == "" && e.Bound == BoundCellChars {
+		e.Cell = inCell
+	}
 	if err != nil {
 		return err
 	}
@@ -543,6 +570,9 @@ func (s *odsRows) next(row *Row) (bool, error) {
 	for {
 		tok, err := s.p.token()
 		if err != nil {
+			if e, ok := err.(*Error); ok && cell != nil && e.Cell == "" {
+				e.Cell = CellRef(s.rowNum+1, cell.startCol)
+			}
 			return false, err
 		}
 		if tok == nil {
@@ -779,6 +809,15 @@ func (s *odsRows) defaultStyle(col int) string {
 		}
 	}
 	return ""
+}
+
+// atoiDefault is s as a number, or def.
+func atoiDefault(s string, def int) int {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return def
+	}
+	return min(n, ExcelMaxRows)
 }
 
 // parseISODuration reads .ods times (PT13H30M00S, P1DT2H, PT12H00M00.5S).

@@ -364,8 +364,16 @@ func (x *xlsxBook) rows(sheet int) (rowSource, error) {
 	}
 	s := &xlsxRows{b: x, part: part}
 	// The merged ranges are after the cells: a first pass collects them, and the hidden
-	// columns, without decoding the cells.
+	// columns, without decoding the cells. It passes every cell, so it is the one to name
+	// a cell too long.
+	inCell := ""
 	err := x.z.scanXML(part, func(t *tagView) error {
+		if t.local() == "c" {
+			inCell = ""
+			if !t.closing && !t.selfClosing {
+				inCell = t.attr("r")
+			}
+		}
 		if t.closing {
 			return nil
 		}
@@ -388,6 +396,9 @@ func (x *xlsxBook) rows(sheet int) (rowSource, error) {
 		}
 		return nil
 	})
+	if e, ok := err.(*Error); ok && e.Cell == "" && e.Bound == BoundCellChars {
+		e.Cell = inCell
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -453,6 +464,9 @@ func (s *xlsxRows) next(row *Row) (bool, error) {
 	for {
 		tok, err := s.p.token()
 		if err != nil {
+			if e, ok := err.(*Error); ok && s.inCell && e.Cell == "" {
+				e.Cell = CellRef(row.Number, s.col)
+			}
 			return false, err
 		}
 		if tok == nil {

@@ -98,9 +98,11 @@ func (x *xmlFilter) Read(p []byte) (int, error) {
 			x.err = tooBig(x.format, BoundPartBytes, x.lim.MaxPartBytes, x.part)
 			return 0, x.err
 		}
-		if ferr := x.feed(p[:n]); ferr != nil {
+		if ok, ferr := x.feed(p[:n]); ferr != nil {
+			// What came before the fault goes on to the decoder, so the reader knows
+			// where it was (the cell a too long text is in); the fault comes next.
 			x.err = ferr
-			return 0, ferr
+			return ok, nil
 		}
 	}
 	if err != nil && err != io.EOF {
@@ -148,17 +150,23 @@ func (x *xmlFilter) text(b []byte) error {
 	return nil
 }
 
-func (x *xmlFilter) feed(b []byte) error {
+// feed checks b; on a fault, ok is how much of b came before it.
+func (x *xmlFilter) feed(b []byte) (ok int, err error) {
+	defer func() {
+		if err != nil && x.err == nil {
+			x.err = err
+		}
+	}()
 	for i := 0; i < len(b); i++ {
 		c := b[i]
 		switch x.state {
 		case fxText:
 			j := bytes.IndexByte(b[i:], '<')
 			if j < 0 {
-				return x.text(b[i:])
+				return i, x.text(b[i:])
 			}
 			if err := x.text(b[i : i+j]); err != nil {
-				return err
+				return i, err
 			}
 			i += j
 			x.run, x.entity, x.state = 0, 0, fxOpen
@@ -180,11 +188,11 @@ func (x *xmlFilter) feed(b []byte) error {
 				x.state, x.endMatch = fxCData, 0
 			case !strings.HasPrefix("--", string(x.bang)) && !strings.HasPrefix("[CDATA[", string(x.bang)):
 				// <!DOCTYPE, <!ENTITY: not in any spreadsheet, and how entity bombs start.
-				return damaged(x.format, x.part, "DOCTYPE or other declaration", nil)
+				return i, damaged(x.format, x.part, "DOCTYPE or other declaration", nil)
 			}
 		case fxTag, fxQuote:
 			if x.tagLen++; x.tagLen > x.lim.MaxTagBytes {
-				return tooBig(x.format, BoundTagBytes, int64(x.lim.MaxTagBytes), x.part)
+				return i, tooBig(x.format, BoundTagBytes, int64(x.lim.MaxTagBytes), x.part)
 			}
 			if len(x.tag) < tagKeep {
 				x.tag = append(x.tag, c)
@@ -199,13 +207,13 @@ func (x *xmlFilter) feed(b []byte) error {
 			case c == '>':
 				x.state = fxText
 				if err := x.endTag(x.prev == '/'); err != nil {
-					return err
+					return i, err
 				}
 			}
 			x.prev = c
 		case fxComment, fxPI:
 			if x.tagLen++; x.tagLen > x.lim.MaxTagBytes {
-				return tooBig(x.format, BoundTagBytes, int64(x.lim.MaxTagBytes), x.part)
+				return i, tooBig(x.format, BoundTagBytes, int64(x.lim.MaxTagBytes), x.part)
 			}
 			end := "-->"
 			if x.state == fxPI {
@@ -222,11 +230,11 @@ func (x *xmlFilter) feed(b []byte) error {
 				continue
 			}
 			if err := x.text(b[i : i+1]); err != nil {
-				return err
+				return i, err
 			}
 		}
 	}
-	return nil
+	return len(b), nil
 }
 
 // advanceMarker moves the match of an end marker over c.

@@ -119,6 +119,7 @@ func (z *zipBook) readSmall(name string, max int64) ([]byte, error) {
 // xmlPart is a part read as XML tokens through an xmlFilter. Tokens come from the
 // decoder's RawToken, which keeps no element stack (the filter bounds the depth anyway).
 type xmlPart struct {
+	stack  []xml.Name // open elements: their ends must match (at most MaxDepth)
 	rc     io.ReadCloser
 	filter *xmlFilter
 	dec    *xml.Decoder
@@ -156,6 +157,15 @@ func (z *zipBook) scanXML(name string, hook func(*tagView) error) error {
 func (p *xmlPart) token() (xml.Token, error) {
 	t, err := p.dec.RawToken()
 	if err == nil {
+		switch e := t.(type) {
+		case xml.StartElement:
+			p.stack = append(p.stack, e.Name)
+		case xml.EndElement:
+			if n := len(p.stack); n == 0 || p.stack[n-1] != e.Name {
+				return nil, damaged(p.format, p.name, "XML: end tag "+e.Name.Local+" does not match", nil)
+			}
+			p.stack = p.stack[:len(p.stack)-1]
+		}
 		return t, nil
 	}
 	if p.filter.err != nil {

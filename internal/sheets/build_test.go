@@ -247,6 +247,6 @@ func xlsxBytes(sheetXML string, extra ...[2]string) []byte {
 func odsBytes(body string) []byte {
 	return zipBytes(
 		[2]string{"mimetype", odsMime},
-		[2]string{"content.xml", `<office:document-content xmlns:office="o" xmlns:table="t" xmlns:text="x"><office:body><office:spreadsheet>` + body + `</office:spreadsheet></office:body></office:document-content>`},
+		[2]string{"content.xml", `<office:document-content xmlns:office="o" xmlns:table="t" xmlns:text="x" xmlns:calcext="c"><office:body><office:spreadsheet>` + body + `</office:spreadsheet></office:body></office:document-content>`},
 	)
 }

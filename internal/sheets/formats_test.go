@@ -42,7 +42,7 @@ func TestXLSRecords(t *testing.T) {
 		{name: "Data", cells: [][2]any{
 			xLabelSST(0, 0, 0), xLabelSST(0, 1, 1),
 			xNumber(1, 0, 16, 12360), xLabelSST(1, 1, 3), xLabelSST(1, 2, 2),
-			rk(2, 0, 0, 12346<<2|2),  // an integer RK
+			rk(2, 0, 0, 12346<<2|2),     // an integer RK
 			rk(2, 1, 17, 35000000<<2|3), // 350000.00 in hundredths, format #,##0
 			xRec(recMulRK, cat(le16(3), le16(0), le16(18), le32(45147<<2|2), le16(0), le32(7<<2|2), le16(2))),
 			formula(4, 0, special(0, 0)), xRec(recString, xlsString("lunas")),

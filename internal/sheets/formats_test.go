@@ -297,3 +297,22 @@ func xlsPassword() []byte {
 	g.rec(recEOF, nil)
 	return oleFile("Workbook", g.Bytes())
 }
+
+// TestXLSColumnOrder reads a row block whose cells were written column by column (some
+// writers do): the rows come out whole and in order.
+func TestXLSColumnOrder(t *testing.T) {
+	t.Parallel()
+	var cells [][2]any
+	for c := range 3 {
+		for r := range 4 {
+			cells = append(cells, xNumber(r, c, 0, float64(10*r+c)))
+		}
+	}
+	cells = append(cells, xRec(recDBCell, le32(0)), xNumber(4, 0, 0, 40))
+	b := mustOpen(t, xlsBytes([]xlsSheet{{name: "A", cells: cells}}, nil, nil, 0, false, 0))
+	defer b.Close()
+	rows, _ := readAll(t, b, 0)
+	if len(rows) != 5 || len(rows[3].Cells) != 3 || rows[3].Cells[2].Raw != "32" || rows[4].Cells[0].Raw != "40" {
+		t.Fatalf("rows %+v", rows)
+	}
+}

@@ -102,6 +102,11 @@ func openOLEBook(b *Book, r io.ReaderAt, size int64) (err error) {
 	case wb == nil:
 		return &Error{Reason: NotSpreadsheet, Detail: "compound file without a workbook"}
 	}
+	if wb.Size < 8 || wb.Size > size {
+		// A stream cannot hold more than the file: a larger size is a sector chain that
+		// loops, which would be read round and round.
+		return damaged(XLS, wbPart, "stream size", nil)
+	}
 	b.Format = XLS
 	x := &xlsBook{f: wb, lim: &b.lim}
 	if err := x.readGlobals(b); err != nil {

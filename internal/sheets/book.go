@@ -106,8 +106,8 @@ type Rows struct {
 	last   int
 }
 
-// Next reads the next row with a non-empty cell (or a hidden one); false at the end or on
-// an error (see Err).
+// Next reads the next row with a non-empty cell; false at the end or on an error (see
+// Err).
 func (r *Rows) Next() bool {
 	if r.done {
 		return false

@@ -125,7 +125,7 @@ type Cell struct {
 // Ref is the cell's A1 reference ("D11").
 func (c Cell) Ref() string { return CellRef(c.Row, c.Col) }
 
-// Row is one row of a sheet with at least one non-empty cell, or a hidden one.
+// Row is one row of a sheet with at least one non-empty cell.
 type Row struct {
 	// Number is the row's 1-based number in the sheet: rows without cells are not
 	// returned, so numbers may jump.

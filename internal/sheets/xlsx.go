@@ -471,7 +471,7 @@ func (s *xlsxRows) next(row *Row) (bool, error) {
 		}
 		if tok == nil {
 			s.done = true
-			if inRow && (len(row.Cells) > 0 || row.Hidden) {
+			if inRow && len(row.Cells) > 0 {
 				return true, nil
 			}
 			return false, nil
@@ -531,7 +531,7 @@ func (s *xlsxRows) next(row *Row) (bool, error) {
 			switch t.Name.Local {
 			case "row":
 				if inRow {
-					if len(row.Cells) > 0 || row.Hidden {
+					if len(row.Cells) > 0 {
 						return true, nil
 					}
 					inRow = false

@@ -25,6 +25,7 @@ func init() {
 		"audit.receipt":        {ID: "kuitansi %[1]s", EN: "receipt %[1]s"},
 		"audit.lines":          {ID: "%[1]d komponen", EN: "%[1]d {1:item|items}"},
 		"audit.file":           {ID: "berkas “%[1]s”", EN: "file “%[1]s”"},
+		"audit.an_upload":      {ID: "unggahan", EN: "an upload"},
 		"audit.reason":         {ID: "alasan: %[1]s", EN: "reason: %[1]s"},
 		"audit.from_upload":    {ID: "dari unggahan", EN: "from an upload"},
 		"audit.role_change":    {ID: "%[1]s → %[2]s", EN: "%[1]s → %[2]s"},

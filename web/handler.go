@@ -10,6 +10,7 @@ import (
 	"github.com/gorilla/sessions"
 
 	"github.com/sekolah/portal/internal/app"
+	"github.com/sekolah/portal/internal/audit"
 	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/changes"
@@ -38,6 +39,7 @@ type Handler struct {
 	cfg          config.Config
 	db           *store.DB
 	auth         *auth.Service
+	auditLog     audit.Log
 	billing      *billing.Client // reads; every write goes through writer
 	writer       *changes.Writer
 	reports      *reports.Service
@@ -62,7 +64,7 @@ func newHandler(d Deps) *Handler {
 	// session's row in the database (idle and absolute expiry, revocation): see session.go.
 	cs.MaxAge(0)
 	h := &Handler{
-		cfg: a.Config, db: a.DB, auth: a.Auth, billing: a.Billing, writer: a.Writer, reports: a.Reports,
+		cfg: a.Config, db: a.DB, auth: a.Auth, auditLog: a.Audit, billing: a.Billing, writer: a.Writer, reports: a.Reports,
 		registration: a.Registration, counter: a.Counter, school: a.School, followups: a.FollowUps, uploads: a.Uploads, corrections: a.Corrections, ledger: a.Ledger, sync: a.Sync,
 		log: a.Log, sessions: cs, now: a.Now,
 	}

@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/sekolah/portal/internal/audit"
 	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/changes"
@@ -65,6 +66,8 @@ type App struct {
 	Now     func() time.Time
 
 	Auth *auth.Service
+	// Audit is the audit log: its pages read it, the pages' own actions are recorded in it.
+	Audit audit.Log
 	// Writer is the one door for changes at the service: every part that writes is
 	// handed this one.
 	Writer       *changes.Writer
@@ -105,7 +108,7 @@ func New(ctx context.Context, o Options) (*App, error) {
 		log = slog.Default()
 	}
 	cfg := o.Config
-	a := &App{Config: cfg, DB: o.DB, Billing: o.Billing, Log: log, Now: now}
+	a := &App{Config: cfg, DB: o.DB, Billing: o.Billing, Log: log, Now: now, Audit: audit.Log{DB: o.DB}}
 
 	a.Auth = o.Auth
 	if a.Auth == nil {

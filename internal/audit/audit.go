@@ -124,18 +124,20 @@ func (a *Action) Phrase(p i18n.Printer, o Outcome) string {
 	return p.T(a.TryKey())
 }
 
-// allows reports whether an entry of a may carry the argument k.
-func (a *Action) allows(k Key) bool {
-	if slices.Contains(a.About.keys(), k) || slices.Contains(a.Keeps, k) || slices.Contains(a.Needs, k) {
-		return true
-	}
+// Carries are the arguments an entry of a may carry: those naming its subject, its
+// figures' and those it keeps, each once.
+func (a *Action) Carries() []Key {
+	keys := slices.Clone(a.About.keys())
 	for _, f := range a.Shows {
-		if slices.Contains(f.keys, k) {
-			return true
-		}
+		keys = append(keys, f.keys...)
 	}
-	return false
+	keys = append(keys, a.Keeps...)
+	slices.Sort(keys)
+	return slices.Compact(keys)
 }
+
+// allows reports whether an entry of a may carry the argument k.
+func (a *Action) allows(k Key) bool { return slices.Contains(a.Carries(), k) }
 
 // With is an entry of a with args (the rest of the entry is the maker's to fill).
 func (a *Action) With(args ...Arg) Entry {
@@ -157,7 +159,7 @@ func Register(a Action) *Action {
 	}
 	ra := &a
 	for _, k := range a.Needs {
-		if !slices.Contains(a.About.keys(), k) && !slices.Contains(a.Keeps, k) && !slices.ContainsFunc(a.Shows, func(f Figure) bool { return slices.Contains(f.keys, k) }) {
+		if !ra.allows(k) {
 			panic(fmt.Sprintf("audit: action %s needs %q, which it neither names nor shows nor keeps", a.Code, k))
 		}
 	}

@@ -244,7 +244,7 @@ func TestLog(t *testing.T) {
 			t.Parallel()
 			db := open(t)
 			ctx := t.Context()
-			l := &audit.Log{DB: db}
+			l := audit.Log{DB: db}
 			at := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
 			for i, e := range []audit.Entry{
 				{Action: testSignIn, Actor: audit.Actor{Username: "test-portal"}, Outcome: audit.OK, At: at},
@@ -283,7 +283,7 @@ func TestLog(t *testing.T) {
 			if err != nil || !slices.Equal(actors, []string{"siti", "test-portal"}) {
 				t.Errorf("Actors = %v, %v: each machine once", actors, err)
 			}
-			latest, err := l.Latest(ctx, testPay, "1", 5)
+			latest, err := l.Latest(ctx, testPay.Code, "1", 5)
 			if err != nil || len(latest) != 2 || latest[0].Action != testPay {
 				t.Errorf("Latest = %+v, %v", latest, err)
 			}

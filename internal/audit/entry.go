@@ -140,7 +140,7 @@ type Log struct {
 
 // Record appends e. An entry its action does not describe is recorded all the same (an
 // audit entry is never dropped) and reported as an error wrapping ErrMalformed.
-func (l *Log) Record(ctx context.Context, e Entry) error {
+func (l Log) Record(ctx context.Context, e Entry) error {
 	malformed := e.Check()
 	if err := l.DB.AppendAudit(ctx, e.Row()); err != nil {
 		return err
@@ -161,7 +161,7 @@ type Filter struct {
 }
 
 // List is one page of entries matching f, newest first, and how many match in all.
-func (l *Log) List(ctx context.Context, f Filter) ([]Stored, int, error) {
+func (l Log) List(ctx context.Context, f Filter) ([]Stored, int, error) {
 	sf := store.AuditFilter{Action: f.Action, Outcome: string(f.Outcome), From: f.From, To: f.To, Offset: f.Offset, Limit: f.Limit}
 	if m := MachineOf(f.Actor); m != NotMachine {
 		sf.Actors = usernamesOf(m)
@@ -179,10 +179,11 @@ func (l *Log) List(ctx context.Context, f Filter) ([]Stored, int, error) {
 	return out, total, nil
 }
 
-// Latest are the newest successful entries of a about target, newest first, at most
-// limit: what the portal recorded about one student, such as who took a payment.
-func (l *Log) Latest(ctx context.Context, a *Action, target string, limit int) ([]Stored, error) {
-	rows, err := l.DB.LatestAudit(ctx, a.Code, target, string(OK), limit)
+// Latest are the newest successful entries of the action code about target, newest
+// first, at most limit: what the portal recorded about one student, such as who took a
+// payment.
+func (l Log) Latest(ctx context.Context, code, target string, limit int) ([]Stored, error) {
+	rows, err := l.DB.LatestAudit(ctx, code, target, string(OK), limit)
 	if err != nil {
 		return nil, err
 	}
@@ -195,7 +196,7 @@ func (l *Log) Latest(ctx context.Context, a *Action, target string, limit int) (
 
 // Actors are who appears in the log, for the filter: each machine once (named by the
 // first of its names), then every other actor, sorted.
-func (l *Log) Actors(ctx context.Context) ([]string, error) {
+func (l Log) Actors(ctx context.Context) ([]string, error) {
 	all, err := l.DB.AuditActors(ctx)
 	if err != nil {
 		return nil, err

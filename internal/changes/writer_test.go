@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sekolah/portal/internal/audit"
 	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/changes"
@@ -71,6 +72,10 @@ func lastAudit(t *testing.T, db *store.DB) store.AuditEntry {
 	entries, _, err := db.ListAudit(context.Background(), store.AuditFilter{Limit: 1})
 	if err != nil || len(entries) == 0 {
 		t.Fatalf("no audit entry: %v", err)
+	}
+	// Every entry carries what its action says it does (the log's words need it).
+	if err := audit.Read(entries[0]).Check(); err != nil {
+		t.Error(err)
 	}
 	return entries[0]
 }

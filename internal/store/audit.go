@@ -208,24 +208,6 @@ func (db *DB) LatestAudit(ctx context.Context, action, target, outcome string, l
 	return out, rows.Err()
 }
 
-// AuditActions lists the distinct actions in the log, sorted, for filter menus.
-func (db *DB) AuditActions(ctx context.Context) ([]string, error) {
-	rows, err := db.sql.QueryContext(ctx, `SELECT DISTINCT action FROM audit_log ORDER BY action`)
-	if err != nil {
-		return nil, fmt.Errorf("store: audit actions: %w", err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			return nil, fmt.Errorf("store: audit actions: %w", err)
-		}
-		out = append(out, s)
-	}
-	return out, rows.Err()
-}
-
 // AuditActors lists the distinct actors in the log, sorted, for filter menus. (The
 // actions come from the vocabulary, internal/audit, not from the log.)
 func (db *DB) AuditActors(ctx context.Context) ([]string, error) {

@@ -5,8 +5,9 @@ import (
 	"net/url"
 
 	"github.com/sekolah/portal/internal/audit"
+	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/i18n"
-	"github.com/sekolah/portal/internal/store"
+	"github.com/sekolah/portal/internal/students"
 	"github.com/sekolah/portal/views/pages"
 )
 
@@ -16,8 +17,8 @@ import (
 
 // auditNames are the staff and the students a page of entries names, read once.
 type auditNames struct {
-	users    map[string]store.User
-	students map[string]store.Student
+	users    map[string]auth.User
+	students map[string]students.Student
 }
 
 // StaffName is a member of staff's name by username.
@@ -29,8 +30,8 @@ func (n auditNames) StudentName(nis string) string { return n.students[nis].Name
 // loadAuditNames reads the staff, and the students the entries name without their name,
 // in two queries.
 func (h *Handler) loadAuditNames(ctx context.Context, entries []audit.Stored) auditNames {
-	n := auditNames{users: map[string]store.User{}}
-	if us, err := h.db.ListUsers(ctx); err == nil {
+	n := auditNames{users: map[string]auth.User{}}
+	if us, err := h.auth.Users(ctx); err == nil {
 		for _, u := range us {
 			n.users[u.Username] = u
 		}
@@ -44,7 +45,7 @@ func (h *Handler) loadAuditNames(ctx context.Context, entries []audit.Stored) au
 		}
 	}
 	if len(nis) > 0 {
-		if ss, err := h.db.StudentsByNIS(ctx, nis); err == nil {
+		if ss, err := h.students.ByNIS(ctx, nis); err == nil {
 			n.students = ss
 		} else {
 			h.log.Warn("audit: read student names", "err", err)

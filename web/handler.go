@@ -3,6 +3,7 @@
 package web
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"time"
@@ -12,7 +13,6 @@ import (
 	"github.com/sekolah/portal/internal/app"
 	"github.com/sekolah/portal/internal/audit"
 	"github.com/sekolah/portal/internal/auth"
-	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/changes"
 	"github.com/sekolah/portal/internal/config"
 	"github.com/sekolah/portal/internal/corrections"
@@ -22,7 +22,7 @@ import (
 	"github.com/sekolah/portal/internal/registration"
 	"github.com/sekolah/portal/internal/reports"
 	"github.com/sekolah/portal/internal/school"
-	"github.com/sekolah/portal/internal/store"
+	"github.com/sekolah/portal/internal/students"
 	"github.com/sekolah/portal/internal/uploads"
 )
 
@@ -37,12 +37,12 @@ type Deps struct {
 // Handler holds the dependencies of every handler method.
 type Handler struct {
 	cfg          config.Config
-	db           *store.DB
+	db           jobRecords // the job runner's pages' reads (store_pending.go)
 	auth         *auth.Service
 	auditLog     audit.Log
-	billing      *billing.Client // reads; every write goes through writer
 	writer       *changes.Writer
 	reports      *reports.Service
+	students     *students.Service
 	registration *registration.Service
 	counter      *counter.Service
 	school       *school.Service
@@ -52,6 +52,7 @@ type Handler struct {
 	ledger       *ledger.Ledger // what every page reads
 	sync         *ledger.Syncer // the ledger's sync: asked to run now by people
 	log          *slog.Logger
+	ping         func(context.Context) error // whether the database answers
 	sessions     *sessions.CookieStore
 	now          func() time.Time
 }
@@ -64,10 +65,11 @@ func newHandler(d Deps) *Handler {
 	// session's row in the database (idle and absolute expiry, revocation): see session.go.
 	cs.MaxAge(0)
 	h := &Handler{
-		cfg: a.Config, db: a.DB, auth: a.Auth, auditLog: a.Audit, billing: a.Billing, writer: a.Writer, reports: a.Reports,
-		registration: a.Registration, counter: a.Counter, school: a.School, followups: a.FollowUps, uploads: a.Uploads, corrections: a.Corrections, ledger: a.Ledger, sync: a.Sync,
-		log: a.Log, sessions: cs, now: a.Now,
+		cfg: a.Config, auth: a.Auth, auditLog: a.Audit, writer: a.Writer, reports: a.Reports,
+		students: a.Students, registration: a.Registration, counter: a.Counter, school: a.School, followups: a.FollowUps, uploads: a.Uploads, corrections: a.Corrections, ledger: a.Ledger, sync: a.Sync,
+		log: a.Log, sessions: cs, now: a.Now, ping: a.Ping,
 	}
+	h.withJobRecords(a)
 	if h.log == nil {
 		h.log = slog.Default()
 	}

@@ -8,7 +8,6 @@ import (
 
 	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/i18n"
-	"github.com/sekolah/portal/internal/store"
 	"github.com/sekolah/portal/internal/students"
 	"github.com/sekolah/portal/views/pages"
 )
@@ -24,7 +23,7 @@ func (h *Handler) createStudent(w http.ResponseWriter, r *http.Request) {
 	status := http.StatusUnprocessableEntity
 	if len(f.Errors) == 0 {
 		uctx, cancel := h.upstreamCtx(ctx)
-		created, err := h.writer.CreateStudents(uctx, h.actor(r), []billing.Student{s}, store.SourcePortal)
+		created, err := h.writer.CreateStudents(uctx, h.actor(r), []billing.Student{s}, students.SourcePortal)
 		cancel()
 		switch {
 		case err == nil:
@@ -73,11 +72,9 @@ func (h *Handler) studentRefused(ctx context.Context, f *pages.StudentForm, nis 
 	}
 	if !exists && len(f.Errors) == 0 {
 		uctx, cancel := h.upstreamCtx(ctx)
-		_, gerr := h.billing.Student(uctx, nis)
+		known, gerr := h.students.AtService(uctx, nis)
 		cancel()
-		if gerr == nil {
-			exists = true
-		}
+		exists = gerr == nil && known
 	}
 	switch {
 	case exists:

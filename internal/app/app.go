@@ -18,6 +18,7 @@ import (
 	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/changes"
+	"github.com/sekolah/portal/internal/clock"
 	"github.com/sekolah/portal/internal/config"
 	"github.com/sekolah/portal/internal/corrections"
 	"github.com/sekolah/portal/internal/counter"
@@ -27,6 +28,7 @@ import (
 	"github.com/sekolah/portal/internal/reports"
 	"github.com/sekolah/portal/internal/school"
 	"github.com/sekolah/portal/internal/store"
+	"github.com/sekolah/portal/internal/students"
 	"github.com/sekolah/portal/internal/uploads"
 )
 
@@ -68,6 +70,9 @@ type App struct {
 	Auth *auth.Service
 	// Audit is the audit log: its pages read it, the pages' own actions are recorded in it.
 	Audit audit.Log
+	// Students is the roster as the pages read it: a student by NIS (fetched from the
+	// service when the roster lacks them), its pages and classes, whether one has payments.
+	Students *students.Service
 	// Writer is the one door for changes at the service: every part that writes is
 	// handed this one.
 	Writer       *changes.Writer
@@ -136,6 +141,7 @@ func New(ctx context.Context, o Options) (*App, error) {
 	a.Registration = &registration.Service{
 		DB: o.DB, Writer: a.Writer, Billing: o.Billing, Accounts: cfg.AccountCodes, Location: cfg.Location, Now: now, Log: log,
 	}
+	a.Students = &students.Service{DB: o.DB, Billing: o.Billing, Clock: clock.New(now, cfg.Location)}
 	a.School = &school.Service{DB: o.DB, Location: cfg.Location, Now: now, Log: log}
 	a.Counter = &counter.Service{Billing: o.Billing, Writer: a.Writer, DB: o.DB, School: a.School, Location: cfg.Location, Now: now, Log: log}
 	a.FollowUps = &followups.Service{DB: o.DB, Ledger: a.Ledger, Location: cfg.Location, Now: now,

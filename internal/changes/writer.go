@@ -261,17 +261,28 @@ func (w *Writer) UpdateStudent(ctx context.Context, actor auth.Actor, s billing.
 	return updated, nil
 }
 
+// ErrStudentGone means the service no longer had the student to delete: someone deleted
+// them meanwhile. DeleteStudent has then taken them out of the roster and the ledger all
+// the same; the error also wraps the service's billing.ErrNotFound.
+var ErrStudentGone = errors.New("changes: the service no longer has the student")
+
 // DeleteStudent removes a student at the service (refused when payments exist) and then
-// from the roster, their unpaid components with them (as the service deletes them).
+// from the roster, their unpaid components with them (as the service deletes them). A
+// student the service no longer has goes from the roster and the ledger the same way
+// (ErrStudentGone), so no figure keeps counting their bills until the next reconcile.
 func (w *Writer) DeleteStudent(ctx context.Context, actor auth.Actor, nis string) error {
 	name := w.studentName(ctx, nis)
 	err := w.Client.DeleteStudent(ctx, nis)
 	w.audit(ctx, actor, auditStudentDelete.With(audit.Student(nis, name)), nis, "", err)
-	if err != nil {
+	gone := errors.Is(err, billing.ErrNotFound)
+	if err != nil && !gone {
 		return err
 	}
-	if err := w.removeStudent(ctx, nis); err != nil {
-		return fmt.Errorf("student deleted at the service but still in the roster: %w", err)
+	if rerr := w.removeStudent(ctx, nis); rerr != nil {
+		return fmt.Errorf("student deleted at the service but still in the roster: %w", rerr)
+	}
+	if gone {
+		return fmt.Errorf("%w: %w", ErrStudentGone, err)
 	}
 	return nil
 }
@@ -447,6 +458,18 @@ func (w *Writer) CancelComponents(ctx context.Context, actor auth.Actor, ids []s
 		w.record("components cancel", rerr)
 	}
 	return deleted, nil
+}
+
+// RefreshComponent reads component id at the service as it is now and records it in the
+// ledger: what a refused change is about when the ledger has not heard yet (paid at a
+// bank, cancelled elsewhere). It writes nothing at the service.
+func (w *Writer) RefreshComponent(ctx context.Context, id string) (billing.Bill, error) {
+	b, err := w.Client.GetComponent(ctx, id)
+	if err != nil {
+		return billing.Bill{}, err
+	}
+	w.recordComponents(ctx, "component read back", []billing.Bill{b})
+	return b, nil
 }
 
 // heldComponent is the ledger's record of id (zero when there is no ledger or it does not

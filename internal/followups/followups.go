@@ -196,6 +196,22 @@ type Service struct {
 	School func(ctx context.Context) string
 }
 
+// FollowUp is a follow-up as recorded: the student, the channel, when, by whom, and the
+// overdue items it named with their total.
+type FollowUp = store.FollowUp
+
+// Last is the newest follow-up of student nis by c, and whether there is one.
+func (s *Service) Last(ctx context.Context, nis string, c Channel) (FollowUp, bool, error) {
+	f, err := s.DB.LastFollowUp(ctx, nis, string(c))
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return FollowUp{}, false, nil
+	case err != nil:
+		return FollowUp{}, false, fmt.Errorf("followups: the last of %s: %w", nis, err)
+	}
+	return f, true, nil
+}
+
 func (s *Service) today() time.Time {
 	now := time.Now
 	if s.Now != nil {
@@ -220,7 +236,7 @@ func (s *Service) Overdue(ctx context.Context, st store.Student) (Overdue, error
 // Sent is a recorded follow-up: what it named, and for WhatsApp the link to open.
 type Sent struct {
 	Overdue  Overdue
-	FollowUp store.FollowUp
+	FollowUp FollowUp
 	URL      string // the wa.me link (WhatsApp only)
 }
 

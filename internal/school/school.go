@@ -272,7 +272,10 @@ func (s *Service) RemoveLogo(ctx context.Context, actor auth.Actor) error {
 	return nil
 }
 
-// Logo reads the logo; store.ErrNotFound when there is none.
+// ErrNoLogo means the school has no logo: the store's not-found, which Logo answers.
+var ErrNoLogo = store.ErrNotFound
+
+// Logo reads the logo; ErrNoLogo when there is none.
 func (s *Service) Logo(ctx context.Context) (store.SchoolLogo, error) { return s.DB.SchoolLogo(ctx) }
 
 func (s *Service) audit(ctx context.Context, actor auth.Actor, e audit.Entry, target, detail string) {

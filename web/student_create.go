@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"strings"
 
 	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/i18n"
@@ -48,36 +47,17 @@ func (h *Handler) createStudent(w http.ResponseWriter, r *http.Request) {
 }
 
 // studentRefused puts the service's refusal of a new student beside the field it names.
-// An existing NIS is told plainly, whatever words the service used: when its answer is
-// not clear, a read of the NIS settles it.
+// An existing NIS is told plainly, whatever words the service used (students.Refused
+// decides, asking the service when its answer is not clear).
 func (h *Handler) studentRefused(ctx context.Context, f *pages.StudentForm, nis string, err error) {
-	var apiErr *billing.APIError
-	errors.As(err, &apiErr)
-	exists := false
-	if apiErr != nil {
-		for _, it := range apiErr.Items {
-			field, ok := serviceFields[it.Field]
-			if !ok {
-				continue
-			}
-			if field == students.FieldNIS && strings.Contains(strings.ToLower(it.Message), "exist") {
-				exists = true
-				continue
-			}
-			f.Errors[field] = i18n.T(ctx, "students.err.service", it.Message)
-		}
-		if strings.Contains(strings.ToLower(apiErr.StatusDesc), "exist") {
-			exists = true
-		}
-	}
-	if !exists && len(f.Errors) == 0 {
-		uctx, cancel := h.upstreamCtx(ctx)
-		known, gerr := h.students.AtService(uctx, nis)
-		cancel()
-		exists = gerr == nil && known
+	uctx, cancel := h.upstreamCtx(ctx)
+	refusal := h.students.Refused(uctx, nis, err)
+	cancel()
+	for field, msg := range refusal.Fields {
+		f.Errors[field] = i18n.T(ctx, "students.err.service", msg)
 	}
 	switch {
-	case exists:
+	case refusal.Exists:
 		f.Errors[students.FieldNIS] = i18n.T(ctx, "students.err.exists", nis)
 	case len(f.Errors) == 0:
 		f.General = h.upstreamMessage(ctx, err, true)

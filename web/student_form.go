@@ -42,9 +42,3 @@ func validateStudentForm(ctx context.Context, f *pages.StudentForm) billing.Stud
 	f.Errors = problemMessages(ctx, probs)
 	return s
 }
-
-// serviceFields maps the service's student fields to the form's.
-var serviceFields = map[string]string{
-	"bill_key_value": students.FieldNIS, "name": students.FieldName, "bill_key_name": students.FieldKeyName,
-	"phone": students.FieldPhone, "email": students.FieldEmail, "description": students.FieldClass,
-}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/i18n"
+	"github.com/sekolah/portal/internal/students"
 	"github.com/sekolah/portal/views/pages"
 )
 
@@ -34,13 +35,8 @@ func (h *Handler) updateStudent(w http.ResponseWriter, r *http.Request) {
 			h.redirect(w, r, studentURL(s.NIS))
 			return
 		case errors.Is(err, billing.ErrValidation):
-			var apiErr *billing.APIError
-			if errors.As(err, &apiErr) {
-				for _, it := range apiErr.Items {
-					if field, ok := serviceFields[it.Field]; ok {
-						f.Errors[field] = i18n.T(ctx, "students.err.service", it.Message)
-					}
-				}
+			for field, msg := range students.ReadRefusal(err).Fields {
+				f.Errors[field] = i18n.T(ctx, "students.err.service", msg)
 			}
 			if len(f.Errors) == 0 {
 				f.General = h.upstreamMessage(ctx, err, true)

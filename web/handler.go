@@ -3,6 +3,7 @@
 package web
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"time"
@@ -10,8 +11,8 @@ import (
 	"github.com/gorilla/sessions"
 
 	"github.com/sekolah/portal/internal/app"
+	"github.com/sekolah/portal/internal/audit"
 	"github.com/sekolah/portal/internal/auth"
-	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/changes"
 	"github.com/sekolah/portal/internal/clock"
 	"github.com/sekolah/portal/internal/config"
@@ -22,7 +23,7 @@ import (
 	"github.com/sekolah/portal/internal/registration"
 	"github.com/sekolah/portal/internal/reports"
 	"github.com/sekolah/portal/internal/school"
-	"github.com/sekolah/portal/internal/store"
+	"github.com/sekolah/portal/internal/students"
 	"github.com/sekolah/portal/internal/uploads"
 )
 
@@ -37,11 +38,12 @@ type Deps struct {
 // Handler holds the dependencies of every handler method.
 type Handler struct {
 	cfg          config.Config
-	db           *store.DB
+	db           jobRecords // the job runner's pages' reads (store_pending.go)
 	auth         *auth.Service
-	billing      *billing.Client // reads; every write goes through writer
+	auditLog     audit.Log
 	writer       *changes.Writer
 	reports      *reports.Service
+	students     *students.Service
 	registration *registration.Service
 	counter      *counter.Service
 	school       *school.Service
@@ -51,6 +53,7 @@ type Handler struct {
 	ledger       *ledger.Ledger // what every page reads
 	sync         *ledger.Syncer // the ledger's sync: asked to run now by people
 	log          *slog.Logger
+	ping         func(context.Context) error // whether the database answers
 	sessions     *sessions.CookieStore
 	// clock is the portal's clock (App.Clock): now, the school's zone, today.
 	clk clock.Clock
@@ -64,10 +67,11 @@ func newHandler(d Deps) *Handler {
 	// session's row in the database (idle and absolute expiry, revocation): see session.go.
 	cs.MaxAge(0)
 	h := &Handler{
-		cfg: a.Config, db: a.DB, auth: a.Auth, billing: a.Billing, writer: a.Writer, reports: a.Reports,
-		registration: a.Registration, counter: a.Counter, school: a.School, followups: a.FollowUps, uploads: a.Uploads, corrections: a.Corrections, ledger: a.Ledger, sync: a.Sync,
-		log: a.Log, sessions: cs, clk: a.Clock,
+		cfg: a.Config, auth: a.Auth, auditLog: a.Audit, writer: a.Writer, reports: a.Reports,
+		students: a.Students, registration: a.Registration, counter: a.Counter, school: a.School, followups: a.FollowUps, uploads: a.Uploads, corrections: a.Corrections, ledger: a.Ledger, sync: a.Sync,
+		log: a.Log, sessions: cs, clk: a.Clock, ping: a.Ping,
 	}
+	h.withJobRecords(a)
 	if h.log == nil {
 		h.log = slog.Default()
 	}

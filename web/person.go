@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/sekolah/portal/internal/auth"
-	"github.com/sekolah/portal/internal/store"
 	"github.com/sekolah/portal/views/viewctx"
 )
 
@@ -27,7 +26,7 @@ var navItems = []struct {
 
 // withPerson puts the signed-in person and the navigation their role may use into ctx,
 // for the handlers (can) and the templates (viewctx).
-func withPerson(ctx context.Context, u store.User) context.Context {
+func withPerson(ctx context.Context, u auth.User) context.Context {
 	role := auth.Role(u.Role)
 	var nav []viewctx.NavItem
 	for _, it := range navItems {

@@ -9,7 +9,7 @@ import (
 	"github.com/sekolah/portal/internal/i18n"
 	"github.com/sekolah/portal/internal/problem"
 	"github.com/sekolah/portal/internal/registration"
-	"github.com/sekolah/portal/internal/store"
+	"github.com/sekolah/portal/internal/students"
 	"github.com/sekolah/portal/views/pages"
 )
 
@@ -67,7 +67,7 @@ func (h *Handler) submitPublicRegistration(w http.ResponseWriter, r *http.Reques
 		return
 	}
 	rec, err := svc.Register(ctx, registration.PublicActor(ip), registration.Application{Applicant: a, TemplateID: p.TemplateID},
-		store.SourceRegistration)
+		students.SourceRegistration)
 	if rec.BillID != "" {
 		if err != nil {
 			h.log.Error("public registration: registered at the service, but noting it failed", "nis", rec.NIS, "bill", rec.BillID, "err", err)

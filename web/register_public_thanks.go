@@ -4,7 +4,7 @@ import (
 	"errors"
 	"net/http"
 
-	"github.com/sekolah/portal/internal/store"
+	"github.com/sekolah/portal/internal/registration"
 	"github.com/sekolah/portal/views/pages"
 )
 
@@ -18,12 +18,12 @@ func (h *Handler) publicRegistrationThanks(w http.ResponseWriter, r *http.Reques
 	}
 	v := pages.PublicThanksView{}
 	if billID != trappedRobot {
-		rec, err := h.db.RegistrationByBillID(r.Context(), billID)
+		rec, err := h.registration.Registration(r.Context(), billID)
 		switch {
 		case err == nil:
 			v = pages.PublicThanksView{Known: true, BillID: rec.BillID, NIS: rec.NIS, StudentName: rec.StudentName,
 				Lines: registeredLines(rec.Components), Total: rec.Total}
-		case !errors.Is(err, store.ErrNotFound):
+		case !errors.Is(err, registration.ErrNotFound):
 			h.serverError(w, r, err)
 			return
 		}

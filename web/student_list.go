@@ -4,7 +4,7 @@ import (
 	"net/http"
 
 	"github.com/sekolah/portal/internal/auth"
-	"github.com/sekolah/portal/internal/store"
+	"github.com/sekolah/portal/internal/students"
 	"github.com/sekolah/portal/views/components"
 	"github.com/sekolah/portal/views/pages"
 )
@@ -18,14 +18,13 @@ func (h *Handler) listStudents(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	f := pages.StudentsFilter{Query: q.Get("q"), Class: q.Get("class")}
 	offset := offsetParam(r, studentsPageSize)
-	classes := h.knownClasses(ctx)
-	list, total, err := h.db.ListStudents(ctx, store.StudentFilter{Query: f.Query, Class: f.Class, Offset: offset, Limit: studentsPageSize,
-		ClassOrder: classes})
+	page, err := h.students.List(ctx, students.Query{Search: f.Query, Class: f.Class, Offset: offset, Limit: studentsPageSize})
 	if err != nil {
 		h.serverError(w, r, err)
 		return
 	}
-	v := pages.StudentsView{Filter: f, Now: h.now(), CanWrite: can(ctx, auth.WriteBilling), Classes: classes}
+	list, total := page.Rows, page.Total
+	v := pages.StudentsView{Filter: f, Now: h.now(), CanWrite: can(ctx, auth.WriteBilling), Classes: page.Classes}
 	if v.Sync, err = h.syncView(ctx); err != nil {
 		h.serverError(w, r, err)
 		return

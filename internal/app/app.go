@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/sekolah/portal/internal/audit"
 	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/changes"
@@ -27,6 +28,7 @@ import (
 	"github.com/sekolah/portal/internal/reports"
 	"github.com/sekolah/portal/internal/school"
 	"github.com/sekolah/portal/internal/store"
+	"github.com/sekolah/portal/internal/students"
 	"github.com/sekolah/portal/internal/uploads"
 )
 
@@ -70,6 +72,11 @@ type App struct {
 	Clock clock.Clock
 
 	Auth *auth.Service
+	// Audit is the audit log: its pages read it, the pages' own actions are recorded in it.
+	Audit audit.Log
+	// Students is the roster as the pages read it: a student by NIS (fetched from the
+	// service when the roster lacks them), its pages and classes, whether one has payments.
+	Students *students.Service
 	// Writer is the one door for changes at the service: every part that writes is
 	// handed this one.
 	Writer       *changes.Writer
@@ -110,7 +117,7 @@ func New(ctx context.Context, o Options) (*App, error) {
 		return nil, errors.New("app: no time zone (PORTAL_TZ): the school's dates would be guessed")
 	}
 	clk := clock.New(o.Now, cfg.Location)
-	a := &App{Config: cfg, DB: o.DB, Billing: o.Billing, Log: log, Clock: clk}
+	a := &App{Config: cfg, DB: o.DB, Billing: o.Billing, Log: log, Clock: clk, Audit: audit.Log{DB: o.DB}}
 
 	a.Auth = o.Auth
 	if a.Auth == nil {
@@ -138,6 +145,7 @@ func New(ctx context.Context, o Options) (*App, error) {
 	a.Registration = &registration.Service{
 		DB: o.DB, Writer: a.Writer, Billing: o.Billing, Accounts: cfg.AccountCodes, Clock: clk, Log: log,
 	}
+	a.Students = &students.Service{DB: o.DB, Billing: o.Billing, Clock: clk}
 	a.School = &school.Service{DB: o.DB, Clock: clk, Log: log}
 	a.Counter = &counter.Service{Billing: o.Billing, Writer: a.Writer, DB: o.DB, School: a.School, Clock: clk, Log: log}
 	a.FollowUps = &followups.Service{DB: o.DB, Ledger: a.Ledger, Clock: clk,

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/sekolah/portal/internal/audit"
 	"github.com/sekolah/portal/internal/clock"
 	"github.com/sekolah/portal/internal/store"
 )
@@ -42,7 +43,8 @@ const (
 	DefaultMaxDelay        = 3 * time.Second
 )
 
-// Audit actions and outcomes written by this package.
+// The codes of the audit entries this package writes (their actions are in audit.go) and
+// the outcomes it records.
 const (
 	ActionSignIn        = "auth.signin"
 	ActionStaffCreate   = "staff.create"
@@ -51,11 +53,11 @@ const (
 	ActionStaffDisable  = "staff.disable"
 	ActionStaffEnable   = "staff.enable"
 
-	OutcomeOK       = "ok"
-	OutcomeFailed   = "failed"
-	OutcomeLocked   = "locked"
-	OutcomeDisabled = "disabled"
-	OutcomeDenied   = "denied"
+	OutcomeOK       = string(audit.OK)
+	OutcomeFailed   = string(audit.Failed)
+	OutcomeLocked   = string(audit.Locked)
+	OutcomeDisabled = string(audit.Disabled)
+	OutcomeDenied   = string(audit.Denied)
 )
 
 // Service signs staff in and makes the audited changes to their accounts.
@@ -126,15 +128,16 @@ func (s *Service) SignIn(ctx context.Context, username, password, addr string) (
 	now := s.now()
 	typed := truncate(username, maxUsernameInAudit)
 	name := store.NormalizeUsername(username)
-	audit := store.AuditEntry{At: now, Actor: typed, Action: ActionSignIn, Target: truncate(name, maxUsernameInAudit), IP: addr}
+	entry := auditSignIn.With()
+	entry.At, entry.Actor, entry.Target = now, audit.Actor{Username: typed, IP: addr}, truncate(name, maxUsernameInAudit)
 
 	if lock, err := s.lockFor(ctx, name, addr, now); err != nil {
 		return store.User{}, err
 	} else if lock != nil {
 		// Attempts while locked are audited but not counted, so the lock ends
 		// when the person was told it would.
-		audit.Outcome, audit.Detail = OutcomeLocked, lockDetail(lock)
-		s.audit(ctx, audit)
+		entry.Outcome, entry.Detail = audit.Locked, lockDetail(lock)
+		s.audit(ctx, entry)
 		return store.User{}, lock
 	}
 
@@ -148,7 +151,7 @@ func (s *Service) SignIn(ctx context.Context, username, password, addr string) (
 		if err := s.sleep(ctx, delay); err != nil {
 			return store.User{}, err
 		}
-		audit.Detail = "slowed down " + delay.String()
+		entry.Detail = "slowed down " + delay.String()
 	}
 
 	u, err := s.Store.UserByUsername(ctx, name)
@@ -158,45 +161,45 @@ func (s *Service) SignIn(ctx context.Context, username, password, addr string) (
 	}
 	if !known || name == "" {
 		burnCheck(password)
-		return store.User{}, s.failed(ctx, audit, name, addr, now, "unknown user")
+		return store.User{}, s.failed(ctx, entry, name, addr, now, "unknown user")
 	}
-	audit.ActorRole = u.Role
+	entry.Actor.Role = u.Role
 	if !CheckPassword(u.PasswordHash, password) {
-		return store.User{}, s.failed(ctx, audit, name, addr, now, "wrong password")
+		return store.User{}, s.failed(ctx, entry, name, addr, now, "wrong password")
 	}
 	if u.Disabled {
 		// Said only after the right password, so it reveals nothing to a guesser.
 		if err := s.Store.RecordSignIn(ctx, name, addr, false, now); err != nil {
 			return store.User{}, fmt.Errorf("auth: sign in: %w", err)
 		}
-		audit.Outcome = OutcomeDisabled
-		s.audit(ctx, audit)
+		entry.Outcome = audit.Disabled
+		s.audit(ctx, entry)
 		return store.User{}, ErrDisabled
 	}
 	if err := s.Store.RecordSignIn(ctx, name, addr, true, now); err != nil {
 		return store.User{}, fmt.Errorf("auth: sign in: %w", err)
 	}
-	audit.Outcome = OutcomeOK
-	s.audit(ctx, audit)
+	entry.Outcome = audit.OK
+	s.audit(ctx, entry)
 	return u, nil
 }
 
 // failed records a failed attempt and answers ErrBadCredentials, or the
 // *LockedError this failure has just triggered, so the person learns of the
 // lock at once rather than on the next try.
-func (s *Service) failed(ctx context.Context, audit store.AuditEntry, name, addr string, now time.Time, detail string) error {
+func (s *Service) failed(ctx context.Context, entry audit.Entry, name, addr string, now time.Time, detail string) error {
 	if err := s.Store.RecordSignIn(ctx, name, addr, false, now); err != nil {
 		return fmt.Errorf("auth: sign in: %w", err)
 	}
-	audit.Outcome, audit.Detail = OutcomeFailed, joinText(detail, audit.Detail)
+	entry.Outcome, entry.Detail = audit.Failed, joinText(detail, entry.Detail)
 	lock, err := s.lockFor(ctx, name, addr, now)
 	if err != nil {
 		return err
 	}
 	if lock != nil {
-		audit.Detail += "; " + lockDetail(lock)
+		entry.Detail += "; " + lockDetail(lock)
 	}
-	s.audit(ctx, audit)
+	s.audit(ctx, entry)
 	if lock != nil {
 		return lock
 	}
@@ -306,9 +309,9 @@ func joinText(a, b string) string {
 
 // audit appends e; a failure to write the log is logged, not returned, so a
 // full disk does not turn a good sign-in into an error page.
-func (s *Service) audit(ctx context.Context, e store.AuditEntry) {
-	if err := s.Store.AppendAudit(ctx, e); err != nil {
-		s.logger().ErrorContext(ctx, "audit append failed", "action", e.Action, "target", e.Target, "err", err)
+func (s *Service) audit(ctx context.Context, e audit.Entry) {
+	if err := (audit.Log{DB: s.Store}).Record(ctx, e); err != nil {
+		s.logger().ErrorContext(ctx, "audit append failed", "action", e.Action.Code, "target", e.Target, "err", err)
 	}
 }
 

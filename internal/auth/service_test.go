@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sekolah/portal/internal/audit"
 	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/clock"
 	"github.com/sekolah/portal/internal/store"
@@ -53,6 +54,12 @@ func (f *fixture) audit(t *testing.T, filter store.AuditFilter) []store.AuditEnt
 	}
 	for i, j := 0, len(entries)-1; i < j; i, j = i+1, j-1 {
 		entries[i], entries[j] = entries[j], entries[i]
+	}
+	// Every entry carries what its action says it does (the log's words need it).
+	for _, e := range entries {
+		if err := audit.Read(e).Check(); err != nil {
+			t.Error(err)
+		}
 	}
 	return entries
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/sekolah/portal/internal/audit"
 	"github.com/sekolah/portal/internal/store"
 )
 
@@ -61,9 +62,9 @@ func ValidateUsername(username string) (string, error) {
 
 // CreateUser validates and creates an account and audits the attempt.
 func (s *Service) CreateUser(ctx context.Context, actor Actor, username, displayName string, role Role, password string) (store.User, error) {
-	entry := s.staffEntry(actor, ActionStaffCreate, store.NormalizeUsername(username))
+	entry := s.staffEntry(actor, auditStaffCreate, store.NormalizeUsername(username), audit.Role(string(role)),
+		audit.Name(strings.TrimSpace(displayName)))
 	u, err := s.createUser(ctx, actor, username, displayName, role, password)
-	entry.Args["role"], entry.Args["name"] = string(role), strings.TrimSpace(displayName)
 	if err == nil {
 		entry.Detail = "role " + string(role)
 	}
@@ -107,7 +108,7 @@ func (s *Service) createUser(ctx context.Context, actor Actor, username, display
 // own, and audits the attempt. Every session of the account ends with the change.
 func (s *Service) SetPassword(ctx context.Context, actor Actor, userID, password string) error {
 	u, err := s.userForChange(ctx, actor, userID, actor.ID == userID)
-	entry := s.staffEntry(actor, ActionStaffPassword, u.Username)
+	entry := s.staffEntry(actor, auditStaffPassword, u.Username)
 	var ended int64
 	if err == nil {
 		ended, err = s.setPassword(ctx, u, password)
@@ -125,7 +126,7 @@ func (s *Service) SetPassword(ctx context.Context, actor Actor, userID, password
 // than the sign-in form allows (*LockedError once that address is locked).
 func (s *Service) ChangePassword(ctx context.Context, actor Actor, current, password string, d Device) (string, error) {
 	u, err := s.userForChange(ctx, actor, actor.ID, true)
-	entry := s.staffEntry(actor, ActionStaffPassword, u.Username)
+	entry := s.staffEntry(actor, auditStaffPassword, u.Username)
 	if err == nil {
 		err = s.checkCurrentPassword(ctx, u, current, actor.IP)
 	}
@@ -178,9 +179,8 @@ func (s *Service) setPassword(ctx context.Context, u store.User, password string
 // change, so nobody keeps a page open under a role they no longer hold.
 func (s *Service) SetRole(ctx context.Context, actor Actor, userID string, role Role) error {
 	u, err := s.userForChange(ctx, actor, userID, false)
-	entry := s.staffEntry(actor, ActionStaffRole, u.Username)
+	entry := s.staffEntry(actor, auditStaffRole, u.Username, audit.RoleChange(u.Role, string(role)))
 	entry.Detail = u.Role + " -> " + string(role)
-	entry.Args["from"], entry.Args["role"] = u.Role, string(role)
 	if err == nil && !role.Valid() {
 		err = fmt.Errorf("auth: role %q: %w", role, ErrUnknownRole)
 	}
@@ -198,9 +198,9 @@ func (s *Service) SetRole(ctx context.Context, actor Actor, userID string, role 
 // disabling the last enabled admin gives ErrLastAdmin. Every session of the
 // account ends with the change (re-enabling finds none left to end).
 func (s *Service) SetDisabled(ctx context.Context, actor Actor, userID string, disabled bool) error {
-	action := ActionStaffEnable
+	action := auditStaffEnable
 	if disabled {
-		action = ActionStaffDisable
+		action = auditStaffDisable
 	}
 	u, err := s.userForChange(ctx, actor, userID, false)
 	entry := s.staffEntry(actor, action, u.Username)
@@ -279,23 +279,24 @@ func (s *Service) update(ctx context.Context, userID string, change store.UserCh
 	return ended, nil
 }
 
-func (s *Service) staffEntry(actor Actor, action, target string) store.AuditEntry {
-	return store.AuditEntry{
-		At: s.now(), Actor: actor.Username, ActorRole: string(actor.Role),
-		Action: action, Target: target, IP: actor.IP, Args: store.AuditArgs{"user": target},
-	}
+// staffEntry is an entry of action about the member of staff target (a username), with
+// more arguments.
+func (s *Service) staffEntry(actor Actor, action *audit.Action, target string, more ...audit.Arg) audit.Entry {
+	e := action.With(append([]audit.Arg{audit.StaffMember(target)}, more...)...)
+	e.At, e.Actor, e.Target = s.now(), actor.Audit(), target
+	return e
 }
 
 // auditResult writes entry with the outcome err implies; the detail names the
 // rule that failed, never a password.
-func (s *Service) auditResult(ctx context.Context, entry store.AuditEntry, err error) {
+func (s *Service) auditResult(ctx context.Context, entry audit.Entry, err error) {
 	switch {
 	case err == nil:
-		entry.Outcome = OutcomeOK
+		entry.Outcome = audit.OK
 	case errors.Is(err, ErrForbidden):
-		entry.Outcome, entry.Detail = OutcomeDenied, joinDetail(entry.Detail, err)
+		entry.Outcome, entry.Detail = audit.Denied, joinDetail(entry.Detail, err)
 	default:
-		entry.Outcome, entry.Detail = OutcomeFailed, joinDetail(entry.Detail, err)
+		entry.Outcome, entry.Detail = audit.Failed, joinDetail(entry.Detail, err)
 	}
 	s.audit(ctx, entry)
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sekolah/portal/internal/audit"
 	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/changes"
@@ -18,13 +19,32 @@ import (
 	"github.com/sekolah/portal/internal/students"
 )
 
-// Audit actions of this package (checkouts themselves are the writer's upstream.checkout).
+// The codes of this package's audit entries (checkouts themselves are the writer's
+// upstream.checkout).
 const (
 	ActionTemplateCreate = "settings.fee_template.create"
 	ActionTemplateUpdate = "settings.fee_template.update"
 	ActionTemplateDelete = "settings.fee_template.delete"
 	ActionPublicSettings = "settings.registration.update"
 )
+
+// The same as the audit log's vocabulary: a fee template with its lines and total, and
+// the public form opened or closed with the template it offers.
+var (
+	auditTemplateCreate = audit.Register(audit.Action{Code: ActionTemplateCreate, About: audit.AboutFeeTemplate,
+		Shows: []audit.Figure{audit.Lines, audit.Money}, Needs: []audit.Key{audit.KeyName, audit.KeyCount, audit.KeyTotal}})
+	auditTemplateUpdate = audit.Register(audit.Action{Code: ActionTemplateUpdate, About: audit.AboutFeeTemplate,
+		Shows: []audit.Figure{audit.Lines, audit.Money}, Needs: []audit.Key{audit.KeyName, audit.KeyCount, audit.KeyTotal}})
+	auditTemplateDelete = audit.Register(audit.Action{Code: ActionTemplateDelete, About: audit.AboutFeeTemplate,
+		Shows: []audit.Figure{audit.Lines, audit.Money}, Needs: []audit.Key{audit.KeyName, audit.KeyCount, audit.KeyTotal}})
+	auditPublicSettings = audit.Register(audit.Action{Code: ActionPublicSettings, About: audit.AboutPublicForm,
+		Shows: []audit.Figure{audit.Named}, Keeps: []audit.Key{audit.KeyClass}, Needs: []audit.Key{audit.KeyEnabled}})
+)
+
+// publicUsername is who the audit log names for registrations from the public form.
+const publicUsername = "public"
+
+func init() { audit.RegisterMachine(publicUsername, audit.ThePublic) }
 
 // Settings keys of the public registration form.
 const (
@@ -59,7 +79,7 @@ func (e *TotalShownError) Error() string {
 }
 
 // PublicActor is who the audit log names for registrations from the public form.
-func PublicActor(ip string) auth.Actor { return auth.Actor{Username: "public", IP: ip} }
+func PublicActor(ip string) auth.Actor { return auth.Actor{Username: publicUsername, IP: ip} }
 
 // Service makes the audited changes of this package and registers students.
 type Service struct {
@@ -91,19 +111,18 @@ func (s *Service) logger() *slog.Logger {
 func (s *Service) Today() time.Time { return s.Clock.Day() }
 
 // audit records a change; the change already happened, so a failure is logged only.
-func (s *Service) audit(ctx context.Context, actor auth.Actor, action, target, detail string, args store.AuditArgs) {
-	e := store.AuditEntry{Actor: actor.Username, ActorRole: string(actor.Role), IP: actor.IP,
-		Action: action, Target: target, Outcome: "ok", Detail: detail, Args: args}
+func (s *Service) audit(ctx context.Context, actor auth.Actor, e audit.Entry, target, detail string) {
+	e.Actor, e.Target, e.Outcome, e.Detail = actor.Audit(), target, audit.OK, detail
 	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
-	if err := s.DB.AppendAudit(actx, e); err != nil {
-		s.logger().Error("append audit entry", "action", action, "target", target, "err", err)
+	if err := (audit.Log{DB: s.DB}).Record(actx, e); err != nil {
+		s.logger().Error("append audit entry", "action", e.Action.Code, "target", target, "err", err)
 	}
 }
 
-// templateArgs are the audit arguments of a change to template t.
-func templateArgs(t store.FeeTemplate) store.AuditArgs {
-	return store.AuditArgs{"name": t.Name, "count": strconv.Itoa(len(t.Lines)), "total": strconv.FormatInt(t.Total(), 10)}
+// templateEntry is the entry of action about template t.
+func templateEntry(action *audit.Action, t store.FeeTemplate) audit.Entry {
+	return action.With(audit.Name(t.Name), audit.Count(len(t.Lines)), audit.Total(t.Total()))
 }
 
 func templateDetail(t store.FeeTemplate) string {
@@ -126,7 +145,7 @@ func (s *Service) CreateTemplate(ctx context.Context, actor auth.Actor, in Templ
 	} else if err != nil {
 		return store.FeeTemplate{}, err
 	}
-	s.audit(ctx, actor, ActionTemplateCreate, created.Name, templateDetail(created), templateArgs(created))
+	s.audit(ctx, actor, templateEntry(auditTemplateCreate, created), created.Name, templateDetail(created))
 	return created, nil
 }
 
@@ -144,7 +163,7 @@ func (s *Service) UpdateTemplate(ctx context.Context, actor auth.Actor, id strin
 	} else if err != nil {
 		return store.FeeTemplate{}, err
 	}
-	s.audit(ctx, actor, ActionTemplateUpdate, updated.Name, templateDetail(updated), templateArgs(updated))
+	s.audit(ctx, actor, templateEntry(auditTemplateUpdate, updated), updated.Name, templateDetail(updated))
 	return updated, nil
 }
 
@@ -160,7 +179,7 @@ func (s *Service) DeleteTemplate(ctx context.Context, actor auth.Actor, t store.
 	if err := s.DB.DeleteFeeTemplate(ctx, t.ID); err != nil {
 		return err
 	}
-	s.audit(ctx, actor, ActionTemplateDelete, t.Name, templateDetail(t), templateArgs(t))
+	s.audit(ctx, actor, templateEntry(auditTemplateDelete, t), t.Name, templateDetail(t))
 	return nil
 }
 
@@ -221,9 +240,8 @@ func (s *Service) SetPublicSettings(ctx context.Context, actor auth.Actor, p Pub
 			return err
 		}
 	}
-	s.audit(ctx, actor, ActionPublicSettings, "public registration form",
-		fmt.Sprintf("enabled=%t template=%q class=%q", p.Enabled, name, p.Class),
-		store.AuditArgs{"enabled": strconv.FormatBool(p.Enabled), "name": name, "class": p.Class})
+	s.audit(ctx, actor, auditPublicSettings.With(audit.Enabled(p.Enabled), audit.Name(name), audit.Class(p.Class)),
+		"public registration form", fmt.Sprintf("enabled=%t template=%q class=%q", p.Enabled, name, p.Class))
 	return nil
 }
 

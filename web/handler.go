@@ -52,6 +52,8 @@ type Handler struct {
 	log          *slog.Logger
 	sessions     *sessions.CookieStore
 	now          func() time.Time
+	// callbacks are the service's payment callbacks: stored, then confirmed with the service.
+	callbacks *ledger.Confirmer
 }
 
 func newHandler(d Deps) *Handler {
@@ -63,7 +65,7 @@ func newHandler(d Deps) *Handler {
 	cs.MaxAge(0)
 	h := &Handler{
 		cfg: a.Config, db: a.DB, auth: a.Auth, billing: a.Billing, writer: a.Writer, reports: a.Reports,
-		registration: a.Registration, counter: a.Counter, school: a.School, followups: a.FollowUps, uploads: a.Uploads, corrections: a.Corrections, ledger: a.Ledger, sync: a.Sync,
+		registration: a.Registration, counter: a.Counter, school: a.School, followups: a.FollowUps, uploads: a.Uploads, corrections: a.Corrections, ledger: a.Ledger, sync: a.Sync, callbacks: a.Callbacks,
 		log: a.Log, sessions: cs, now: a.Now,
 	}
 	if h.log == nil {

@@ -82,7 +82,7 @@ func (h *Handler) staffNames(ctx context.Context) func(username string) string {
 // isStudentAction: the action is about students, its target a NIS (or a list of them).
 func isStudentAction(action string) bool {
 	switch action {
-	case ledger.ActionCallback, ledger.ActionReconcileComponent, ledger.ActionReconcileStudent:
+	case ledger.ActionCallback, ledger.ActionCallbackDisputed, ledger.ActionCallbackResent, ledger.ActionReconcileComponent, ledger.ActionReconcileStudent:
 		return true
 	}
 	return strings.HasPrefix(action, "upstream.") || strings.HasPrefix(action, "followup.")

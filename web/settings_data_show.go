@@ -94,6 +94,9 @@ func (h *Handler) dataSettingsView(r *http.Request) (pages.DataSettingsView, err
 	if cs.Received == 0 && cs.Payments > 0 && !f.Filling() {
 		v.CallbackHint = p.T("settings.data.callbacks_hint", i18n.Number(int64(cs.Payments)))
 	}
+	if err := h.callbackTrust(ctx, &v, cs); err != nil {
+		return v, err
+	}
 	return v, nil
 }
 

@@ -147,10 +147,10 @@ func (l *Ledger) ReceiveCallback(ctx context.Context, signature string, body []b
 	res := CallbackResult{RefNumber: cb.RefNumber, NIS: cb.NIS, Status: CallbackUnconfirmed}
 	now := store.Time(l.now())
 	err = l.writeTx(ctx, func(tx *sql.Tx) error {
-		var status, storedSig, storedBody string
+		var status, storedSig, storedBody, storedNIS string
 		var others int64
-		err := tx.QueryRowContext(ctx, `SELECT status, signature, body, other_bodies FROM ledger_callbacks WHERE ref_number = $1`,
-			cb.RefNumber).Scan(&status, &storedSig, &storedBody, &others)
+		err := tx.QueryRowContext(ctx, `SELECT status, signature, body, bill_key, other_bodies FROM ledger_callbacks WHERE ref_number = $1`,
+			cb.RefNumber).Scan(&status, &storedSig, &storedBody, &storedNIS, &others)
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
 			if _, err := tx.ExecContext(ctx, `INSERT INTO ledger_callbacks (ref_number, bill_key, bill_name, merchant, paid_us, total,
@@ -166,6 +166,9 @@ func (l *Ledger) ReceiveCallback(ctx context.Context, signature string, body []b
 		}
 		res.Duplicate, res.Status = true, CallbackStatus(status)
 		first, ferr := l.verify(storedSig, []byte(storedBody))
+		if ferr != nil {
+			first = billing.Callback{RefNumber: cb.RefNumber, NIS: storedNIS} // stored under an issued password since changed
+		}
 		if ferr == nil && sameCallback(first, cb) || ferr != nil && storedBody == string(body) {
 			_, err := tx.ExecContext(ctx, `UPDATE ledger_callbacks SET deliveries = deliveries + 1, last_received_at = $1
 				WHERE ref_number = $2`, now, cb.RefNumber)

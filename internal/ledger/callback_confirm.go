@@ -168,7 +168,7 @@ func (c *Confirmer) Confirm(ctx context.Context, ref string) (CallbackResult, er
 	if err != nil {
 		return CallbackResult{}, err
 	}
-	res := CallbackResult{RefNumber: ref, NIS: n.cb.NIS, Status: n.status, Duplicate: true}
+	res := CallbackResult{RefNumber: ref, NIS: n.cb.NIS, Status: n.status}
 	if n.status != CallbackUnconfirmed {
 		return res, nil
 	}

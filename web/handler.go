@@ -57,6 +57,8 @@ type Handler struct {
 	sessions     *sessions.CookieStore
 	// clock is the portal's clock (App.Clock): now, the school's zone, today.
 	clk clock.Clock
+	// callbacks are the service's payment callbacks: stored, then confirmed with the service.
+	callbacks *ledger.Confirmer
 }
 
 func newHandler(d Deps) *Handler {
@@ -69,7 +71,7 @@ func newHandler(d Deps) *Handler {
 	h := &Handler{
 		cfg: a.Config, auth: a.Auth, auditLog: a.Audit, writer: a.Writer, reports: a.Reports,
 		students: a.Students, registration: a.Registration, counter: a.Counter, school: a.School, followups: a.FollowUps, uploads: a.Uploads, corrections: a.Corrections, ledger: a.Ledger, sync: a.Sync,
-		log: a.Log, sessions: cs, clk: a.Clock, ping: a.Ping,
+		log: a.Log, sessions: cs, clk: a.Clock, ping: a.Ping, callbacks: a.Callbacks,
 	}
 	h.withJobRecords(a)
 	if h.log == nil {

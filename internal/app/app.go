@@ -2,9 +2,10 @@
 // configuration, the database and the billing client: the one wiring that cmd/portal
 // runs and internal/portaltest tests. web.New takes the App and only builds routes.
 //
-// The workers (the uploads runner, the ledger's sync, the pruner of old sign-in attempts
-// and expired sessions) start with Start and stop with Stop, which returns only once none
-// of them runs any more: the caller closes the database after it.
+// The workers (the uploads runner, the ledger's sync, the payment callbacks' confirmer,
+// the pruner of old sign-in attempts and expired sessions) start with Start and stop with
+// Stop, which returns only once none of them runs any more: the caller closes the
+// database after it.
 package app
 
 import (
@@ -51,6 +52,8 @@ type Options struct {
 	// Sync adjusts the ledger's sync configuration (made from Config) before the syncer
 	// is built.
 	Sync func(*ledger.SyncConfig)
+	// Callbacks adjusts the payment callbacks' confirmer configuration before it is built.
+	Callbacks func(*ledger.ConfirmConfig)
 	// Corrections adjusts the correction job runner's configuration before it is built.
 	Corrections func(*corrections.Config)
 }
@@ -93,6 +96,10 @@ type App struct {
 	// Sync keeps the ledger true to the service: the first fill, the incremental sync
 	// every LedgerSyncEvery, the nightly reconcile (a worker, under a database lease).
 	Sync *ledger.Syncer
+	// Callbacks receives the service's payment callbacks and confirms each with the
+	// service before the ledger records it (a worker retries those the service did not
+	// answer, under a database lease).
+	Callbacks *ledger.Confirmer
 	// Uploads is the upload job runner (a worker).
 	Uploads *uploads.Runner
 	// Corrections runs the correction jobs: bulk corrections and the undo of uploads (a
@@ -138,6 +145,14 @@ func New(ctx context.Context, o Options) (*App, error) {
 	if a.Sync, err = ledger.NewSyncer(scfg); err != nil {
 		return nil, fmt.Errorf("app: %w", err)
 	}
+	ccb := ledger.ConfirmConfig{Ledger: a.Ledger, Client: o.Billing, Clock: clk,
+		Logger: log.With("component", "ledger-callbacks")}
+	if o.Callbacks != nil {
+		o.Callbacks(&ccb)
+	}
+	if a.Callbacks, err = ledger.NewConfirmer(ccb); err != nil {
+		return nil, fmt.Errorf("app: %w", err)
+	}
 	a.Writer = &changes.Writer{Client: o.Billing, DB: o.DB, Ledger: a.Ledger, Nudge: a.Sync.Nudge, Log: log, Clock: clk}
 	// Every figure about money is the ledger's; a person's "refresh" asks for a sync now.
 	a.Reports = reports.New(reports.Config{Ledger: a.Ledger, Roster: o.DB, Logger: log,
@@ -177,7 +192,7 @@ func New(ctx context.Context, o Options) (*App, error) {
 		o.Corrections(&ccfg)
 	}
 	a.Corrections = corrections.NewRunner(ccfg, o.DB, o.Billing, a.Writer, log.With("component", "corrections"))
-	a.workers = []Worker{a.Uploads, a.Sync, a.Corrections, a.Pruner}
+	a.workers = []Worker{a.Uploads, a.Sync, a.Callbacks, a.Corrections, a.Pruner}
 	return a, nil
 }
 

@@ -354,7 +354,7 @@ type RunResult struct {
 	Removed    int         // roster entries the service no longer lists
 	Missing    int         // ledger components a walk did not see, looked up one by one
 	Corrected  int         // differences a reconcile corrected (each audited)
-	Callbacks  int         // components paid by callbacks that waited for a sync
+	Callbacks  int         // components an old callback had marked paid, corrected from the service (callback_check.go)
 }
 
 // Summary is one line for the sync state and the logs.
@@ -371,7 +371,7 @@ func (r RunResult) Summary() string {
 	add(r.Removed, "students removed")
 	add(r.Missing, "components looked up")
 	add(r.Corrected, "differences corrected")
-	add(r.Callbacks, "waiting callbacks applied")
+	add(r.Callbacks, "callback payments corrected")
 	if len(parts) == 0 {
 		return fmt.Sprintf("no changes (%d calls)", r.Calls)
 	}
@@ -437,12 +437,16 @@ func provesEnd(n, limit, seen int) bool {
 	return n == 0 || n < min(limit, seen)
 }
 
-// incremental reads what changed since the last sync: new components newest first
-// until the first one the ledger knows, the payments of the days since the last sync
-// (with a day of overlap), and the newest students until the first known one. When
-// nothing changed that is three calls.
+// incremental first asks about any component an old callback marked paid that the
+// service never confirmed (callback_check.go; none after the first run), then reads what
+// changed since the last sync: new components newest first until the first one the
+// ledger knows, the payments of the days since the last sync (with a day of overlap), and
+// the newest students until the first known one. When nothing changed that is three calls.
 func (s *Syncer) incremental(ctx context.Context, st syncState, r *RunResult) error {
 	start := r.Start
+	if err := s.checkCallbackRows(ctx, r); err != nil {
+		return err
+	}
 	if err := s.newComponents(ctx, &st, r); err != nil {
 		return err
 	}
@@ -452,11 +456,6 @@ func (s *Syncer) incremental(ctx context.Context, st syncState, r *RunResult) er
 	if err := s.newStudents(ctx, &st, r); err != nil {
 		return err
 	}
-	n, err := s.l.applyPendingCallbacks(ctx)
-	if err != nil {
-		return err
-	}
-	r.Callbacks = n
 	return s.l.setState(ctx, s.l.sql, `payments_since = $1, search_page = $2, student_page = $3`,
 		store.Time(start), st.searchPage, st.studentPage)
 }

@@ -53,7 +53,7 @@ func (h *Handler) correctionView(r *http.Request, j store.CorrectionJob) (pages.
 			v.BackURL = j.Selection
 		}
 	}
-	items, err := h.db.CorrectionItems(ctx, j.ID, corrections.ItemSkipped, corrections.ItemFailed)
+	items, err := h.corrections.Items(ctx, j.ID, corrections.ItemSkipped, corrections.ItemFailed)
 	if err != nil {
 		return v, err
 	}
@@ -77,7 +77,7 @@ func jobValue(ctx context.Context, j store.CorrectionJob) string {
 
 // showCorrection is a correction job's page; HTMX polls it while the job runs.
 func (h *Handler) showCorrection(w http.ResponseWriter, r *http.Request) {
-	j, err := h.db.CorrectionJobByID(r.Context(), chi.URLParam(r, "id"))
+	j, err := h.corrections.Job(r.Context(), chi.URLParam(r, "id"))
 	if errors.Is(err, store.ErrNotFound) {
 		h.notFound(w, r)
 		return

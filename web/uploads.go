@@ -20,7 +20,7 @@ const uploadIssuesPage = 50
 
 // uploadCtx loads the {id} upload once and answers 404 early.
 func (h *Handler) uploadCtx(next http.Handler) http.Handler {
-	return recordCtx(h, h.db.UploadJobByID, next)
+	return recordCtx(h, h.uploads.Job, next)
 }
 
 func uploadFrom(r *http.Request) store.UploadJob { return recordFrom[store.UploadJob](r) }
@@ -58,9 +58,10 @@ func uploadDuration(ctx context.Context, j store.UploadJob, now time.Time) strin
 // uploadListRow is one upload in a list; name says who uploaded it in words.
 func (h *Handler) uploadListRow(ctx context.Context, j store.UploadJob, name func(string) string) pages.UploadListRow {
 	return pages.UploadListRow{
-		ID: j.ID, FileName: j.FileName, SHA256: j.FileSHA256, Kind: j.Kind, State: j.State, UploadedBy: name(j.UploadedBy),
-		CreatedAt: j.CreatedAt, RowsTotal: j.RowsTotal, RowsNew: j.RowsNew, RowsAlready: j.RowsAlready, RowsError: j.RowsError,
-		Created: j.Created, Failed: j.Failed, Duration: uploadDuration(ctx, j, h.now()), Finished: uploads.Finished(j.State),
+		ID: j.ID, FileName: j.FileName, SHA256: j.FileSHA256, Kind: j.Kind, State: j.State, StateKey: uploads.StateOf(j).Key(),
+		UploadedBy: name(j.UploadedBy), CreatedAt: j.CreatedAt, RowsTotal: j.RowsTotal, RowsNew: j.RowsNew,
+		RowsAlready: j.RowsAlready, RowsError: j.RowsError, Created: j.Created, Failed: j.Failed,
+		Duration: uploadDuration(ctx, j, h.now()), Finished: uploads.StateOf(j).Finished(),
 	}
 }
 
@@ -69,23 +70,24 @@ func (h *Handler) uploadListRow(ctx context.Context, j store.UploadJob, name fun
 func (h *Handler) uploadView(ctx context.Context, j store.UploadJob, offset int) (pages.UploadView, error) {
 	p := i18n.From(ctx)
 	name := h.staffNames(ctx)
+	state := uploads.StateOf(j)
 	v := pages.UploadView{
-		ID: j.ID, FileName: j.FileName, SHA256: j.FileSHA256, Kind: j.Kind, State: j.State,
+		ID: j.ID, FileName: j.FileName, SHA256: j.FileSHA256, Kind: j.Kind, State: j.State, StateKey: state.Key(),
+		Busy: state.Busy(), Committed: state.Committed(), Finished: state.Finished(), CanCommit: state.Committable(),
 		SizeKB: i18n.Number((j.FileSize + 1023) / 1024), UploadedBy: name(j.UploadedBy), UploadedAt: j.CreatedAt,
 		FileKept: j.FileKept, Rows: j.RowsTotal, New: j.RowsNew, Already: j.RowsAlready, Errors: j.RowsError, IssueCount: j.Issues,
-		IssuesKept: j.IssuesKept,
+		IssuesKept: j.IssuesKept, CanRetryAnalysis: uploads.CanAnalyseAgain(j),
 	}
 	if j.Problem != "" {
 		v.Problem = uploads.FileMessage(p, j.Problem, j.ProblemArgs)
-		v.CanRetryAnalysis = j.FileKept && (j.Problem == "upstream" || j.Problem == "internal")
 	}
 	if j.State == uploads.StateHeld {
-		earlier, err := h.db.UploadJobsWithHash(ctx, j.FileSHA256, j.ID, uploads.StateDiscarded)
+		earlier, err := h.uploads.Earlier(ctx, j)
 		if err != nil {
 			return v, err
 		}
 		for _, e := range earlier {
-			v.Earlier = append(v.Earlier, pages.UploadEarlier{ID: e.ID, By: name(e.UploadedBy), State: e.State, At: e.CreatedAt})
+			v.Earlier = append(v.Earlier, pages.UploadEarlier{ID: e.ID, By: name(e.UploadedBy), StateKey: uploads.StateOf(e).Key(), At: e.CreatedAt})
 		}
 	}
 	for _, t := range j.Totals {
@@ -112,7 +114,7 @@ func (h *Handler) uploadView(ctx context.Context, j store.UploadJob, offset int)
 	}
 	if j.IssuesKept > 0 {
 		offset = min(max(offset, 0), j.IssuesKept-1)
-		list, err := h.db.UploadIssues(ctx, j.ID, offset, uploadIssuesPage)
+		list, err := h.uploads.Issues(ctx, j.ID, offset, uploadIssuesPage)
 		if err != nil {
 			return v, err
 		}
@@ -143,10 +145,10 @@ func (h *Handler) uploadView(ctx context.Context, j store.UploadJob, offset int)
 		if j.State == uploads.StateQueued || j.State == uploads.StateChecking {
 			v.Progress.Processed = 0
 		}
-		if uploads.Finished(j.State) {
+		v.CanRetry = uploads.CanRetry(j, pr)
+		if state.Finished() {
 			v.Progress.Unsent = pr.Pending
 			v.Progress.Duration = uploadDuration(ctx, j, h.now())
-			v.CanRetry = pr.Pending > 0 || pr.Chunks == 0 && j.FileKept && (j.Problem == "upstream" || j.Problem == "internal")
 		} else {
 			v.Progress.Wait = pr.Unknown
 			if !j.WaitingSince.IsZero() {
@@ -156,7 +158,7 @@ func (h *Handler) uploadView(ctx context.Context, j store.UploadJob, offset int)
 		switch {
 		case v.Progress.Total > 0:
 			v.Progress.Percent = v.Progress.Processed * 100 / v.Progress.Total
-		case uploads.Finished(j.State):
+		case state.Finished():
 			v.Progress.Percent = 100
 		}
 		for _, f := range o.Failures {
@@ -174,20 +176,20 @@ func (h *Handler) uploadSample(ctx context.Context, j store.UploadJob) ([]pages.
 	if err != nil || len(rows) == 0 {
 		return nil, err
 	}
-	var names map[string]store.Student
+	var names map[string]string
 	if j.Kind == string(uploads.Components) {
 		nis := make([]string, len(rows))
 		for i, r := range rows {
 			nis[i] = r.NIS
 		}
-		if names, err = h.db.StudentsByNIS(ctx, nis); err != nil {
+		if names, err = h.uploads.StudentNames(ctx, nis); err != nil {
 			return nil, err
 		}
 	}
 	p := i18n.From(ctx)
 	out := make([]pages.UploadSampleRow, len(rows))
 	for i, r := range rows {
-		out[i] = pages.UploadSampleRow{Row: r.Row, NIS: r.NIS, Student: names[r.NIS].Name, Name: r.Name, Account: r.Account,
+		out[i] = pages.UploadSampleRow{Row: r.Row, NIS: r.NIS, Student: names[r.NIS], Name: r.Name, Account: r.Account,
 			Class: r.Class, Phone: r.Phone, Email: r.Email, Due: p.Day(r.Due), Expiry: p.Day(r.Expiry),
 			Active: p.Day(r.Active), Notes: r.Notes}
 		if j.Kind == string(uploads.Components) {
@@ -223,7 +225,7 @@ func (h *Handler) uploadChanges(ctx context.Context, j store.UploadJob, v *pages
 	for i, c := range ch.First {
 		nis[i] = c.NIS
 	}
-	names, err := h.db.StudentsByNIS(ctx, nis)
+	names, err := h.uploads.StudentNames(ctx, nis)
 	if err != nil {
 		return err
 	}
@@ -244,7 +246,7 @@ func (h *Handler) uploadChanges(ctx context.Context, j store.UploadJob, v *pages
 		return s
 	}
 	for _, c := range ch.First {
-		row := pages.UploadChangeRow{Row: c.Row, ID: c.ID, NIS: c.NIS, Student: names[c.NIS].Name, Name: c.Name}
+		row := pages.UploadChangeRow{Row: c.Row, ID: c.ID, NIS: c.NIS, Student: names[c.NIS], Name: c.Name}
 		for _, cell := range c.Cells {
 			row.Cells = append(row.Cells, pages.UploadCellChange{Field: i18n.T(ctx, changeFieldKeys[cell.Field]),
 				Old: show(cell.Field, cell.Old), New: show(cell.Field, cell.New)})
@@ -273,14 +275,14 @@ func sinceLabel(p i18n.Printer, t, now time.Time) string {
 	return p.Date(t) + " " + hm
 }
 
-// uploadStep answers an action on an upload: back to its page with a message, or with a
-// plain note when the upload has moved on (committed twice, discarded meanwhile).
-func (h *Handler) uploadStep(w http.ResponseWriter, r *http.Request, action, okKey string, err error, args ...any) {
+// uploadStep answers a step taken on an upload (the runner audits it): back to its page
+// with a message, or with a plain note when the upload has moved on (committed twice,
+// discarded meanwhile).
+func (h *Handler) uploadStep(w http.ResponseWriter, r *http.Request, okKey string, err error, args ...any) {
 	ctx := r.Context()
 	j := uploadFrom(r)
 	switch {
 	case err == nil:
-		h.audit(r, action, j.ID, "ok", fmt.Sprintf("%s %q", j.Kind, j.FileName))
 		h.addFlash(w, r, "success", i18n.T(ctx, okKey, args...))
 	case errors.Is(err, uploads.ErrState):
 		h.addFlash(w, r, "warning", i18n.T(ctx, "uploads.not_possible"))

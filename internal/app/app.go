@@ -17,6 +17,7 @@ import (
 	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/changes"
+	"github.com/sekolah/portal/internal/clock"
 	"github.com/sekolah/portal/internal/config"
 	"github.com/sekolah/portal/internal/corrections"
 	"github.com/sekolah/portal/internal/counter"
@@ -144,7 +145,11 @@ func New(ctx context.Context, o Options) (*App, error) {
 			return p.Name
 		}}
 
-	ucfg := uploads.ConfigFrom(cfg)
+	// The job runners' clock (internal/jobs) is the system's, even when the portal's is
+	// fixed (tests): their leases are compared across instances through the database, and
+	// their waits (settling, back-off) must pass.
+	jobClock := clock.System(cfg.Location)
+	ucfg := uploads.ConfigFrom(cfg, jobClock)
 	if o.Uploads != nil {
 		o.Uploads(&ucfg)
 	}
@@ -158,11 +163,11 @@ func New(ctx context.Context, o Options) (*App, error) {
 			return errors.Join(errSignIns, errSessions)
 		}}
 	// A call without an answer is given the client's timeout to land before it is read.
-	ccfg := corrections.Config{Settle: cfg.UpstreamTimeout}
+	ccfg := corrections.Config{Settle: cfg.UpstreamTimeout, Clock: jobClock}
 	if o.Corrections != nil {
 		o.Corrections(&ccfg)
 	}
-	a.Corrections = corrections.NewRunner(ccfg, o.DB, o.Billing, a.Writer, log.With("component", "corrections"))
+	a.Corrections = corrections.NewRunner(ccfg, o.DB, a.Writer, log.With("component", "corrections"))
 	a.workers = []Worker{a.Uploads, a.Sync, a.Corrections, a.Pruner}
 	return a, nil
 }

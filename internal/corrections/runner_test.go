@@ -18,6 +18,7 @@ import (
 	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/changes"
+	"github.com/sekolah/portal/internal/clock"
 	"github.com/sekolah/portal/internal/corrections"
 	"github.com/sekolah/portal/internal/sandbox"
 	"github.com/sekolah/portal/internal/store"
@@ -177,7 +178,7 @@ func (e *env) runner(t *testing.T, chunk int) *corrections.Runner {
 	}
 	w := &changes.Writer{Client: client, DB: e.db, Log: e.log}
 	r := corrections.NewRunner(corrections.Config{ChunkSize: chunk, LeaseTTL: time.Second, LeaseRenew: 200 * time.Millisecond,
-		RetryBase: 5 * time.Millisecond, RetryMax: 50 * time.Millisecond, Settle: e.settle}, e.db, client, w, e.log)
+		RetryBase: 5 * time.Millisecond, RetryMax: 50 * time.Millisecond, Settle: e.settle, Clock: clock.System(time.UTC)}, e.db, w, e.log)
 	if err := r.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}

@@ -93,7 +93,7 @@ func (h *Handler) uploadView(ctx context.Context, j store.UploadJob, offset int)
 	for _, t := range j.Totals {
 		v.Totals = append(v.Totals, pages.UploadTotalRow{Code: t.AccountCode, Rows: t.Rows, Amount: t.Amount})
 	}
-	if j.State == uploads.StateReady {
+	if state.Committable() {
 		sample, err := h.uploadSample(ctx, j)
 		if err != nil {
 			return v, err
@@ -134,7 +134,7 @@ func (h *Handler) uploadView(ctx context.Context, j store.UploadJob, offset int)
 		}
 		pr := o.Progress
 		total := j.ToSend
-		if j.State == uploads.StateQueued || j.State == uploads.StateChecking {
+		if state.Preparing() {
 			total = j.RowsNew + v.ChangeCount // not cut into chunks yet: the preview's count
 		}
 		v.Progress = pages.UploadProgressView{
@@ -142,7 +142,7 @@ func (h *Handler) uploadView(ctx context.Context, j store.UploadJob, offset int)
 			Errors: j.RowsError, Failed: pr.FailedRows, Recognised: pr.Recognised, MoreFailures: o.MoreFailures,
 			UnsentReason: o.UnsentReason,
 		}
-		if j.State == uploads.StateQueued || j.State == uploads.StateChecking {
+		if state.Preparing() {
 			v.Progress.Processed = 0
 		}
 		v.CanRetry = uploads.CanRetry(j, pr)
@@ -218,7 +218,7 @@ func (h *Handler) uploadChanges(ctx context.Context, j store.UploadJob, v *pages
 	}
 	p := i18n.From(ctx)
 	v.ChangeCount, v.Unchanged = ch.Count, ch.Unchanged
-	if j.State != uploads.StateReady {
+	if !uploads.StateOf(j).Committable() {
 		return nil
 	}
 	nis := make([]string, len(ch.First))

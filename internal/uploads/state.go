@@ -39,6 +39,10 @@ func (s State) Running() bool { return s == StateQueued || s == StateChecking ||
 // Finished reports a committed job that has ended (done, partial, failed).
 func (s State) Finished() bool { return s == StateDone || s == StatePartial || s == StateFailed }
 
+// Preparing reports a committed job whose rows are not cut into chunks yet (queued, or
+// being checked against the service once more): the preview's counts stand for it.
+func (s State) Preparing() bool { return s == StateQueued || s == StateChecking }
+
 // Committed reports an upload whose rows were committed: running or finished.
 func (s State) Committed() bool { return s.Running() || s.Finished() }
 

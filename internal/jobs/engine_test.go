@@ -3,6 +3,7 @@ package jobs_test
 import (
 	"context"
 	"net/http"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -74,8 +75,9 @@ func TestExactlyOnceUnderFaultsAndRestart(t *testing.T) {
 }
 
 // TestTwoInstancesOneJob: two instances on one database both find the job; only the one
-// holding its lease sends it (renewing the lease for longer than a lease lasts), and every
-// component reaches the service once. On SQLite and on PostgreSQL.
+// holding its lease runs it (renewing the lease for longer than a lease lasts: the other
+// never runs it meanwhile), and every component reaches the service once. On SQLite and
+// on PostgreSQL.
 func TestTwoInstancesOneJob(t *testing.T) {
 	t.Parallel()
 	for _, engine := range []string{"sqlite", "postgres"} {
@@ -95,6 +97,10 @@ func TestTwoInstancesOneJob(t *testing.T) {
 					cfg, 500*time.Millisecond)
 			}
 			waitFinished(t, m)
+			if x, y, ok := m.overlapping(); ok {
+				t.Errorf("%s ran the job %v–%v while %s ran it %v–%v", x.owner, x.start.Format("15:04:05.000"),
+					x.end.Format("15:04:05.000"), y.owner, y.start.Format("15:04:05.000"), y.end.Format("15:04:05.000"))
+			}
 			a, b := wires[0].batches.Load(), wires[1].batches.Load()
 			if a+b != rows/chunk || a != 0 && b != 0 {
 				t.Errorf("batch calls per instance %d and %d; want all %d from one", a, b, rows/chunk)
@@ -151,6 +157,18 @@ func TestRefusedAndDenied(t *testing.T) {
 	}
 	if names, _ := e.atService(t); len(names) != 19 {
 		t.Errorf("%d components at the service, want 19", len(names))
+	}
+
+	// A kind that cannot tell which item was refused: the whole call fails, with the
+	// service's words, and is not sent again.
+	blind := newMemStore(inputs)
+	e.start(t, "c", &compJob{memStore: blind, inputs: inputs, client: e.client(t, nil, 2*time.Second, "issued"), blind: true},
+		fast(2*time.Second), 5*time.Second)
+	waitFinished(t, blind)
+	c0 := blind.chunks[0]
+	if states, _, _ := blind.sum(); states[jobs.Failed] != 10 || c0.Attempts != 1 || c0.Items[0].Problem.Code != jobs.ProblemRefused ||
+		!strings.Contains(c0.Items[0].Problem.Arg, "account_code") {
+		t.Errorf("refused, no item named: items %v, %d sends, problem %+v", states, c0.Attempts, c0.Items[0].Problem)
 	}
 
 	denied := newMemStore(e.components(5, 5))

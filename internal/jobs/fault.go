@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 
 	"github.com/sekolah/portal/internal/billing"
@@ -34,6 +35,25 @@ const (
 	// most.
 	Other
 )
+
+// String names the fault, for logs and tests.
+func (f Fault) String() string {
+	switch f {
+	case NoFault:
+		return "no fault"
+	case NoAnswer:
+		return "no answer"
+	case Refused:
+		return "refused"
+	case Down:
+		return "down"
+	case Denied:
+		return "denied"
+	case Other:
+		return "other"
+	}
+	return "fault " + strconv.Itoa(int(f))
+}
 
 // Classify reads an error of a call for the engine: its fault and, refused, the service's
 // words (what an item's problem keeps).

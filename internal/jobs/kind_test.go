@@ -126,6 +126,47 @@ type memStore struct {
 	hurry    time.Time
 	finished bool
 	oneByOne bool
+	runs     []run // who ran the job, when
+}
+
+// run is one instance's run of the job, under its lease.
+type run struct {
+	owner      string
+	start, end time.Time
+}
+
+// running notes that owner runs the job from now; done notes the end.
+func (m *memStore) running(owner string) (done func()) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	i := len(m.runs)
+	m.runs = append(m.runs, run{owner: owner, start: time.Now()})
+	return func() {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		m.runs[i].end = time.Now()
+	}
+}
+
+// overlapping reports two runs of different instances at the same time (one still going
+// counts until now): the lease failed.
+func (m *memStore) overlapping() (run, run, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	runs := slices.Clone(m.runs)
+	for i := range runs {
+		if runs[i].end.IsZero() {
+			runs[i].end = time.Now()
+		}
+	}
+	for i, a := range runs {
+		for _, b := range runs[i+1:] {
+			if a.owner != b.owner && a.start.Before(b.end) && b.start.Before(a.end) {
+				return a, b, true
+			}
+		}
+	}
+	return run{}, run{}, false
 }
 
 func newMemStore(chunks [][]billing.ComponentInput) *memStore {
@@ -204,6 +245,8 @@ type compJob struct {
 	*memStore
 	inputs [][]billing.ComponentInput
 	client *billing.Client
+	// blind: Refused cannot tell which item the service refused (it decides none).
+	blind bool
 }
 
 func (j *compJob) Send(ctx context.Context, c *jobs.Chunk, items []*jobs.Item) error {
@@ -243,7 +286,7 @@ func (j *compJob) Check(ctx context.Context, c *jobs.Chunk, items []*jobs.Item) 
 
 func (j *compJob) Refused(_ context.Context, c *jobs.Chunk, items []*jobs.Item, err error) error {
 	var apiErr *billing.APIError
-	if errors.As(err, &apiErr) {
+	if errors.As(err, &apiErr) && !j.blind {
 		for _, e := range apiErr.Items {
 			if e.Index >= 0 && e.Index < len(items) {
 				c.Decide(items[e.Index], jobs.Decision{State: jobs.Failed,
@@ -276,6 +319,8 @@ func (e *env) start(t testing.TB, owner string, j *compJob, cfg jobs.Config, ttl
 			return []string{"job"}, nil
 		},
 		Run: func(ctx context.Context, id string) error {
+			done := j.running(owner)
+			defer done()
 			finished, err := eng.Run(ctx, id, j)
 			if err != nil || !finished {
 				return err

@@ -58,14 +58,11 @@ func (c *Config) defaults() {
 // a stopped or dead instance is taken up again (items without an answer are read at the
 // service before anything is sent again).
 type Runner struct {
-	cfg    Config
-	owner  string
-	db     *store.DB
-	steps  Steps
-	log    *slog.Logger
-	worker *jobs.Worker
-	engine *jobs.Engine
-	queue  *jobs.Queue
+	cfg   Config
+	db    *store.DB
+	steps Steps
+	log   *slog.Logger
+	jobs  *jobs.Runner
 }
 
 // NewRunner builds a runner; nothing runs until Start. Its changes go through writer
@@ -76,14 +73,12 @@ func NewRunner(cfg Config, db *store.DB, writer *changes.Writer, log *slog.Logge
 	if log == nil {
 		log = slog.Default()
 	}
-	r := &Runner{cfg: cfg, owner: store.NewID(), db: db, steps: Steps{Writer: writer, Clock: cfg.Clock}, log: log,
-		worker: jobs.NewWorker()}
-	r.engine = jobs.NewEngine(jobs.Config{RetryBase: cfg.RetryBase, RetryMax: cfg.RetryMax, WaitMax: cfg.WaitMax,
-		Settle: cfg.Settle, Look: cfg.LeaseRenew}, r.worker, jobs.BillingFault, cfg.Clock, log)
-	r.queue = &jobs.Queue{Worker: r.worker, Log: log,
-		Lease: jobs.Lease{Leases: db.JobLeases(store.CorrectionJobsTable), Owner: r.owner, TTL: cfg.LeaseTTL, Renew: cfg.LeaseRenew,
-			Clock: cfg.Clock, Log: log},
-		Next: r.next, Run: r.run}
+	r := &Runner{cfg: cfg, db: db, steps: Steps{Writer: writer, Clock: cfg.Clock}, log: log}
+	r.jobs = jobs.NewRunner(jobs.RunnerConfig{
+		Engine:   jobs.Config{RetryBase: cfg.RetryBase, RetryMax: cfg.RetryMax, WaitMax: cfg.WaitMax, Settle: cfg.Settle},
+		Classify: jobs.BillingFault, Clock: cfg.Clock, Log: log,
+		Leases: db.JobLeases(store.CorrectionJobsTable), Owner: store.NewID(), LeaseTTL: cfg.LeaseTTL, LeaseRenew: cfg.LeaseRenew,
+		Next: r.next, Run: r.run})
 	return r
 }
 
@@ -95,17 +90,16 @@ var ErrAlreadyUndone = errors.New("corrections: the upload was already undone")
 
 // Start starts the job loop; jobs left running by a previous process are resumed.
 func (r *Runner) Start(ctx context.Context) error {
-	if err := r.worker.Start(ctx); err != nil {
+	if err := r.jobs.Start(ctx); err != nil {
 		return fmt.Errorf("corrections: %w", err)
 	}
-	r.worker.Go(r.queue.Loop)
 	return nil
 }
 
 // Stop stops taking work, waits for the call in flight (until ctx ends: then it is
 // aborted, and its items are read at the service at the next start) and releases the
 // job's lease.
-func (r *Runner) Stop(ctx context.Context) error { return r.worker.Stop(ctx) }
+func (r *Runner) Stop(ctx context.Context) error { return r.jobs.Stop(ctx) }
 
 // Submit stores a job with its items, cut into chunks, and wakes the loop. A second undo
 // of one upload is ErrAlreadyUndone.
@@ -132,7 +126,7 @@ func (r *Runner) Submit(ctx context.Context, req Request) (string, error) {
 		}
 		return "", fmt.Errorf("corrections: submit: %w", err)
 	}
-	r.worker.Wake()
+	r.jobs.Wake()
 	return j.ID, nil
 }
 
@@ -160,7 +154,7 @@ func (r *Runner) run(ctx context.Context, id string) error {
 	if err := r.db.SetCorrectionJobState(ctx, j.ID, StateRunning, false); err != nil {
 		return err
 	}
-	finished, err := r.engine.Run(ctx, j.ID, &job{r: r, j: j, actor: actorOf(j)})
+	finished, err := r.jobs.Engine.Run(ctx, j.ID, &job{r: r, j: j, actor: actorOf(j)})
 	if err != nil || !finished {
 		return err
 	}

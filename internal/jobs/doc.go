@@ -17,6 +17,7 @@
 //     while the job runs and released when it ends; a lost lease cancels the work at once.
 //     An instance that dies leaves a lease that lapses after its TTL: another instance
 //     then takes the job over.
+//   - Runner: a kind's Worker, Engine and Queue assembled (NewRunner).
 //   - Queue: the job loop. It lists the kind's runnable jobs (Next), runs them one at a
 //     time under their leases (Run), and looks again when woken or every renewal, so a
 //     job submitted on another instance, or left by one that died, is found. Ordered
@@ -48,12 +49,14 @@
 //     waiting_since (and hurry_at if a person may ask it to try again now), plus what the
 //     kind records (who asked, what for, counts); and its items or chunks in a table of
 //     their own. Add the table to store.JobTable so store.JobLeases serves its leases.
-//  2. A runner in the kind's package holding a Worker, an Engine (with Classify, the
-//     portal's clock and the kind's Config: chunk concurrency, waits, Pace for a rate
-//     limit) and a Queue whose Next lists the runnable jobs and whose Run loads one job,
-//     calls Engine.Run with a jobs.Job for it and records the job's end when Run says it
-//     finished. Start and Stop are the Worker's; internal/app builds it and hands it to
-//     the handlers.
+//  2. A runner in the kind's package holding a jobs.Runner (NewRunner assembles the
+//     Worker, the Engine and the Queue): its Classify (BillingFault), the portal's clock,
+//     the table's leases (store.JobLeases), the Engine's Config (chunks in flight, waits,
+//     Pace for a rate limit: per instance), Next listing the runnable jobs (due ones only:
+//     the outbox's sending hours) and Run loading one job, calling Engine.Run with a
+//     jobs.Job for it and recording the job's end when Run says it finished. Start and
+//     Stop are the Runner's; Wake after a job is submitted; internal/app builds it and
+//     hands it to the handlers.
 //  3. The jobs.Job for one job (built per run, holding the job's record): its Store
 //     (OpenChunks, LoadChunk and SaveChunk on the kind's tables, Waiting and SetWaiting)
 //     and its Steps: Send makes one call for a chunk's items (a batch, or one each with

@@ -91,7 +91,7 @@ type Config struct {
 	// (default 10s; the kinds pass their lease's renewal).
 	Look time.Duration
 	// Pace, when set, is the least time between two calls of the engine (a service's rate
-	// limit, shared by every chunk in flight).
+	// limit, shared by every chunk in flight; per instance: an engine paces its own calls).
 	Pace time.Duration
 }
 

@@ -50,7 +50,7 @@ func TestExactlyOnceUnderFaultsAndRestart(t *testing.T) {
 			t.Fatal("the job made no progress")
 		}
 	}
-	first.stopHard()
+	stopHard(first)
 	states, _, _ := m.sum()
 	if m.finished || states[jobs.Done] == rows {
 		t.Fatalf("the job finished before the restart (%v); the test would prove nothing", states)
@@ -222,7 +222,7 @@ func TestWaitsForTheServiceThenGivesUp(t *testing.T) {
 		m.mu.Lock()
 		m.hurry = time.Now()
 		m.mu.Unlock()
-		in.w.Wake()
+		in.Wake()
 		time.Sleep(5 * time.Second)
 		w.mu.Lock()
 		hurried := len(w.left) > calls

@@ -297,19 +297,13 @@ func (j *compJob) Refused(_ context.Context, c *jobs.Chunk, items []*jobs.Item, 
 	return nil
 }
 
-// instance is one portal instance running the job: its worker, engine and queue.
-type instance struct {
-	w *jobs.Worker
-	e *jobs.Engine
-}
-
-// start starts an instance named owner running job j with cfg, its leases lasting ttl.
-func (e *env) start(t testing.TB, owner string, j *compJob, cfg jobs.Config, ttl time.Duration) *instance {
+// start starts an instance named owner running job j with cfg, its leases lasting ttl: a
+// jobs.Runner, as a kind assembles one.
+func (e *env) start(t testing.TB, owner string, j *compJob, cfg jobs.Config, ttl time.Duration) *jobs.Runner {
 	t.Helper()
-	w := jobs.NewWorker()
-	eng := jobs.NewEngine(cfg, w, jobs.BillingFault, clock.System(time.UTC), e.log)
-	q := &jobs.Queue{Worker: w, Log: e.log,
-		Lease: jobs.Lease{Leases: e.db.NamedLeases(), Owner: owner, TTL: ttl, Renew: ttl / 5, Clock: clock.System(time.UTC), Log: e.log},
+	var r *jobs.Runner
+	r = jobs.NewRunner(jobs.RunnerConfig{Engine: cfg, Classify: jobs.BillingFault, Clock: clock.System(time.UTC), Log: e.log,
+		Leases: e.db.NamedLeases(), Owner: owner, LeaseTTL: ttl, LeaseRenew: ttl / 5,
 		Next: func(context.Context) ([]string, error) {
 			j.mu.Lock()
 			defer j.mu.Unlock()
@@ -321,7 +315,7 @@ func (e *env) start(t testing.TB, owner string, j *compJob, cfg jobs.Config, ttl
 		Run: func(ctx context.Context, id string) error {
 			done := j.running(owner)
 			defer done()
-			finished, err := eng.Run(ctx, id, j)
+			finished, err := r.Engine.Run(ctx, id, j)
 			if err != nil || !finished {
 				return err
 			}
@@ -330,20 +324,19 @@ func (e *env) start(t testing.TB, owner string, j *compJob, cfg jobs.Config, ttl
 			j.finished = len(open) == 0
 			j.mu.Unlock()
 			return err
-		}}
-	if err := w.Start(context.Background()); err != nil {
+		}})
+	if err := r.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	w.Go(q.Loop)
-	t.Cleanup(func() { _ = w.Stop(context.Background()) })
-	return &instance{w: w, e: eng}
+	t.Cleanup(func() { _ = r.Stop(context.Background()) })
+	return r
 }
 
-// stopHard stops the instance at once: calls in flight are cut.
-func (in *instance) stopHard() {
+// stopHard stops r at once: calls in flight are cut.
+func stopHard(r *jobs.Runner) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_ = in.w.Stop(ctx)
+	_ = r.Stop(ctx)
 }
 
 // waitFinished waits until the job has ended.

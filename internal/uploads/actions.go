@@ -47,7 +47,7 @@ func (r *Runner) Commit(ctx context.Context, id string, actor auth.Actor) error 
 	if j, err := r.db.UploadJobByID(ctx, id); err == nil {
 		r.audit(ctx, actor, ActionCommit, j)
 	}
-	r.worker.Wake()
+	r.jobs.Wake()
 	return nil
 }
 
@@ -64,7 +64,7 @@ func (r *Runner) Retry(ctx context.Context, id string, actor auth.Actor) error {
 			return err
 		}
 		r.audit(ctx, actor, ActionRetry, j)
-		r.worker.Wake()
+		r.jobs.Wake()
 		return nil
 	}
 	if !StateOf(j).Finished() || j.State == StateDone {
@@ -104,7 +104,7 @@ func (r *Runner) Retry(ctx context.Context, id string, actor auth.Actor) error {
 		return ErrState
 	}
 	r.audit(ctx, actor, ActionRetry, j)
-	r.worker.Wake()
+	r.jobs.Wake()
 	return nil
 }
 

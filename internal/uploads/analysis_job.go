@@ -47,8 +47,8 @@ func (r *Runner) startAnalysis(id string) {
 	if _, running := r.analyses[id]; running {
 		return
 	}
-	ctx, cancel := context.WithCancel(r.worker.Context())
-	started := r.worker.Go(func() {
+	ctx, cancel := context.WithCancel(r.jobs.Context())
+	started := r.jobs.Go(func() {
 		defer func() {
 			r.mu.Lock()
 			delete(r.analyses, id)
@@ -57,7 +57,7 @@ func (r *Runner) startAnalysis(id string) {
 		defer cancel()
 		go func() {
 			select {
-			case <-r.worker.Quit():
+			case <-r.jobs.Quit():
 				cancel() // an analysis is cheap to redo: stopping ends it
 			case <-ctx.Done():
 			}
@@ -93,8 +93,8 @@ func (r *Runner) stopAnalysis(id string) {
 // those of an instance that stopped or died while reading a sheet, and uploads received
 // by a busy instance.
 func (r *Runner) watchAnalyses() {
-	ctx := r.worker.Context()
-	for r.worker.Sleep(ctx, r.cfg.LeaseRenew) {
+	ctx := r.jobs.Context()
+	for r.jobs.Sleep(ctx, r.cfg.LeaseRenew) {
 		jobs, err := r.db.UploadJobsFreeToTake(ctx, StateAnalysing, r.now())
 		if err != nil {
 			if ctx.Err() == nil {
@@ -124,7 +124,7 @@ func (l analysisLeases) Release(ctx context.Context, id, owner string) error {
 // claims an upload reads it (two would trip over each other's problem rows). One whose
 // lease is held elsewhere is left to that instance, or to the next start after it lapsed.
 func (r *Runner) analyseLeased(ctx context.Context, id string) error {
-	l := r.lease
+	l := r.jobs.Lease
 	l.Leases = analysisLeases{r.db.JobLeases(store.UploadJobsTable)}
 	held, err := l.Hold(ctx, id, func(ctx context.Context) error {
 		err := r.analyse(ctx, id)

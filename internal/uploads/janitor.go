@@ -14,10 +14,10 @@ import (
 // after Retention, and uploads never committed, which it discards; their history lines
 // and counts stay), and the temporary copies a crash left behind.
 func (r *Runner) janitor() {
-	ctx := r.worker.Context()
+	ctx := r.jobs.Context()
 	for {
 		r.clean(ctx)
-		if !r.worker.Sleep(ctx, time.Hour) {
+		if !r.jobs.Sleep(ctx, time.Hour) {
 			return
 		}
 	}

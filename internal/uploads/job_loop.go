@@ -32,8 +32,8 @@ func (r *Runner) run(ctx context.Context, id string) error {
 		}
 		// Tried again while the service fails: a few times quickly, then, when it does not
 		// answer at all, waiting for it as the sending does.
-		if err := r.engine.Try(ctx, j.ID, uj, func(ctx context.Context) error { return r.prepare(ctx, j) }); err != nil {
-			if r.worker.Quitting() || ctx.Err() != nil {
+		if err := r.jobs.Engine.Try(ctx, j.ID, uj, func(ctx context.Context) error { return r.prepare(ctx, j) }); err != nil {
+			if r.jobs.Quitting() || ctx.Err() != nil {
 				return nil
 			}
 			var fe *FileError
@@ -53,7 +53,7 @@ func (r *Runner) run(ctx context.Context, id string) error {
 			return r.db.FinishUploadJob(ctx, j.ID, StateFailed, 0, 0)
 		}
 	}
-	finished, err := r.engine.Run(ctx, j.ID, uj)
+	finished, err := r.jobs.Engine.Run(ctx, j.ID, uj)
 	if err != nil || !finished {
 		return err
 	}

@@ -35,8 +35,8 @@ func (r *Runner) PrepareErrorWorkbook(ctx context.Context, j store.UploadJob, p 
 			err  error
 		}
 		done := make(chan made, 1)
-		if !r.worker.Go(func() {
-			size, err := r.makeErrorWorkbook(r.worker.Context(), j, name, p)
+		if !r.jobs.Go(func() {
+			size, err := r.makeErrorWorkbook(r.jobs.Context(), j, name, p)
 			done <- made{size, err}
 		}) {
 			return int64(0), ErrStopped

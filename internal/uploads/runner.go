@@ -37,7 +37,6 @@ var (
 // a job a few chunks are in flight at once.
 type Runner struct {
 	cfg    Config
-	owner  string // this runner's lease owner id
 	db     *store.DB
 	client *billing.Client
 	writer *changes.Writer
@@ -45,10 +44,8 @@ type Runner struct {
 	// steps are the correction steps a sheet's changes of what exists are sent through.
 	steps corrections.Steps
 
-	worker *jobs.Worker
-	engine *jobs.Engine
-	lease  jobs.Lease
-	queue  *jobs.Queue
+	// jobs is the worker, its job loop and the engine the jobs are sent with.
+	jobs *jobs.Runner
 
 	mu sync.Mutex
 	// analyses are the analyses this instance runs (or waits to), each with the function
@@ -68,30 +65,33 @@ func NewRunner(cfg Config, db *store.DB, client *billing.Client, writer *changes
 	if log == nil {
 		log = slog.Default()
 	}
-	r := &Runner{cfg: cfg, owner: store.NewID(), db: db, client: client, writer: writer, log: log,
-		steps: corrections.Steps{Writer: writer, Clock: cfg.Clock}, worker: jobs.NewWorker(),
+	r := &Runner{cfg: cfg, db: db, client: client, writer: writer, log: log,
+		steps:    corrections.Steps{Writer: writer, Clock: cfg.Clock},
 		analyses: map[string]context.CancelFunc{}, slots: make(chan struct{}, 2)}
-	r.engine = jobs.NewEngine(jobs.Config{Concurrency: cfg.Concurrency, MaxAttempts: cfg.MaxAttempts, RetryBase: cfg.RetryBase,
-		RetryMax: cfg.RetryMax, WaitFor: cfg.WaitFor, WaitMax: cfg.WaitMax, Settle: cfg.Settle, Look: cfg.LeaseRenew},
-		r.worker, jobs.BillingFault, cfg.Clock, log)
-	r.lease = jobs.Lease{Leases: db.JobLeases(store.UploadJobsTable), Owner: r.owner, TTL: cfg.LeaseTTL, Renew: cfg.LeaseRenew,
-		Clock: cfg.Clock, Log: log}
-	// Ordered: a job committed later waits behind the oldest even while another instance
-	// sends it, as it would in one instance, so two jobs never race on the same rows.
-	r.queue = &jobs.Queue{Worker: r.worker, Lease: r.lease, Ordered: true, Next: r.next, Run: r.run, Log: log}
+	r.jobs = jobs.NewRunner(jobs.RunnerConfig{
+		Engine: jobs.Config{Concurrency: cfg.Concurrency, MaxAttempts: cfg.MaxAttempts, RetryBase: cfg.RetryBase,
+			RetryMax: cfg.RetryMax, WaitFor: cfg.WaitFor, WaitMax: cfg.WaitMax, Settle: cfg.Settle},
+		Classify: jobs.BillingFault, Clock: cfg.Clock, Log: log,
+		Leases: db.JobLeases(store.UploadJobsTable), Owner: store.NewID(), LeaseTTL: cfg.LeaseTTL, LeaseRenew: cfg.LeaseRenew,
+		// Ordered: a job committed later waits behind the oldest even while another
+		// instance sends it, as it would in one instance, so two jobs never race on the
+		// same rows.
+		Ordered: true, Next: r.next, Run: r.run})
 	return r
 }
 
 // ID is the runner's lease owner id: a job whose UploadJob.LeaseOwner is this runner's
 // is run (or analysed) here.
-func (r *Runner) ID() string { return r.owner }
+func (r *Runner) ID() string { return r.jobs.Lease.Owner }
 
 func (r *Runner) now() time.Time { return r.cfg.Clock.Now() }
 
 // Start resumes what a previous process left (analyses and jobs) and starts the job loop
 // and the clean-up of old files. It returns at once.
 func (r *Runner) Start(ctx context.Context) error {
-	if err := r.worker.Start(ctx); err != nil {
+	// The worker first, its job loop last: a job committed before the sheets moved into
+	// the database must find its sheet there.
+	if err := r.jobs.Worker.Start(ctx); err != nil {
 		return fmt.Errorf("uploads: %w", err)
 	}
 	if d := r.cfg.Limits.TempDir; d != "" {
@@ -109,9 +109,9 @@ func (r *Runner) Start(ctx context.Context) error {
 	for _, j := range pending {
 		r.startAnalysis(j.ID)
 	}
-	r.worker.Go(r.queue.Loop)
-	r.worker.Go(r.janitor)
-	r.worker.Go(r.watchAnalyses)
+	r.jobs.Go(r.jobs.Queue.Loop)
+	r.jobs.Go(r.janitor)
+	r.jobs.Go(r.watchAnalyses)
 	return nil
 }
 
@@ -119,7 +119,7 @@ func (r *Runner) Start(ctx context.Context) error {
 // first, it aborts them (their chunks become unknown and are read at the service at the
 // next start). Jobs not finished resume at the next Start, here or in another instance:
 // their leases are released.
-func (r *Runner) Stop(ctx context.Context) error { return r.worker.Stop(ctx) }
+func (r *Runner) Stop(ctx context.Context) error { return r.jobs.Stop(ctx) }
 
 // next lists the committed jobs to run, oldest commit first.
 func (r *Runner) next(ctx context.Context) ([]string, error) {

@@ -38,7 +38,6 @@ type Deps struct {
 // Handler holds the dependencies of every handler method.
 type Handler struct {
 	cfg          config.Config
-	db           jobRecords // the job runner's pages' reads (store_pending.go)
 	auth         *auth.Service
 	auditLog     audit.Log
 	writer       *changes.Writer
@@ -73,7 +72,6 @@ func newHandler(d Deps) *Handler {
 		students: a.Students, registration: a.Registration, counter: a.Counter, school: a.School, followups: a.FollowUps, uploads: a.Uploads, corrections: a.Corrections, ledger: a.Ledger, sync: a.Sync,
 		log: a.Log, sessions: cs, clk: a.Clock, ping: a.Ping, callbacks: a.Callbacks,
 	}
-	h.withJobRecords(a)
 	if h.log == nil {
 		h.log = slog.Default()
 	}

@@ -187,9 +187,12 @@ func TestFirstStartOnATerminal(t *testing.T) {
 	}
 }
 
-// workerFrames are functions only the portal's background workers run.
+// workerFrames are functions only the portal's background workers run (the job loop is
+// the uploads' and the corrections' runners'). The ledger's comes last: a goroutine whose
+// frames are elided is named by who created it (below), which for every internal/jobs
+// worker is jobs.(*Worker).Go.
 var workerFrames = []string{
-	"internal/uploads.(*Runner).loop", "internal/uploads.(*Runner).janitor", "internal/uploads.(*Runner).watchAnalyses",
+	"internal/jobs.(*Queue).Loop", "internal/uploads.(*Runner).janitor", "internal/uploads.(*Runner).watchAnalyses",
 	"internal/app.(*Periodic).loop", "internal/ledger.(*Syncer).loop",
 }
 
@@ -198,7 +201,7 @@ var workerFrames = []string{
 // its bottom frames elided from the dump, but not the line that says who created it.
 var createdBy = map[string]string{
 	"internal/app.(*Periodic).loop":  "internal/app.(*Periodic).Start",
-	"internal/ledger.(*Syncer).loop": "internal/ledger.(*Syncer).Start",
+	"internal/ledger.(*Syncer).loop": "internal/jobs.(*Worker).Go",
 }
 
 // allGoroutines is every goroutine's stack, for a start that does not finish: where it
@@ -243,7 +246,7 @@ func TestShutdownStopsTheWorkersFirst(t *testing.T) {
 		}
 	}
 	running := workerGoroutines()
-	for _, want := range []string{"internal/uploads.(*Runner).loop", "internal/app.(*Periodic).loop", "internal/ledger.(*Syncer).loop"} {
+	for _, want := range []string{"internal/jobs.(*Queue).Loop", "internal/app.(*Periodic).loop", "internal/ledger.(*Syncer).loop"} {
 		if !slices.Contains(running, want) {
 			t.Fatalf("%s is not running while the portal serves: %v", want, running)
 		}

@@ -172,8 +172,10 @@ func New(ctx context.Context, o Options) (*App, error) {
 			return p.Name
 		}}
 
-	ucfg := uploads.ConfigFrom(cfg)
-	ucfg.Clock = clk
+	// The job runners take the portal's clock like every service; the test harness gives
+	// them the system's (their leases are compared across instances through the database,
+	// and their waits must pass, which a fixed clock never does).
+	ucfg := uploads.ConfigFrom(cfg, clk)
 	if o.Uploads != nil {
 		o.Uploads(&ucfg)
 	}
@@ -187,11 +189,11 @@ func New(ctx context.Context, o Options) (*App, error) {
 			return errors.Join(errSignIns, errSessions)
 		}}
 	// A call without an answer is given the client's timeout to land before it is read.
-	ccfg := corrections.Config{Clock: clk, Settle: cfg.UpstreamTimeout}
+	ccfg := corrections.Config{Settle: cfg.UpstreamTimeout, Clock: clk}
 	if o.Corrections != nil {
 		o.Corrections(&ccfg)
 	}
-	a.Corrections = corrections.NewRunner(ccfg, o.DB, o.Billing, a.Writer, log.With("component", "corrections"))
+	a.Corrections = corrections.NewRunner(ccfg, o.DB, a.Writer, log.With("component", "corrections"))
 	a.workers = []Worker{a.Uploads, a.Sync, a.Callbacks, a.Corrections, a.Pruner}
 	return a, nil
 }

@@ -86,16 +86,9 @@ var ledgerUses = map[string][]string{
 	"Syncer": {"AskSync", "AskReconcile", "Nudge", "Every", "FirstRun", "Owner", "ReconcileHour"},
 }
 
-// pendingWeb are the job runner's pages, whose reads move into the runner with issue 25's
-// points 3 and 8.
-var pendingWeb = map[string]string{
-	"store_pending.go":   "declares the job runner's pages' store (Handler.db) until the runner offers their reads",
-	"uploads.go":         "the upload pages read jobs, issues and names from the store (job runner: issue 25 point 8)",
-	"upload_history.go":  "the upload history reads jobs from the store (job runner)",
-	"upload_new.go":      "the uploads page reads the jobs in flight from the store (job runner)",
-	"correction_show.go": "the correction job page reads jobs and items from the store (job runner: issue 25 point 3)",
-	"correction_undo.go": "the undo of an upload reads its correction job from the store (job runner)",
-}
+// pendingWeb are files of web still allowed the store, each with why: none since the
+// upload and correction pages read through their runners (issue 25, points 3 and 8).
+var pendingWeb = map[string]string{}
 
 // Typed is one package of the module, type-checked from its non-test source.
 type Typed struct {

@@ -154,6 +154,7 @@ func init() {
 		"uploads.fail.rejected":                  {ID: "ditolak layanan pembayaran (%[1]s)", EN: "refused by the payment service (%[1]s)"},
 		"uploads.fail.unavailable":               {ID: "layanan pembayaran terus gagal; kirim lagi nanti", EN: "the payment service kept failing; send again later"},
 		"uploads.fail.unauthorized":              {ID: "layanan pembayaran menolak kredensial portal; hubungi admin", EN: "the payment service refused the portal's credentials; contact the admin"},
+		"uploads.fail.not_changed":               {ID: "tidak diubah: %[1]s", EN: "not changed: %[1]s"},
 		"uploads.err.at":                         {ID: "Sel %[1]s: %[2]s", EN: "Cell %[1]s: %[2]s"},
 		"uploads.err.at_value":                   {ID: "Sel %[1]s: \"%[2]s\" — %[3]s", EN: "Cell %[1]s: \"%[2]s\" — %[3]s"},
 		"uploads.err.value":                      {ID: "\"%[1]s\" — %[2]s", EN: "\"%[1]s\" — %[2]s"},

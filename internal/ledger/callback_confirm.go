@@ -6,11 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/clock"
+	"github.com/sekolah/portal/internal/jobs"
 	"github.com/sekolah/portal/internal/store"
 )
 
@@ -78,13 +78,8 @@ type Confirmer struct {
 	lease  *lease
 	inline chan struct{} // the immediate confirmations running now
 
-	mu      sync.Mutex
-	started bool
-	stopped bool
-	cancel  context.CancelFunc
-	done    chan struct{}
-	kick    chan struct{} // an immediate confirmation did not settle a callback: retry after the back-off
-	wake    chan struct{} // look now
+	worker *jobs.Worker
+	kick   chan struct{} // an immediate confirmation did not settle a callback: retry after the back-off
 }
 
 // NewConfirmer makes a confirmer; Start sets its worker going.
@@ -104,9 +99,9 @@ func NewConfirmer(cfg ConfirmConfig) (*Confirmer, error) {
 	cfg.Owner = cmp.Or(cfg.Owner, store.NewID())
 	log := cmp.Or(cfg.Logger, cfg.Ledger.log)
 	c := &Confirmer{cfg: cfg, l: cfg.Ledger, client: cfg.Client, log: log, inline: make(chan struct{}, cfg.InlineMax),
-		kick: make(chan struct{}, 1), wake: make(chan struct{}, 1)}
-	c.lease = &lease{db: cfg.Ledger.db, name: callbacksLease, owner: cfg.Owner, ttl: cfg.LeaseTTL,
-		renew: max(cfg.LeaseTTL/5, time.Millisecond), now: cfg.Clock.Now, log: log}
+		kick: make(chan struct{}, 1), worker: jobs.NewWorker()}
+	c.lease = &lease{name: callbacksLease, Lease: jobs.Lease{Leases: cfg.Ledger.db.NamedLeases(), Owner: cfg.Owner,
+		TTL: cfg.LeaseTTL, Renew: max(cfg.LeaseTTL/5, time.Millisecond), Clock: cfg.Clock, Log: log}}
 	return c, nil
 }
 
@@ -134,7 +129,7 @@ func (c *Confirmer) Receive(ctx context.Context, signature string, body []byte) 
 	select {
 	case c.inline <- struct{}{}:
 	default:
-		c.signal(c.wake) // many at once: the worker asks now
+		c.worker.Wake() // many at once: the worker asks now
 		return res, nil
 	}
 	defer func() { <-c.inline }()
@@ -218,43 +213,24 @@ func (c *Confirmer) payment(ctx context.Context, ref string) ([]billing.Bill, er
 	return out, nil
 }
 
-// Start runs the worker in the background: a pass over the waiting callbacks at once
-// (those a previous process left), then whenever one waits. It returns at once.
+// Start runs the worker in the background (its lifecycle is internal/jobs' Worker): a
+// pass over the waiting callbacks at once (those a previous process left), then whenever
+// one waits. It returns at once.
 func (c *Confirmer) Start(ctx context.Context) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.started {
+	if err := c.worker.Start(ctx); err != nil {
 		return errors.New("ledger: confirmer already started")
 	}
-	c.started = true
-	lctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	c.cancel, c.done = cancel, make(chan struct{})
-	go c.loop(lctx)
+	c.worker.Go(func() { c.loop(c.worker.Context()) })
 	return nil
 }
 
-// Stop ends the worker (a confirmation in flight is cancelled: it is one transaction,
-// and the callback stays waiting), releases its lease and waits for it to end or ctx.
-func (c *Confirmer) Stop(ctx context.Context) error {
-	c.mu.Lock()
-	if !c.started || c.stopped {
-		c.mu.Unlock()
-		return nil
-	}
-	c.stopped = true
-	c.cancel()
-	done := c.done
-	c.mu.Unlock()
-	select {
-	case <-done:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
+// Stop ends the worker at once (a confirmation in flight is cancelled: it is one
+// transaction, and the callback stays waiting), releases its lease and waits for it to
+// end or ctx.
+func (c *Confirmer) Stop(ctx context.Context) error { return c.worker.Halt(ctx) }
 
 // Nudge asks the worker to look for waiting callbacks now.
-func (c *Confirmer) Nudge() { c.signal(c.wake) }
+func (c *Confirmer) Nudge() { c.worker.Wake() }
 
 func (c *Confirmer) signal(ch chan struct{}) {
 	select {
@@ -273,7 +249,6 @@ const (
 )
 
 func (c *Confirmer) loop(ctx context.Context) {
-	defer close(c.done)
 	defer func() {
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
@@ -298,7 +273,7 @@ func (c *Confirmer) loop(ctx context.Context) {
 				t.Reset(backoff)
 			}
 			continue
-		case <-c.wake:
+		case <-c.worker.Woken():
 			if backoff == 0 {
 				t.Reset(0)
 			}

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/clock"
+	"github.com/sekolah/portal/internal/jobs"
 	"github.com/sekolah/portal/internal/store"
 )
 
@@ -58,16 +60,12 @@ type Syncer struct {
 	log    *slog.Logger
 	lease  *lease
 
-	mu      sync.Mutex
-	started bool
-	stopped bool
-	cancel  context.CancelFunc
-	done    chan struct{}
-	wake    chan struct{} // Nudge: run now
-	ask     chan struct{} // a request to sync or reconcile now was made here
-	first   chan struct{} // closed after the loop's first run
-	runMu   sync.Mutex    // one run at a time in this process
-	served  atomic.Int64  // the requests to sync now that a run of this instance has started after
+	worker *jobs.Worker
+	wake   chan struct{} // Nudge: run now
+	ask    chan struct{} // a request to sync or reconcile now was made here
+	first  chan struct{} // closed after the loop's first run
+	runMu  sync.Mutex    // one run at a time in this process
+	served atomic.Int64  // the requests to sync now that a run of this instance has started after
 }
 
 // NewSyncer makes a syncer; Start sets it going.
@@ -85,47 +83,26 @@ func NewSyncer(cfg SyncConfig) (*Syncer, error) {
 	}
 	log := cmp.Or(cfg.Logger, cfg.Ledger.log)
 	s := &Syncer{cfg: cfg, l: cfg.Ledger, client: cfg.Client, log: log, wake: make(chan struct{}, 1), ask: make(chan struct{}, 1),
-		first: make(chan struct{})}
-	s.lease = &lease{db: cfg.Ledger.db, name: syncLease, owner: cfg.Owner, ttl: cfg.LeaseTTL,
-		renew: max(cfg.LeaseTTL/5, time.Millisecond), now: cfg.Ledger.now, log: log}
+		first: make(chan struct{}), worker: jobs.NewWorker()}
+	s.lease = &lease{name: syncLease, Lease: jobs.Lease{Leases: cfg.Ledger.db.NamedLeases(), Owner: cfg.Owner, TTL: cfg.LeaseTTL,
+		Renew: max(cfg.LeaseTTL/5, time.Millisecond), Clock: clock.New(cfg.Ledger.now, time.UTC), Log: log}}
 	return s, nil
 }
 
 // Start runs the sync loop in the background: a run at once, then every Every (and
 // whenever Nudge asks). It returns at once.
 func (s *Syncer) Start(ctx context.Context) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.started {
+	if err := s.worker.Start(ctx); err != nil {
 		return errors.New("ledger: syncer already started")
 	}
-	s.started = true
-	lctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	s.cancel, s.done = cancel, make(chan struct{})
-	go s.loop(lctx)
+	s.worker.Go(func() { s.loop(s.worker.Context()) })
 	return nil
 }
 
 // Stop ends the loop, aborting a run in flight (every write is its own transaction and
 // a fill resumes where it stopped), releases the lease so another instance may go on,
 // and waits for the loop to end or ctx.
-func (s *Syncer) Stop(ctx context.Context) error {
-	s.mu.Lock()
-	if !s.started || s.stopped {
-		s.mu.Unlock()
-		return nil
-	}
-	s.stopped = true
-	s.cancel()
-	done := s.done
-	s.mu.Unlock()
-	select {
-	case <-done:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
+func (s *Syncer) Stop(ctx context.Context) error { return s.worker.Halt(ctx) }
 
 // AskReconcile asks for a full reconcile (an admin's button, by a username): recorded
 // in the database so whichever instance holds the sync's lease runs it within AskPoll,
@@ -171,7 +148,6 @@ func (s *Syncer) signal(ch chan struct{}) {
 func (s *Syncer) FirstRun() <-chan struct{} { return s.first }
 
 func (s *Syncer) loop(ctx context.Context) {
-	defer close(s.done)
 	defer func() {
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()

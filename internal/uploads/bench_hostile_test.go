@@ -98,7 +98,7 @@ func BenchmarkHostileUploads(b *testing.B) {
 			b.Fatal(err)
 		}
 		if rec.Job.State == uploads.StateHeld {
-			if err := r.Analyse(ctx, rec.Job.ID); err != nil {
+			if err := r.Analyse(ctx, rec.Job.ID, financeActor); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -135,7 +135,7 @@ func BenchmarkHostileUploads(b *testing.B) {
 					return
 				}
 				if rec.Job.State == uploads.StateHeld {
-					if err := r.Analyse(ctx, rec.Job.ID); err != nil {
+					if err := r.Analyse(ctx, rec.Job.ID, financeActor); err != nil {
 						b.Error(err)
 						return
 					}

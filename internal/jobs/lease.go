@@ -39,6 +39,19 @@ type Lease struct {
 // at once). When the lease is lost (taken by another after renewals failed until it
 // lapsed), fn's context is cancelled so nothing more is sent from here.
 func (l Lease) Hold(ctx context.Context, id string, fn func(ctx context.Context) error) (held bool, err error) {
+	held, err = l.Keeping(ctx, id, fn)
+	if held {
+		rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer rcancel()
+		l.Release(rctx, id)
+	}
+	return held, err
+}
+
+// Keeping is Hold without the release: the lease stays held after fn (until it lapses, or
+// its holder releases it), for a worker that holds one lease across its runs (the
+// ledger's sync); a claim by its own holder extends it.
+func (l Lease) Keeping(ctx context.Context, id string, fn func(ctx context.Context) error) (held bool, err error) {
 	until, ok, err := l.Claim(ctx, id)
 	if err != nil || !ok {
 		return false, err
@@ -53,9 +66,6 @@ func (l Lease) Hold(ctx context.Context, id string, fn func(ctx context.Context)
 	err = fn(work)
 	cancel()
 	<-kept
-	rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-	defer rcancel()
-	l.Release(rctx, id)
 	return true, err
 }
 

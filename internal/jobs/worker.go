@@ -43,6 +43,16 @@ func (w *Worker) Start(ctx context.Context) error {
 	return nil
 }
 
+// Run starts the worker and runs loop in its goroutine with the worker's context: the
+// whole of Start for a worker that is one loop (ErrStarted when it was started before).
+func (w *Worker) Run(ctx context.Context, loop func(ctx context.Context)) error {
+	if err := w.Start(ctx); err != nil {
+		return err
+	}
+	w.Go(func() { loop(w.Context()) })
+	return nil
+}
+
 // Go runs fn in a goroutine that Stop waits for; false (fn not run) before Start or once
 // the worker stops.
 func (w *Worker) Go(fn func()) bool {

@@ -217,10 +217,9 @@ func (c *Confirmer) payment(ctx context.Context, ref string) ([]billing.Bill, er
 // pass over the waiting callbacks at once (those a previous process left), then whenever
 // one waits. It returns at once.
 func (c *Confirmer) Start(ctx context.Context) error {
-	if err := c.worker.Start(ctx); err != nil {
-		return errors.New("ledger: confirmer already started")
+	if err := c.worker.Run(ctx, c.loop); err != nil {
+		return fmt.Errorf("ledger: confirmer: %w", err)
 	}
-	c.worker.Go(func() { c.loop(c.worker.Context()) })
 	return nil
 }
 
@@ -308,24 +307,25 @@ func (c *Confirmer) pass(ctx context.Context) passOutcome {
 	if len(refs) == 0 {
 		return passIdle
 	}
-	ok, err := c.lease.claim(ctx)
-	if err != nil {
+	out := passIdle
+	held, err := c.lease.hold(ctx, func(rctx context.Context) error {
+		out = c.confirmEach(rctx, refs)
+		return nil
+	})
+	switch {
+	case err != nil:
 		if ctx.Err() == nil {
 			c.log.Error("ledger: claim the callbacks' lease", "err", err)
 		}
 		return passFailed
-	}
-	if !ok {
+	case !held:
 		return passIdle
 	}
-	rctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	kept := make(chan struct{})
-	go func() {
-		defer close(kept)
-		c.lease.keep(rctx, cancel)
-	}()
-	defer func() { cancel(); <-kept }()
+	return out
+}
+
+// confirmEach asks the service about refs, under the lease, until it does not answer.
+func (c *Confirmer) confirmEach(rctx context.Context, refs []string) passOutcome {
 	settled := 0
 	for _, ref := range refs {
 		if rctx.Err() != nil {

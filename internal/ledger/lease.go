@@ -2,7 +2,6 @@ package ledger
 
 import (
 	"context"
-	"time"
 
 	"github.com/sekolah/portal/internal/jobs"
 )
@@ -17,23 +16,15 @@ const syncLease = "ledger.sync"
 // it.
 type lease struct {
 	jobs.Lease
-	name   string
-	expiry time.Time // until when this owner holds it, as last claimed
+	name string
 }
 
-// claim takes or extends the lease; false when another instance holds it.
-func (l *lease) claim(ctx context.Context) (bool, error) {
-	until, ok, err := l.Claim(ctx, l.name)
-	if ok {
-		l.expiry = until
-	}
-	return ok, err
-}
-
-// keep renews the lease while ctx lasts; it calls lost when the lease is gone or may lapse
-// before the next renewal, so the run stops before another instance could start the same.
-func (l *lease) keep(ctx context.Context, lost context.CancelFunc) {
-	l.Keep(ctx, l.name, l.expiry, lost)
+// hold runs fn with the lease claimed (or extended, when this owner holds it already) and
+// renewed while fn runs; fn's context ends when the lease is lost. The lease stays held
+// after fn (released when the worker stops). held is false, and fn is not run, when
+// another instance holds it.
+func (l *lease) hold(ctx context.Context, fn func(ctx context.Context) error) (held bool, err error) {
+	return l.Keeping(ctx, l.name, fn)
 }
 
 // release frees the lease (another instance may go on at once).

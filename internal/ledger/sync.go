@@ -92,10 +92,9 @@ func NewSyncer(cfg SyncConfig) (*Syncer, error) {
 // Start runs the sync loop in the background: a run at once, then every Every (and
 // whenever Nudge asks). It returns at once.
 func (s *Syncer) Start(ctx context.Context) error {
-	if err := s.worker.Start(ctx); err != nil {
-		return errors.New("ledger: syncer already started")
+	if err := s.worker.Run(ctx, s.loop); err != nil {
+		return fmt.Errorf("ledger: syncer: %w", err)
 	}
-	s.worker.Go(func() { s.loop(s.worker.Context()) })
 	return nil
 }
 
@@ -225,22 +224,19 @@ func (s *Syncer) RunReconcile(ctx context.Context) (RunResult, error) {
 func (s *Syncer) run(ctx context.Context, want string) (RunResult, error) {
 	s.runMu.Lock()
 	defer s.runMu.Unlock()
-	ok, err := s.lease.claim(ctx)
-	if err != nil {
-		return RunResult{}, err
+	var res RunResult
+	held, err := s.lease.hold(ctx, func(rctx context.Context) (err error) {
+		res, err = s.runHeld(rctx, want)
+		return err
+	})
+	if err == nil && !held {
+		err = ErrLeaseHeld
 	}
-	if !ok {
-		return RunResult{}, ErrLeaseHeld
-	}
-	rctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	kept := make(chan struct{})
-	go func() {
-		defer close(kept)
-		s.lease.keep(rctx, cancel)
-	}()
-	defer func() { cancel(); <-kept }()
+	return res, err
+}
 
+// runHeld is a run under the sync's lease.
+func (s *Syncer) runHeld(rctx context.Context, want string) (RunResult, error) {
 	st, err := s.l.syncState(rctx)
 	if err != nil {
 		return RunResult{}, err

@@ -223,6 +223,20 @@ func auditRow(ctx context.Context, e store.AuditEntry, ap auditPeople) pages.Aud
 		if a["name"] != "" {
 			row.Extras = append(row.Extras, a["name"])
 		}
+		if a["cap"] != "" {
+			row.Extras = append(row.Extras, p.T("registration.settings.audit_cap", a["cap"]))
+		}
+	case strings.HasPrefix(e.Action, "registration.application."):
+		if a["nis"] != "" {
+			row.Subject = p.T("audit.student", a["name"], a["nis"])
+		}
+		if ref := a["ref"]; ref != "" {
+			row.Extras = append(row.Extras, p.T("applications.audit_ref", ref))
+		}
+		money()
+		if reason := a["reason"]; reason != "" {
+			row.Extras = append(row.Extras, p.T("audit.reason", reason))
+		}
 	case e.Action == school.ActionProfile:
 		row.Subject = a["name"]
 		if pat := a["pattern"]; pat != "" {

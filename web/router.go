@@ -192,6 +192,13 @@ func New(d Deps) http.Handler {
 			r.With(h.require(auth.WriteBilling)).Get("/registrations/new", h.newRegistration)
 			r.With(h.require(auth.WriteBilling)).Post("/registrations/new", h.submitRegistration)
 			r.With(h.require(auth.ReadBilling)).Get("/registrations/{billID}", h.showRegistration)
+			// The public form's applications: held ones approved or rejected by staff.
+			r.Group(func(r chi.Router) {
+				r.Use(h.require(auth.WriteBilling))
+				r.Get("/registrations/applications", h.listApplications)
+				r.Post("/registrations/applications/{id}/approve", h.approveApplication)
+				r.Post("/registrations/applications/{id}/reject", h.rejectApplication)
+			})
 
 			// Settings: fee templates and the public registration form (admins). Full paths
 			// rather than a /settings sub-router, so other sections can add settings pages.

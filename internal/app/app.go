@@ -17,6 +17,7 @@ import (
 	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/changes"
+	"github.com/sekolah/portal/internal/clock"
 	"github.com/sekolah/portal/internal/config"
 	"github.com/sekolah/portal/internal/corrections"
 	"github.com/sekolah/portal/internal/counter"
@@ -88,6 +89,8 @@ type App struct {
 	Corrections *corrections.Runner
 	// Pruner drops old sign-in attempts and expired sessions hourly (a worker).
 	Pruner *Periodic
+	// Intake sends the public form's applications, or holds them for staff (a worker).
+	Intake *registration.Intake
 
 	workers []Worker
 	started []Worker
@@ -133,6 +136,11 @@ func New(ctx context.Context, o Options) (*App, error) {
 	a.Registration = &registration.Service{
 		DB: o.DB, Writer: a.Writer, Billing: o.Billing, Accounts: cfg.AccountCodes, Location: cfg.Location, Now: now, Log: log,
 	}
+	// The public form's applications: sent by the Intake while the form is under its hourly
+	// cap, a call without an answer looked for once the client's whole deadline has passed.
+	a.Intake = &registration.Intake{Service: a.Registration, Clock: clock.New(now, cfg.Location), Settle: cfg.UpstreamDeadline,
+		Log: log.With("component", "registration-intake")}
+	a.Registration.Nudge = a.Intake.Nudge
 	a.School = &school.Service{DB: o.DB, Location: cfg.Location, Now: now, Log: log}
 	a.Counter = &counter.Service{Billing: o.Billing, Writer: a.Writer, DB: o.DB, School: a.School, Location: cfg.Location, Now: now, Log: log}
 	a.FollowUps = &followups.Service{DB: o.DB, Ledger: a.Ledger, Location: cfg.Location, Now: now,
@@ -163,7 +171,7 @@ func New(ctx context.Context, o Options) (*App, error) {
 		o.Corrections(&ccfg)
 	}
 	a.Corrections = corrections.NewRunner(ccfg, o.DB, o.Billing, a.Writer, log.With("component", "corrections"))
-	a.workers = []Worker{a.Uploads, a.Sync, a.Corrections, a.Pruner}
+	a.workers = []Worker{a.Uploads, a.Sync, a.Corrections, a.Pruner, a.Intake}
 	return a, nil
 }
 

@@ -145,10 +145,11 @@ func (s *Service) ChangePassword(ctx context.Context, actor Actor, current, pass
 }
 
 // checkCurrentPassword checks a password a signed-in person retypes under the sign-in
-// throttle of their address.
+// throttle of their address (a signed-in device is a known one: the account-wide lock
+// does not apply).
 func (s *Service) checkCurrentPassword(ctx context.Context, u store.User, password, addr string) error {
 	now := s.now()
-	if lock, err := s.lockFor(ctx, u.Username, addr, now); err != nil {
+	if lock, err := s.lockFor(ctx, u.Username, addr, now, true); err != nil {
 		return err
 	} else if lock != nil {
 		return lock

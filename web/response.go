@@ -145,3 +145,15 @@ func sendXLSX(w http.ResponseWriter, name string, body []byte) {
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(body)
 }
+
+// cutRunes is s cut to its first n characters: what a page shows back of a value too long
+// to be used (a search of 50,000 characters).
+func cutRunes(s string, n int) string {
+	for i := range s {
+		if n == 0 {
+			return s[:i]
+		}
+		n--
+	}
+	return s
+}

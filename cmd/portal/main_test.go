@@ -116,6 +116,20 @@ func TestFreshStart(t *testing.T) {
 		t.Fatalf("login page: %v %v", err, res)
 	}
 	res.Body.Close()
+	// A path of 50,000 characters is logged, but not whole: every value of a line is bounded.
+	res, err = http.Get("http://" + addr + "/" + strings.Repeat("x", 50_000) + "?q=" + strings.Repeat("y", 50_000))
+	if err != nil || res.StatusCode != http.StatusNotFound {
+		t.Fatalf("a long path: %v %v", err, res)
+	}
+	res.Body.Close()
+	for line := range strings.Lines(out.String()) {
+		if len(line) > 4*1024 {
+			t.Fatalf("a log line of %d bytes: %.300s…", len(line), line)
+		}
+	}
+	if !strings.Contains(out.String(), "more bytes)") {
+		t.Fatalf("the long path is not in the log, cut:\n%.2000s", out)
+	}
 	// The embedded sandbox's demo school reaches the roster without anyone pressing Sync.
 	db, err := store.Open(context.Background(), "sqlite:"+dir+"/portal.db")
 	if err != nil {

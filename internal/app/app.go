@@ -16,6 +16,7 @@ import (
 
 	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/boundlog"
 	"github.com/sekolah/portal/internal/changes"
 	"github.com/sekolah/portal/internal/clock"
 	"github.com/sekolah/portal/internal/config"
@@ -107,6 +108,9 @@ func New(ctx context.Context, o Options) (*App, error) {
 	if log == nil {
 		log = slog.Default()
 	}
+	// Every value a line carries bounded (a request's path, query, what was typed): the
+	// services and the handlers log through this one.
+	log = slog.New(boundlog.New(log.Handler()))
 	cfg := o.Config
 	a := &App{Config: cfg, DB: o.DB, Billing: o.Billing, Log: log, Now: now}
 

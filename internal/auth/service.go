@@ -40,11 +40,11 @@ const (
 	DefaultMaxAddrFailures     = 20
 	DefaultMaxUsernameFailures = 10
 	DefaultDeviceTrust         = 180 * 24 * time.Hour
-	DefaultFailureWindow   = 15 * time.Minute
-	DefaultLockDuration    = 15 * time.Minute
-	DefaultSlowAfter       = 3
-	DefaultBaseDelay       = 250 * time.Millisecond
-	DefaultMaxDelay        = 3 * time.Second
+	DefaultFailureWindow       = 15 * time.Minute
+	DefaultLockDuration        = 15 * time.Minute
+	DefaultSlowAfter           = 3
+	DefaultBaseDelay           = 250 * time.Millisecond
+	DefaultMaxDelay            = 3 * time.Second
 )
 
 // Audit actions and outcomes written by this package.

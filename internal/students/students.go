@@ -35,7 +35,20 @@ const (
 	MaxKeyNameLen = 50
 	MaxEmailLen   = 254
 	MaxClassLen   = 100
+	// MaxSearchLen bounds a search by name or NIS: longer than any name, short enough for
+	// the database (a 50,000-character one was SQLite's "pattern too complex").
+	MaxSearchLen = 200
 )
+
+// CheckSearch checks a search of students by name or NIS as field: at most MaxSearchLen
+// characters. It reports whether q may be searched for.
+func CheckSearch(l *problem.List, field, q string) bool {
+	if utf8.RuneCountInString(q) > MaxSearchLen {
+		l.Add(field, "form.too_long", MaxSearchLen)
+		return false
+	}
+	return true
+}
 
 // The message keys of the student rules.
 const (

@@ -78,7 +78,7 @@ func (h *Handler) redirect(w http.ResponseWriter, r *http.Request, target string
 func errorView(ctx context.Context, status int, message, requestID string) pages.ErrorView {
 	code := status
 	switch code {
-	case http.StatusBadRequest, http.StatusForbidden, http.StatusNotFound:
+	case http.StatusBadRequest, http.StatusForbidden, http.StatusNotFound, http.StatusRequestTimeout, http.StatusRequestEntityTooLarge:
 	default:
 		if code >= 500 {
 			code = http.StatusInternalServerError

@@ -79,8 +79,20 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 
 func serve(ctx context.Context, cfg config.Config, db *store.DB, authSvc *auth.Service, log *slog.Logger, stdout io.Writer) error {
 	created, generated, err := authSvc.EnsureBootstrapAdmin(ctx, cfg.AdminPassword)
-	if err != nil {
+	switch {
+	case errors.Is(err, auth.ErrAdminNameTaken):
+		return errors.New(`no admin account exists, and "admin" is the username of an account of another role: ` +
+			"make an admin with `portal user add USERNAME admin`, then start again")
+	case err != nil:
 		return fmt.Errorf("bootstrap admin (PORTAL_ADMIN_PASSWORD): %w", err)
+	case created && generated == "":
+		log.Info("no admin account existed: created admin with the password PORTAL_ADMIN_PASSWORD gives")
+	case created:
+		log.Info("no admin account existed: created admin with a generated password")
+	case cfg.AdminPassword != "":
+		// Said, not silently ignored: the variable only ever sets the first admin's password.
+		log.Warn("PORTAL_ADMIN_PASSWORD is set but an admin account exists already, so it is not used; " +
+			"change a password with `portal user passwd USERNAME`, and unset the variable")
 	}
 	if err := giveAdminPassword(cfg, log, stdout, created, generated); err != nil {
 		return err

@@ -631,12 +631,32 @@ func TestEnsureBootstrapAdmin(t *testing.T) {
 			t.Errorf("err = %v, want ErrPasswordTooShort", err)
 		}
 	})
-	t.Run("users exist", func(t *testing.T) {
+	t.Run("an admin exists", func(t *testing.T) {
 		f := newFixture(t)
-		f.user(t, "siti", auth.Finance, sitiPassword)
+		f.user(t, "kepala.tu", auth.Admin, sitiPassword)
 		created, _, err := f.svc.EnsureBootstrapAdmin(t.Context(), "")
 		if err != nil || created {
-			t.Errorf("EnsureBootstrapAdmin with a user present = %v, %v", created, err)
+			t.Errorf("EnsureBootstrapAdmin with an admin present = %v, %v", created, err)
+		}
+	})
+	// Issue 30: accounts added with `portal user add` before the first start are no
+	// admin; the first start still makes one, with the password it is given.
+	t.Run("only other roles exist", func(t *testing.T) {
+		f := newFixture(t)
+		f.user(t, "siti", auth.Finance, sitiPassword)
+		created, generated, err := f.svc.EnsureBootstrapAdmin(t.Context(), "dari-variabel-env")
+		if err != nil || !created || generated != "" {
+			t.Fatalf("EnsureBootstrapAdmin beside a finance account = %v, %q, %v", created, generated, err)
+		}
+		if u, err := f.svc.SignIn(t.Context(), "admin", "dari-variabel-env", "127.0.0.1"); err != nil || u.Role != "admin" {
+			t.Fatalf("sign in as admin: %+v %v", u, err)
+		}
+	})
+	t.Run("admin is another role's name", func(t *testing.T) {
+		f := newFixture(t)
+		f.user(t, "admin", auth.Finance, sitiPassword)
+		if _, _, err := f.svc.EnsureBootstrapAdmin(t.Context(), ""); !errors.Is(err, auth.ErrAdminNameTaken) {
+			t.Fatalf("err = %v, want ErrAdminNameTaken", err)
 		}
 	})
 }

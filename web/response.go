@@ -31,6 +31,11 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, c t
 	ctx := h.shellContext(r.Context())
 	var buf bytes.Buffer
 	if err := c.Render(ctx, &buf); err != nil {
+		if isCancellation(err) && r.Context().Err() != nil {
+			// Nobody is left to read the page.
+			h.log.Info("client went away", "method", r.Method, "path", r.URL.Path, "request_id", middleware.GetReqID(ctx))
+			return
+		}
 		h.log.Error("render", "path", r.URL.Path, "err", err)
 		status, buf = http.StatusInternalServerError, bytes.Buffer{}
 		_ = pages.Error(errorView(ctx, status, "", middleware.GetReqID(ctx))).Render(ctx, &buf)
@@ -113,8 +118,15 @@ func (h *Handler) renderError(w http.ResponseWriter, r *http.Request, status int
 	h.render(w, r, status, pages.Error(v))
 }
 
-// serverError logs the detail once and shows the person a plain message.
+// serverError logs the detail once and shows the person a plain message. A failure that
+// is only the request's cancellation (its person went away) is not an error: noted at
+// INFO, and nothing is written, as nobody reads it.
 func (h *Handler) serverError(w http.ResponseWriter, r *http.Request, err error) {
+	if isCancellation(err) && r.Context().Err() != nil {
+		h.log.Info("client went away", "method", r.Method, "path", r.URL.Path, "err", err,
+			"request_id", middleware.GetReqID(r.Context()))
+		return
+	}
 	h.log.Error("internal error", "method", r.Method, "path", r.URL.Path, "err", err,
 		"request_id", middleware.GetReqID(r.Context()))
 	h.renderError(w, r, http.StatusInternalServerError, "")

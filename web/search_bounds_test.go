@@ -42,7 +42,7 @@ func TestLongSearchesAreSaidInPlace(t *testing.T) {
 	}
 	// In English too, and a search of 200 characters is made.
 	c.Post("/lang", url.Values{"lang": {"en"}, "next": {"/students"}})
-	if res := c.Get("/students/?q=" + long); !strings.Contains(text(res, `[data-testid="students-search-error"]`), "at most 200") {
+	if res := c.Get("/students/?q=" + long); !strings.Contains(text(res, `[data-testid="students-search-error"]`), "at most 200 characters") {
 		t.Fatalf("English: %q", text(res, `[data-testid="students-search-error"]`))
 	}
 	for _, path := range []string{"/students/?q=", "/payments/new?q="} {

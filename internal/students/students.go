@@ -44,7 +44,7 @@ const (
 // characters. It reports whether q may be searched for.
 func CheckSearch(l *problem.List, field, q string) bool {
 	if utf8.RuneCountInString(q) > MaxSearchLen {
-		l.Add(field, "form.too_long", MaxSearchLen)
+		l.Add(field, KeySearchLong, MaxSearchLen)
 		return false
 	}
 	return true
@@ -55,6 +55,8 @@ const (
 	KeyNIS   = "students.err.nis"   // not 1–32 of [A-Za-z0-9.-]
 	KeyPhone = "students.err.phone" // not an Indonesian phone number
 	KeyEmail = "form.invalid_email"
+	// KeySearchLong: a search over MaxSearchLen characters.
+	KeySearchLong = "students.err.search_long"
 )
 
 // KeyNames are the NIS kinds the form offers; the service accepts any non-empty text and

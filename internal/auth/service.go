@@ -171,11 +171,13 @@ func (s *Service) SignIn(ctx context.Context, username, password, addr string) (
 // person out of their own devices. The wait holds nothing: no transaction, no lock, no
 // queue a real person's attempt would stand in.
 func (s *Service) SignInAttempt(ctx context.Context, a Attempt) (store.User, error) {
-	username, password, addr := a.Username, a.Password, a.Addr
+	// The limits count an IPv6 address by its /64 (one subscriber's, free to change); the
+	// audit log keeps the address itself.
+	username, password, addr := a.Username, a.Password, AddressGroup(a.Addr)
 	now := s.now()
 	typed := truncate(username, maxUsernameInAudit)
 	name := store.NormalizeUsername(username)
-	audit := store.AuditEntry{At: now, Actor: typed, Action: ActionSignIn, Target: truncate(name, maxUsernameInAudit), IP: addr}
+	audit := store.AuditEntry{At: now, Actor: typed, Action: ActionSignIn, Target: truncate(name, maxUsernameInAudit), IP: a.Addr}
 	known := s.knows(a.Device, name, now)
 	if known {
 		audit.Detail = "known device"

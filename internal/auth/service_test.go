@@ -182,6 +182,28 @@ func TestSignInFailuresElsewhereDoNotLockOut(t *testing.T) {
 	}
 }
 
+// An IPv6 guesser changing addresses within its /64 is one address to the limits; the
+// audit log names each address.
+func TestSignInIPv6CountsBySubnet(t *testing.T) {
+	f := newFixture(t)
+	ctx := t.Context()
+	f.user(t, "siti", auth.Finance, sitiPassword)
+	for i := range auth.DefaultMaxPairFailures {
+		f.advance(time.Second)
+		f.svc.SignIn(ctx, "siti", "wrong-password", fmt.Sprintf("2001:db8:5:6::%x", i+1))
+	}
+	var locked *auth.LockedError
+	if _, err := f.svc.SignIn(ctx, "siti", sitiPassword, "2001:db8:5:6:ffff::1"); !errors.As(err, &locked) || locked.ByUsername {
+		t.Fatalf("from the same /64: %v, want its lock", err)
+	}
+	if _, err := f.svc.SignIn(ctx, "siti", sitiPassword, "2001:db8:5:7::1"); err != nil {
+		t.Fatalf("from another /64: %v", err)
+	}
+	if e := f.audit(t, store.AuditFilter{Actor: "siti"}); e[0].IP != "2001:db8:5:6::1" {
+		t.Errorf("audit IP %q, want the address itself", e[0].IP)
+	}
+}
+
 // Issue 30: 40 guesses at one account from 10 addresses (4 each, under every address's
 // limit) were only slowed down. Now the account takes MaxUsernameFailures from
 // everywhere, then is locked for every device it was not signed in to from before: the

@@ -148,6 +148,7 @@ func (s *Service) ChangePassword(ctx context.Context, actor Actor, current, pass
 // throttle of their address (a signed-in device is a known one: the account-wide lock
 // does not apply).
 func (s *Service) checkCurrentPassword(ctx context.Context, u store.User, password, addr string) error {
+	addr = AddressGroup(addr)
 	now := s.now()
 	if lock, err := s.lockFor(ctx, u.Username, addr, now, true); err != nil {
 		return err

@@ -151,9 +151,11 @@ func TestAuditLogWordsEveryAction(t *testing.T) {
 	for _, a := range actions {
 		args := store.AuditArgs{}
 		for _, k := range a.Carries() {
-			if v := sampleArgs.Get(k); v != "" {
-				args[string(k)] = v
+			v := sampleArgs.Get(k)
+			if v == "" {
+				v = "7" // a package's own argument (a form's hourly cap, an application's reference)
 			}
+			args[string(k)] = v
 		}
 		target := map[audit.About]string{audit.AboutReport: "/reports/payments?format=csv", audit.AboutTypedUsername: "sitti"}[a.About]
 		for _, outcome := range []audit.Outcome{audit.OK, audit.Failed} {
@@ -225,7 +227,7 @@ func TestAuditEntriesOfEachMaker(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := p.App.Registration.SetPublicSettings(ctx, actor, registration.Public{Enabled: true, TemplateID: tpl.ID}); err != nil {
+	if err := p.App.Registration.SetPublicSettings(ctx, actor, registration.PublicInput{Enabled: true, TemplateID: tpl.ID, HourlyCap: "30"}); err != nil {
 		t.Fatal(err)
 	}
 	st, err := p.DB.StudentByNIS(ctx, "2024001")
@@ -265,7 +267,7 @@ func TestAuditEntriesOfEachMaker(t *testing.T) {
 		{auth.ActionStaffCreate, "Akun staf dibuat — Rina Wati, Keuangan", "/staff/" + rina.ID},
 		{auth.ActionSignIn, "Mencoba masuk — dengan nama pengguna “sitti”", ""},
 		{registration.ActionTemplateCreate, "Template biaya dibuat — Daftar ulang 2027, 2 komponen, Rp 1.350.000", ""},
-		{registration.ActionPublicSettings, "Pengaturan pendaftaran daring diubah — dibuka untuk umum, Daftar ulang 2027", ""},
+		{registration.ActionPublicSettings, "Pengaturan pendaftaran daring diubah — dibuka untuk umum, Daftar ulang 2027, batas 30 per jam", ""},
 		{school.ActionProfile, "Profil sekolah diubah — SMP Nusantara, pola kuitansi KW/{YYYY}/{MM}/{seq}", ""},
 		{followups.ActionLetter, "Surat pengingat dicatat terkirim — Siti Aminah (NIS 2024001), 1 tagihan terlambat, Rp 275.000", "/students/2024001"},
 		{"report.export", "Laporan diunduh — Pembayaran diterima (CSV (,))", "/reports/payments"},

@@ -75,6 +75,8 @@ func newHandler(d Deps) *Handler {
 	if h.log == nil {
 		h.log = slog.Default()
 	}
+	// A request its person left is not an error: see client_gone.go.
+	h.log = slog.New(quietCancellations(h.log.Handler()))
 	return h
 }
 

@@ -17,6 +17,7 @@ var navItems = []struct {
 	{viewctx.NavItem{Href: "/students", Key: "nav.students", TestID: "nav-students"}, auth.ReadBilling},
 	{viewctx.NavItem{Href: "/bills", Key: "nav.bills", TestID: "nav-bills"}, auth.ReadBilling},
 	{viewctx.NavItem{Href: "/registrations/new", Key: "registration.nav", TestID: "nav-registration"}, auth.WriteBilling},
+	{viewctx.NavItem{Href: "/registrations/applications", Key: "applications.nav", TestID: "nav-applications"}, auth.WriteBilling},
 	{viewctx.NavItem{Href: "/uploads", Key: "nav.uploads", TestID: "nav-uploads"}, auth.WriteBilling},
 	{viewctx.NavItem{Href: "/reports", Key: "nav.reports", TestID: "nav-reports"}, auth.ReadReports},
 	{viewctx.NavItem{Href: "/audit", Key: "nav.audit", TestID: "nav-audit"}, auth.ReadAudit},

@@ -18,6 +18,7 @@ import (
 	"github.com/sekolah/portal/internal/audit"
 	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/boundlog"
 	"github.com/sekolah/portal/internal/changes"
 	"github.com/sekolah/portal/internal/clock"
 	"github.com/sekolah/portal/internal/config"
@@ -107,6 +108,8 @@ type App struct {
 	Corrections *corrections.Runner
 	// Pruner drops old sign-in attempts and expired sessions hourly (a worker).
 	Pruner *Periodic
+	// Intake sends the public form's applications, or holds them for staff (a worker).
+	Intake *registration.Intake
 
 	workers []Worker
 	started []Worker
@@ -119,12 +122,15 @@ func New(ctx context.Context, o Options) (*App, error) {
 	if log == nil {
 		log = slog.Default()
 	}
+	// Every value a line carries bounded (a request's path, query, what was typed): the
+	// services and the handlers log through this one.
+	log = slog.New(boundlog.New(log.Handler()))
 	cfg := o.Config
 	if cfg.Location == nil {
 		return nil, errors.New("app: no time zone (PORTAL_TZ): the school's dates would be guessed")
 	}
 	clk := clock.New(o.Now, cfg.Location)
-	a := &App{Config: cfg, DB: o.DB, Billing: o.Billing, Log: log, Clock: clk, Audit: audit.Log{DB: o.DB}}
+	a := &App{Config: cfg, DB: o.DB, Billing: o.Billing, Log: log, Clock: clk, Audit: audit.Log{DB: o.DB, Clock: clk}}
 
 	a.Auth = o.Auth
 	if a.Auth == nil {
@@ -160,6 +166,11 @@ func New(ctx context.Context, o Options) (*App, error) {
 	a.Registration = &registration.Service{
 		DB: o.DB, Writer: a.Writer, Billing: o.Billing, Accounts: cfg.AccountCodes, Clock: clk, Log: log,
 	}
+	// The public form's applications: sent by the Intake while the form is under its hourly
+	// cap, a call without an answer looked for once the client's whole deadline has passed.
+	a.Intake = &registration.Intake{Service: a.Registration, Clock: clk, Settle: cfg.UpstreamDeadline,
+		Log: log.With("component", "registration-intake")}
+	a.Registration.Nudge = a.Intake.Nudge
 	a.Students = &students.Service{DB: o.DB, Billing: o.Billing, Clock: clk}
 	a.School = &school.Service{DB: o.DB, Clock: clk, Log: log}
 	a.Counter = &counter.Service{Billing: o.Billing, Writer: a.Writer, DB: o.DB, School: a.School, Clock: clk, Log: log}
@@ -194,7 +205,7 @@ func New(ctx context.Context, o Options) (*App, error) {
 		o.Corrections(&ccfg)
 	}
 	a.Corrections = corrections.NewRunner(ccfg, o.DB, a.Writer, log.With("component", "corrections"))
-	a.workers = []Worker{a.Uploads, a.Sync, a.Callbacks, a.Corrections, a.Pruner}
+	a.workers = []Worker{a.Uploads, a.Sync, a.Callbacks, a.Corrections, a.Pruner, a.Intake}
 	return a, nil
 }
 

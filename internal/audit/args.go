@@ -183,6 +183,16 @@ type Figure struct {
 	word func(p i18n.Printer, a Args) string
 }
 
+// NewFigure is a figure of a package's own: its name, the arguments it reads (keys of the
+// package's own, when no Key above fits) and how it words them, "" when they are absent.
+// Declare it beside the actions that show it.
+func NewFigure(name string, keys []Key, word func(p i18n.Printer, a Args) string) Figure {
+	return Figure{name: name, keys: keys, word: word}
+}
+
+// ArgOf is one argument of a package's own key (for its own figures), its value as stored.
+func ArgOf(k Key, value string) Arg { return arg(string(k), value) }
+
 // The figures entries show.
 var (
 	// Items is a count of bill items: "2 tagihan".

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sekolah/portal/internal/clock"
 	"github.com/sekolah/portal/internal/store"
 )
 
@@ -136,11 +137,17 @@ func (s Stored) Check() error {
 // over its database.
 type Log struct {
 	DB *store.DB
+	// Clock dates an entry recorded without a time: the portal's clock (its maker's), so an
+	// entry carries the day the pages show; zero leaves it to the database's clock.
+	Clock clock.Clock
 }
 
 // Record appends e. An entry its action does not describe is recorded all the same (an
 // audit entry is never dropped) and reported as an error wrapping ErrMalformed.
 func (l Log) Record(ctx context.Context, e Entry) error {
+	if e.At.IsZero() && !l.Clock.IsZero() {
+		e.At = l.Clock.Now()
+	}
 	malformed := e.Check()
 	if err := l.DB.AppendAudit(ctx, e.Row()); err != nil {
 		return err

@@ -146,10 +146,12 @@ func (s *Service) ChangePassword(ctx context.Context, actor Actor, current, pass
 }
 
 // checkCurrentPassword checks a password a signed-in person retypes under the sign-in
-// throttle of their address.
+// throttle of their address (a signed-in device is a known one: the account-wide lock
+// does not apply).
 func (s *Service) checkCurrentPassword(ctx context.Context, u store.User, password, addr string) error {
+	addr = AddressGroup(addr)
 	now := s.now()
-	if lock, err := s.lockFor(ctx, u.Username, addr, now); err != nil {
+	if lock, err := s.lockFor(ctx, u.Username, addr, now, true); err != nil {
 		return err
 	} else if lock != nil {
 		return lock
@@ -221,11 +223,17 @@ func endedDetail(detail string, ended int64, err error) string {
 	return joinText(detail, sessionsEnded(ended))
 }
 
-// EnsureBootstrapAdmin creates the "admin" account when there are no users at
-// all, with password or, when that is empty, a generated one that is returned
-// so the caller can show it once. It does nothing when any user exists.
+// ErrAdminNameTaken: no admin account exists, and the bootstrap admin's username belongs
+// to an account of another role, so none can be made under it.
+var ErrAdminNameTaken = errors.New(`auth: no admin account exists, and the username "admin" is another role's`)
+
+// EnsureBootstrapAdmin creates the "admin" account when no enabled admin exists (a new
+// database, or one where `portal user add` made only finance or principal accounts
+// before the first start), with password or, when that is empty, a generated one that
+// is returned so the caller can show it once. It does nothing when an admin exists.
+// ErrAdminNameTaken when "admin" is the username of an account of another role.
 func (s *Service) EnsureBootstrapAdmin(ctx context.Context, password string) (created bool, generated string, err error) {
-	n, err := s.Store.CountUsers(ctx)
+	n, err := s.Store.CountAdmins(ctx)
 	if err != nil {
 		return false, "", fmt.Errorf("auth: bootstrap admin: %w", err)
 	}
@@ -238,7 +246,10 @@ func (s *Service) EnsureBootstrapAdmin(ctx context.Context, password string) (cr
 	}
 	_, err = s.CreateUser(ctx, SystemActor, BootstrapUsername, "Administrator", Admin, password)
 	if errors.Is(err, ErrUsernameTaken) {
-		// Another instance bootstrapped first.
+		// Another instance bootstrapped first, or "admin" is someone else's name.
+		if n, cerr := s.Store.CountAdmins(ctx); cerr != nil || n == 0 {
+			return false, "", errors.Join(ErrAdminNameTaken, cerr)
+		}
 		return false, "", nil
 	}
 	if err != nil {

@@ -135,7 +135,7 @@ func (w *Writer) audit(ctx context.Context, actor auth.Actor, e audit.Entry, tar
 	// erase the record of a write that reached the service.
 	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
-	if aerr := (audit.Log{DB: w.DB}).Record(actx, e); aerr != nil {
+	if aerr := (audit.Log{DB: w.DB, Clock: w.Clock}).Record(actx, e); aerr != nil {
 		w.logger().Error("append audit entry for upstream write", "action", e.Action.Code, "target", e.Target, "err", aerr)
 	}
 }

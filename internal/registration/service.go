@@ -38,7 +38,7 @@ var (
 	auditTemplateDelete = audit.Register(audit.Action{Code: ActionTemplateDelete, About: audit.AboutFeeTemplate,
 		Shows: []audit.Figure{audit.Lines, audit.Money}, Needs: []audit.Key{audit.KeyName, audit.KeyCount, audit.KeyTotal}})
 	auditPublicSettings = audit.Register(audit.Action{Code: ActionPublicSettings, About: audit.AboutPublicForm,
-		Shows: []audit.Figure{audit.Named}, Keeps: []audit.Key{audit.KeyClass}, Needs: []audit.Key{audit.KeyEnabled}})
+		Shows: []audit.Figure{audit.Named, hourlyCap}, Keeps: []audit.Key{audit.KeyClass}, Needs: []audit.Key{audit.KeyEnabled}})
 )
 
 // publicUsername is who the audit log names for registrations from the public form.
@@ -51,12 +51,22 @@ const (
 	settingPublicEnabled  = "registration.public.enabled"
 	settingPublicTemplate = "registration.public.template"
 	settingPublicClass    = "registration.public.class"
+	settingPublicCap      = "registration.public.hourly_cap"
 )
 
-// Public form rate limit defaults: submissions per address per window.
+// Public form rate limit defaults: submissions per address (an IPv6 one by its /64) per
+// window.
 const (
 	DefaultPublicLimit  = 5
 	DefaultPublicWindow = time.Hour
+)
+
+// The public form's cap: registrations it sends to the service on its own per hour, from
+// every address together; past it, applications wait for staff. MaxHourlyCap bounds the
+// setting.
+const (
+	DefaultHourlyCap = 30
+	MaxHourlyCap     = 1000
 )
 
 // Errors callers branch on.
@@ -95,6 +105,8 @@ type Service struct {
 	// PublicLimit submissions per PublicWindow from one address; zero: the defaults.
 	PublicLimit  int
 	PublicWindow time.Duration
+	// Nudge, when set, wakes the Intake for an application just stored.
+	Nudge func()
 }
 
 func (s *Service) now() time.Time { return s.Clock.Now() }
@@ -115,7 +127,7 @@ func (s *Service) audit(ctx context.Context, actor auth.Actor, e audit.Entry, ta
 	e.Actor, e.Target, e.Outcome, e.Detail = actor.Audit(), target, audit.OK, detail
 	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
-	if err := (audit.Log{DB: s.DB}).Record(actx, e); err != nil {
+	if err := (audit.Log{DB: s.DB, Clock: s.Clock}).Record(actx, e); err != nil {
 		s.logger().Error("append audit entry", "action", e.Action.Code, "target", target, "err", err)
 	}
 }
@@ -189,6 +201,17 @@ type Public struct {
 	TemplateID string
 	// Class is the description (class) new students get; empty: the template's name.
 	Class string
+	// HourlyCap is how many registrations the form sends to the service on its own in an
+	// hour (DefaultHourlyCap unless set); past it, applications wait for staff. 0: every
+	// application waits for staff.
+	HourlyCap int
+}
+
+// PublicInput is the settings form as typed.
+type PublicInput struct {
+	Enabled           bool
+	TemplateID, Class string
+	HourlyCap         string
 }
 
 // PublicSettings reads the public form's settings; it is off until an admin turns it on.
@@ -206,14 +229,39 @@ func (s *Service) PublicSettings(ctx context.Context) (Public, error) {
 		return Public{}, err
 	}
 	p.Enabled, _ = strconv.ParseBool(v)
+	p.HourlyCap = DefaultHourlyCap
+	if v, ok, err := s.DB.Setting(ctx, settingPublicCap); err != nil {
+		return Public{}, err
+	} else if n, perr := strconv.Atoi(v); ok && perr == nil && n >= 0 {
+		p.HourlyCap = min(n, MaxHourlyCap)
+	}
 	return p, nil
 }
 
-// SetPublicSettings stores the public form's settings; turning it on needs an existing
-// template. A mistake is a problem.List.
-func (s *Service) SetPublicSettings(ctx context.Context, actor auth.Actor, p Public) error {
-	p.Class = strings.Join(strings.Fields(p.Class), " ")
+// ParsePublic reads the settings form: a mistake in the cap is a problem of its field,
+// "hourly_cap" (a whole number from 0 to MaxHourlyCap; empty is the default).
+func ParsePublic(in PublicInput) (Public, problem.List) {
+	p := Public{Enabled: in.Enabled, TemplateID: in.TemplateID, Class: in.Class, HourlyCap: DefaultHourlyCap}
 	var ps problem.List
+	if c := strings.TrimSpace(in.HourlyCap); c != "" {
+		n, err := strconv.Atoi(c)
+		switch {
+		case err != nil || n < 0:
+			ps.Add("hourly_cap", "registration.settings.err.cap")
+		case n > MaxHourlyCap:
+			ps.Add("hourly_cap", "registration.settings.err.cap_max", MaxHourlyCap)
+		default:
+			p.HourlyCap = n
+		}
+	}
+	return p, ps
+}
+
+// SetPublicSettings stores the public form's settings as typed (see ParsePublic);
+// turning it on needs an existing template. A mistake is a problem.List.
+func (s *Service) SetPublicSettings(ctx context.Context, actor auth.Actor, in PublicInput) error {
+	p, ps := ParsePublic(in)
+	p.Class = strings.Join(strings.Fields(p.Class), " ")
 	name := ""
 	if p.TemplateID != "" {
 		t, err := s.DB.FeeTemplate(ctx, p.TemplateID)
@@ -235,13 +283,15 @@ func (s *Service) SetPublicSettings(ctx context.Context, actor auth.Actor, p Pub
 	}
 	for key, v := range map[string]string{
 		settingPublicEnabled: strconv.FormatBool(p.Enabled), settingPublicTemplate: p.TemplateID, settingPublicClass: p.Class,
+		settingPublicCap: strconv.Itoa(p.HourlyCap),
 	} {
 		if err := s.DB.SetSetting(ctx, key, v); err != nil {
 			return err
 		}
 	}
-	s.audit(ctx, actor, auditPublicSettings.With(audit.Enabled(p.Enabled), audit.Name(name), audit.Class(p.Class)),
-		"public registration form", fmt.Sprintf("enabled=%t template=%q class=%q", p.Enabled, name, p.Class))
+	s.audit(ctx, actor, auditPublicSettings.With(audit.Enabled(p.Enabled), audit.Name(name), audit.Class(p.Class),
+		audit.ArgOf(keyHourlyCap, strconv.Itoa(p.HourlyCap))),
+		"public registration form", fmt.Sprintf("enabled=%t template=%q class=%q cap=%d", p.Enabled, name, p.Class, p.HourlyCap))
 	return nil
 }
 

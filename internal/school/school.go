@@ -276,7 +276,7 @@ func (s *Service) audit(ctx context.Context, actor auth.Actor, e audit.Entry, ta
 	e.Actor, e.Target, e.Outcome, e.Detail = actor.Audit(), target, audit.OK, detail
 	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
-	if err := (audit.Log{DB: s.DB}).Record(actx, e); err != nil {
+	if err := (audit.Log{DB: s.DB, Clock: s.Clock}).Record(actx, e); err != nil {
 		log := s.Log
 		if log == nil {
 			log = slog.Default()

@@ -54,7 +54,7 @@ func (r *Runner) audit(ctx context.Context, actor auth.Actor, action string, j s
 	// Even when the person's request is gone: the step was taken.
 	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
-	if err := (audit.Log{DB: r.db}).Record(actx, e); err != nil {
+	if err := (audit.Log{DB: r.db, Clock: r.cfg.Clock}).Record(actx, e); err != nil {
 		r.log.Error("append audit entry", "action", action, "upload", j.ID, "err", err)
 	}
 }

@@ -3,12 +3,16 @@
 // sends the valid new rows in chunks without ever creating a bill twice or losing one.
 //
 // Guarding. Before excelize opens a file, guardWorkbook reads the zip's directory and
-// streams every XML part once through a scanner that keeps only counters, refusing what
-// would cost far more than it weighs: a cell over Excel's own 32,767 characters (named:
-// "cell B7"), a shared-string table of more than 500,000 strings, parts unzipping past
-// Limits (20 times the upload in all, 16 MB of those excelize holds in memory).
-// Four such uploads analysed while four error workbooks are made keep the heap under 300
-// MB (BenchmarkHostileUploads); the portal also sets a soft memory limit (cmd/portal).
+// streams every XML part once through a scanner that keeps only counters
+// (internal/xmlscan, which any XML-reading part shares), refusing what would cost far
+// more than it weighs: elements nested deeper than xmlscan.MaxDepth in any part (named:
+// six million nested elements, 43 KB zipped, took a portal to 1 GB), a cell over Excel's
+// own 32,767 characters (named: "cell B7"), a shared-string table of more than 500,000
+// strings, parts unzipping past Limits (20 times the upload in all, 16 MB of those
+// excelize holds in memory). The error workbook echoes at most 1,000 characters of a
+// cell, and a message quotes at most 80. Each hostile upload, and all of them analysed
+// while five error workbooks are made, keep the heap under 300 MB
+// (BenchmarkHostileUploads); the portal also sets a soft memory limit (cmd/portal).
 //
 // Reading. A sheet is streamed row by row (excelize's Rows iterator, raw cell values, so
 // a date cell arrives as its serial number and is read as a date only in a date column);

@@ -16,7 +16,7 @@ var IssueCodes = []string{
 var FileCodes = []string{
 	"not_xlsx", "old_or_protected", "too_big_unzipped", "unreadable", "no_sheet", "empty", "empty_file",
 	"missing_columns", "duplicate_column", "too_many_rows", "upstream", "internal", "file_gone",
-	"cell_too_long", "text_too_long", "too_many_strings", "too_big_parts",
+	"cell_too_long", "text_too_long", "too_many_strings", "too_big_parts", "too_deep",
 }
 
 // FailCodes are the reasons a row was not created; each has a message "uploads.fail.<code>".

@@ -4,6 +4,11 @@ package i18n
 // add-components form.
 func init() {
 	Register(map[string]Message{
+		// A student's standing (students.Status).
+		"students.status.active":    {ID: "Aktif", EN: "Active"},
+		"students.status.graduated": {ID: "Lulus", EN: "Graduated"},
+		"students.status.moved":     {ID: "Pindah", EN: "Moved to another school"},
+		"students.status.left":      {ID: "Keluar", EN: "Left"},
 		// Roster.
 		"students.lead":               {ID: "Daftar siswa yang dikenal portal, dengan tagihan yang belum dibayar per siswa.", EN: "The students the portal knows, with what each one has unpaid."},
 		"students.add":                {ID: "Tambah siswa", EN: "Add student"},

@@ -82,8 +82,11 @@ func (h *Handler) reportOutstanding(w http.ResponseWriter, r *http.Request) {
 		v.Report = &pages.OutstandingReport{Today: rep.Today, Students: len(rep.Rows), Total: outstandingRow(ctx, rep.Total, today)}
 		var rows []reports.OutstandingRow
 		rows, v.Pager = pageOf(r, rep.Rows, v.URL)
+		standings := h.formerAmong(ctx, rep.Rows, v.Report) // report_alumni.go: leavers named apart
 		for _, o := range rows {
-			v.Rows = append(v.Rows, outstandingRow(ctx, o, today))
+			row := outstandingRow(ctx, o, today)
+			row.Standing = standings[o.NIS]
+			v.Rows = append(v.Rows, row)
 		}
 		v.Fresh = h.freshness(ctx, res.Fresh, v.URL)
 	}

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/portaltest"
@@ -79,6 +80,20 @@ func TestStudentStatusForm(t *testing.T) {
 	}
 	if st, _ := p.DB.StudentByNIS(ctx, "007123"); st.Status != "active" {
 		t.Fatalf("a refused form set the status: %s", st.Status)
+	}
+	// An active student has no leaver's page; one who left on a day not recorded (set
+	// elsewhere) is sent to the form first, never offered every bill.
+	if res := c.Get("/students/007123/leave"); res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/students/007123" {
+		t.Errorf("leave of an active student: %d %s", res.StatusCode, res.Header.Get("Location"))
+	}
+	if err := p.DB.SetStudentStatus(ctx, nil, "007123", "left", time.Time{}, ""); err != nil {
+		t.Fatal(err)
+	}
+	if res := c.Get("/students/007123/leave"); res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/students/007123/status" {
+		t.Errorf("leave without a day: %d %s", res.StatusCode, res.Header.Get("Location"))
+	}
+	if res := c.Post("/students/007123/leave", url.Values{"reason": {"x"}}); res.StatusCode != http.StatusSeeOther {
+		t.Errorf("leave posted without a day: %d", res.StatusCode)
 	}
 }
 

@@ -40,10 +40,7 @@ func (h *Handler) leaveView(r *http.Request, chosen []string) (pages.LeaveView, 
 // previewLeave is the preview of cancelling a former student's unpaid bills due after the
 // day they left: each ticked, those due before kept as arrears, and the reason.
 func (h *Handler) previewLeave(w http.ResponseWriter, r *http.Request) {
-	ctx := r.Context()
-	if !standingInfo(studentFrom(r)).Former() {
-		h.addFlash(w, r, "error", i18n.T(ctx, "leavers.not_former"))
-		h.redirect(w, r, studentURL(studentFrom(r).NIS))
+	if !h.leaverKnown(w, r) {
 		return
 	}
 	v, _, err := h.leaveView(r, nil)
@@ -63,9 +60,7 @@ func (h *Handler) confirmLeave(w http.ResponseWriter, r *http.Request) {
 		h.renderError(w, r, http.StatusBadRequest, "")
 		return
 	}
-	if !standingInfo(s).Former() {
-		h.addFlash(w, r, "error", i18n.T(ctx, "leavers.not_former"))
-		h.redirect(w, r, studentURL(s.NIS))
+	if !h.leaverKnown(w, r) {
 		return
 	}
 	ids := r.PostForm["id"]
@@ -94,4 +89,22 @@ func (h *Handler) confirmLeave(w http.ResponseWriter, r *http.Request) {
 	}
 	h.addFlash(w, r, "success", i18n.T(ctx, "leavers.started", len(req.Items), i18n.Rupiah(req.AmountBefore), s.Name))
 	h.redirect(w, r, correctionURL(id))
+}
+
+// leaverKnown reports whether the {nis} student left on a known day; when not, the person
+// is sent to their page (still active) or to the status form (no day), with why.
+func (h *Handler) leaverKnown(w http.ResponseWriter, r *http.Request) bool {
+	ctx := r.Context()
+	s := studentFrom(r)
+	switch {
+	case !standingInfo(s).Former():
+		h.addFlash(w, r, "error", i18n.T(ctx, "leavers.not_former"))
+		h.redirect(w, r, studentURL(s.NIS))
+	case leaveDay(s).IsZero():
+		h.addFlash(w, r, "error", i18n.T(ctx, "leavers.no_day"))
+		h.redirect(w, r, studentURL(s.NIS)+"/status")
+	default:
+		return true
+	}
+	return false
 }

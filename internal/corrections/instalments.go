@@ -67,7 +67,6 @@ const (
 	KeySplitIsPart    = "instalments.err.is_part"    // the component is already an instalment
 	KeySplitAscending = "instalments.err.ascending"  // args: k-1 (the part it must follow)
 	KeySplitChanged   = "instalments.err.changed"    // the component changed since the preview
-	KeySplitRunning   = "instalments.err.running"    // a split of it is on its way
 	KeySplitAlready   = "instalments.err.already"    // it was split already
 	KeyUndoPaid       = "instalments.undo.err.paid"  // args: the names of the parts paid
 	KeyUndoIncomplete = "instalments.undo.err.parts" // args: found, N

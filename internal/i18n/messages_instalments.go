@@ -27,7 +27,6 @@ func init() {
 		"instalments.err.is_part":           {ID: "Tagihan ini sudah merupakan cicilan. Batalkan cicilannya dahulu untuk membaginya dengan cara lain.", EN: "This bill is an instalment already. Undo its instalments first to split it another way."},
 		"instalments.err.ascending":         {ID: "Harus setelah jatuh tempo cicilan %[1]d.", EN: "Must be after instalment %[1]d's due day."},
 		"instalments.err.changed":           {ID: "Tagihan ini diubah sejak pratinjau ditampilkan; periksa lagi cicilan di bawah ini.", EN: "This bill changed since the preview was shown; check the instalments below again."},
-		"instalments.err.running":           {ID: "Tagihan ini sedang dipecah menjadi cicilan.", EN: "This bill is being split into instalments."},
 		"instalments.err.already":           {ID: "Tagihan ini sudah dipecah menjadi cicilan (atau sedang dipecah). Muat ulang halaman siswa.", EN: "This bill was split into instalments already (or is being split). Reload the student's page."},
 		"instalments.group":                 {ID: "%[1]d cicilan, jumlah %[2]s", EN: "%[1]d {1:instalment|instalments}, %[2]s in all"},
 		"instalments.group_paid":            {ID: "%[1]d dibayar (%[2]s)", EN: "paid: %[1]d (%[2]s)"},

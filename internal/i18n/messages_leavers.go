@@ -36,6 +36,7 @@ func init() {
 		"leavers.not_now":              {ID: "Jangan sekarang", EN: "Not now"},
 		"leavers.reason_default":       {ID: "Siswa %[1]s sejak %[2]s", EN: "Student %[1]s since %[2]s"},
 		"leavers.err.none_chosen":      {ID: "Centang minimal satu tagihan, atau pilih “Jangan sekarang”.", EN: "Tick at least one bill, or choose “Not now”."},
+		"leavers.no_day":               {ID: "Tanggal siswa ini keluar belum dicatat: isi tanggalnya dahulu.", EN: "The day this student left is not recorded: fill it in first."},
 		"leavers.not_former":           {ID: "Siswa ini masih aktif: ubah statusnya dahulu.", EN: "This student is still active: change their status first."},
 		"leavers.started":              {ID: "%[1]d tagihan (%[2]s) milik %[3]s sedang dibatalkan.", EN: "%[1]d {1:bill|bills} (%[2]s) of %[3]s are being cancelled."},
 		"leavers.job.title":            {ID: "Tagihan setelah siswa keluar dibatalkan", EN: "Bills after a student left cancelled"},

@@ -151,7 +151,8 @@ func TestInstalmentSplitAndUndo(t *testing.T) {
 		t.Fatalf("undo link %q", undo)
 	}
 	res = c.Get(undo)
-	if res.StatusCode != http.StatusOK || res.Doc.Find(`[data-testid="undo-parts"] li`).Length() != 3 {
+	if res.StatusCode != http.StatusOK || !strings.HasPrefix(stext(res, `[data-testid="undo-parts"]`), "Uang Pangkal, cicilan 1/3") ||
+		res.Doc.Find(`[data-testid="undo-parts"] li`).Length() != 3 {
 		t.Fatalf("undo page: %d %s", res.StatusCode, stext(res, `[data-testid="instalments-undo"]`))
 	}
 	if res = c.Post(undo, url.Values{"reason": {" "}}); res.StatusCode != http.StatusUnprocessableEntity || stext(res, `[data-testid="error-reason"]`) == "" {

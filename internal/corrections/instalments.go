@@ -1,10 +1,12 @@
 package corrections
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -372,6 +374,11 @@ func (r *Runner) PlanUndo(ctx context.Context, nis, original string, today time.
 		return u, fmt.Errorf("corrections: the original %s: %w", original, err)
 	}
 	u.Original = orig
+	slices.SortFunc(u.Parts, func(a, b billing.Bill) int {
+		pa, _ := PartOf(a.Notes)
+		pb, _ := PartOf(b.Notes)
+		return cmp.Compare(pa.Part, pb.Part)
+	})
 	switch {
 	case len(paid) > 0:
 		u.Refused, u.Args = KeyUndoPaid, []any{strings.Join(paid, ", ")}

@@ -609,7 +609,7 @@ func StudentStatusCard(f StandingForm) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = components.Input(components.Field{Name: "on", Label: i18n.T(ctx, "students.standing.on"), Value: f.On, Error: f.Errors["on"], Required: true, Autocomplete: "off", Hint: standingOnHint(ctx, f), Placeholder: "14/07/2026"}).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = components.Input(components.Field{Name: "on", Label: i18n.T(ctx, "students.standing.on"), Value: f.On, Error: f.Errors["on"], Required: true, Autocomplete: "off", Hint: standingOnHint(ctx, f)}).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -30,24 +30,12 @@ func (h *Handler) exportBillsTemplate(w http.ResponseWriter, r *http.Request) {
 		q.PaidFrom, q.PaidTo, q.Ref = time.Time{}, time.Time{}, ""
 	}
 	bills := func(yield func(billing.Bill, error) bool) {
-		const page = 500
 		for _, tab := range tabs {
-			q.Tab, q.Offset, q.Limit = tab, 0, page
-			for {
-				p, err := h.ledger.Bills(r.Context(), q)
-				if err != nil {
-					yield(billing.Bill{}, err)
+			q.Tab = tab
+			for b, err := range h.ledger.EachBill(r.Context(), q) {
+				if !yield(b, err) || err != nil {
 					return
 				}
-				for _, b := range p.Bills {
-					if !yield(b, nil) {
-						return
-					}
-				}
-				if len(p.Bills) < page {
-					break
-				}
-				q.Offset += page
 			}
 		}
 	}

@@ -207,6 +207,9 @@ func (s *Syncer) loop(ctx context.Context) {
 		if first {
 			first = false
 			close(s.first)
+			// Statistics a migration's new index lacks, or that the ledger outgrew since the
+			// last reconcile, are refreshed once per start, after the first run.
+			s.l.optimize(ctx)
 		}
 		if !t.Stop() {
 			select {

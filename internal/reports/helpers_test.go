@@ -144,7 +144,7 @@ func (f *fixture) syncRoster(t testing.TB) {
 
 // memoryLedger is a Service over a ledger holding bills and a roster made in memory
 // (for what the sandbox cannot hold: formula-like names, a hundred thousand payments),
-// on day now.
+// on day now, with the planner's statistics a live ledger of that size has.
 func memoryLedger(t testing.TB, bills []billing.Bill, roster []store.Student, now time.Time) (*reports.Service, *ledger.Ledger) {
 	t.Helper()
 	ctx := context.Background()
@@ -159,6 +159,10 @@ func memoryLedger(t testing.TB, bills []billing.Bill, roster []store.Student, no
 		}
 	}
 	if err := db.UpsertStudents(ctx, roster); err != nil {
+		t.Fatal(err)
+	}
+	// Analysed as a live ledger is (after its first fill, each start and each reconcile).
+	if err := l.Optimize(ctx); err != nil {
 		t.Fatal(err)
 	}
 	return reports.New(reports.Config{Ledger: l, Roster: db}), l

@@ -1,0 +1,74 @@
+package ledger
+
+import (
+	"context"
+	"iter"
+)
+
+// How the ledger's iterators read (All, AllForStudent, Payments, EachBill): a page of
+// iterPage rows at a time, each page a query of its own that starts exactly after the
+// last row of the one before (keyset paging: the row's place in the order, compared as
+// a row value, never an OFFSET and never the range's first day again), so no query stays
+// open while the caller works and every page costs the same however far the walk has
+// come. Each such query is one range of an index whose order is the iterator's order
+// (EXPLAIN QUERY PLAN: a SEARCH, no TEMP B-TREE; pages_test.go keeps it so), so reading
+// n rows costs n, not n²/iterPage.
+//
+// The pages are read one ahead of the caller, by a goroutine: while an export writes
+// one page the next is being read, on the other core. The channel between them holds
+// one page, so at most three pages are in memory (the caller's, the one waiting, the one
+// being read), whatever the walk's length.
+
+// iterPage is how many rows each query of an iterator reads.
+const iterPage = 1000
+
+// page reads the page after last (nil: the first page): at most iterPage rows.
+type page[R any] func(ctx context.Context, last *R) ([]R, error)
+
+// readAhead yields every row of the pages read reads, in order, reading the next page
+// while the caller handles the current one. It stops after a page shorter than iterPage,
+// on the first error (yielded once), or when the caller stops; it returns only once
+// its goroutine has ended.
+func readAhead[R any](ctx context.Context, read page[R]) iter.Seq2[R, error] {
+	return func(yield func(R, error) bool) {
+		ctx, cancel := context.WithCancel(ctx)
+		type result struct {
+			rows []R
+			err  error
+		}
+		pages := make(chan result, 1)
+		go func() {
+			defer close(pages)
+			var last *R
+			for {
+				rows, err := read(ctx, last)
+				select {
+				case pages <- result{rows, err}:
+				case <-ctx.Done():
+					return
+				}
+				if err != nil || len(rows) < iterPage {
+					return
+				}
+				last = &rows[len(rows)-1]
+			}
+		}()
+		defer func() {
+			cancel()
+			for range pages { // the goroutine's last page, if it was sending one
+			}
+		}()
+		for p := range pages {
+			if p.err != nil {
+				var zero R
+				yield(zero, p.err)
+				return
+			}
+			for _, r := range p.rows {
+				if !yield(r, nil) {
+					return
+				}
+			}
+		}
+	}
+}

@@ -23,9 +23,9 @@ func (h *Handler) exportBillsTemplate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q := req.Query
-	tabs := []string{q.Tab}
+	tabs := []ledger.Tab{q.Tab}
 	if q.Tab != ledger.TabOutstanding && q.Tab != ledger.TabExpired {
-		tabs = []string{ledger.TabOutstanding, ledger.TabExpired}
+		tabs = []ledger.Tab{ledger.TabOutstanding, ledger.TabExpired}
 		// The payment filters select paid bills only: none of the unpaid ones.
 		q.PaidFrom, q.PaidTo, q.Ref = time.Time{}, time.Time{}, ""
 	}

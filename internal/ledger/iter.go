@@ -45,15 +45,13 @@ func queryTerms(w *where, q billing.Query, today int64) {
 	switch q.State {
 	case "":
 		w.add("c.kind <> 2")
-	case billing.StateProvisioned:
-		w.add("c.kind = 0")
-		w.add("c.expiry_day >= ?", today)
+	case billing.StateProvisioned: // payable: the service's provisioned, late or not
+		w.add(componentsOn("c", w.arg(today)).payable())
 	case billing.StateExpired:
-		w.add("c.kind = 0")
-		w.add("c.expiry_day < ?", today)
+		w.add(componentsOn("c", w.arg(today)).expired())
 	case billing.StatePaid:
 		w.add("c.kind = 1")
-	case StateDeleted:
+	case billing.StateDeleted:
 		w.add("c.kind = 2")
 	default:
 		w.add("1 = 0") // the service refuses an unknown state
@@ -270,7 +268,7 @@ func (l *Ledger) openStreams(ctx context.Context, q billing.Query, today int64, 
 		kinds = []int64{kindPaid}
 	case q.State == billing.StateProvisioned || q.State == billing.StateExpired:
 		kinds = []int64{kindOpen}
-	case q.State == StateDeleted:
+	case q.State == billing.StateDeleted:
 		kinds = []int64{kindDeleted}
 	case q.State != "":
 		kinds = nil // the service refuses an unknown state

@@ -37,6 +37,9 @@ func readAhead[R any](ctx context.Context, read page[R]) iter.Seq2[R, error] {
 			err  error
 		}
 		pages := make(chan result, 1)
+		// stop says the caller stopped; ctx ending is not that: its error is a page's
+		// error, which the caller gets.
+		stop := make(chan struct{})
 		go func() {
 			defer close(pages)
 			var last *R
@@ -44,7 +47,7 @@ func readAhead[R any](ctx context.Context, read page[R]) iter.Seq2[R, error] {
 				rows, err := read(ctx, last)
 				select {
 				case pages <- result{rows, err}:
-				case <-ctx.Done():
+				case <-stop:
 					return
 				}
 				if err != nil || len(rows) < iterPage {
@@ -54,7 +57,8 @@ func readAhead[R any](ctx context.Context, read page[R]) iter.Seq2[R, error] {
 			}
 		}()
 		defer func() {
-			cancel()
+			close(stop)
+			cancel()          // a query under way ends
 			for range pages { // the goroutine's last page, if it was sending one
 			}
 		}()

@@ -3,7 +3,9 @@ package ledger
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
+	"iter"
 	"slices"
 	"strings"
 	"testing"
@@ -174,7 +176,7 @@ func testIteratorsReturnEveryRowOnceInOrder(t *testing.T, engine string) {
 		{"from an offset", billing.Query{Offset: 1234}, live, 1234},
 		{"expired", billing.Query{State: billing.StateExpired}, expired, 0},
 		{"paid", billing.Query{State: billing.StatePaid}, func(b billing.Bill) bool { return b.State == billing.StatePaid }, 0},
-		{"deleted", billing.Query{State: StateDeleted}, func(b billing.Bill) bool { return b.State == billing.StateDeleted }, 0},
+		{"deleted", billing.Query{State: billing.StateDeleted}, func(b billing.Bill) bool { return b.State == billing.StateDeleted }, 0},
 		{"due range, two days merged", billing.Query{DueFrom: march(1), DueTo: march(6)}, and(live, dueIn(march(1), march(6))), 0},
 		{"due range from an offset", billing.Query{DueFrom: march(1), DueTo: march(31), Offset: 1500},
 			and(live, dueIn(march(1), march(31))), 1500},
@@ -259,7 +261,7 @@ func TestIteratorQueriesAreIndexRanges(t *testing.T) {
 		add("payments of an account", "ledger_components_payments ((paid_day,paid_us,nis,id)>(?,?,?,?) AND paid_day<?)", false, q, a)
 		q, a = l.allQuery("", billing.Query{}, today, last, "")
 		add("all, next page", "ledger_components_created ((created_us,id)<(?,?))", false, q, a)
-		for _, st := range []billing.State{billing.StateProvisioned, billing.StateExpired, billing.StatePaid, StateDeleted} {
+		for _, st := range []billing.State{billing.StateProvisioned, billing.StateExpired, billing.StatePaid, billing.StateDeleted} {
 			q, a = l.allQuery("", billing.Query{State: st}, today, last, "")
 			add("all "+string(st)+", next page", "ledger_components_kind_created (kind=? AND (created_us,id)<(?,?))", false, q, a)
 		}
@@ -330,11 +332,11 @@ func TestEachBillIsTheListsPages(t *testing.T) {
 	t.Parallel()
 	l, _ := openTied(t, "sqlite", 1500)
 	ctx := t.Context()
-	for _, tab := range []string{TabOutstanding, TabExpired, TabPaid, TabAll} {
-		for _, sort := range []string{SortNewest, SortDue, SortAmount, SortNIS, SortPaid} {
+	for _, tab := range []Tab{TabOutstanding, TabExpired, TabPaid, TabAll} {
+		for _, sort := range []Sort{SortNewest, SortDue, SortAmount, SortNIS, SortPaid} {
 			for _, desc := range []bool{false, true} {
 				q := BillsQuery{Tab: tab, Sort: sort, Desc: desc, Account: "SPP"}
-				name := fmt.Sprintf("%s by %q desc=%v", tab, sort, desc)
+				name := fmt.Sprintf("%v by %v desc=%v", tab, sort, desc)
 				var want []string
 				for q.Offset = 0; ; q.Offset += 97 {
 					q.Limit = 97
@@ -362,5 +364,91 @@ func TestEachBillIsTheListsPages(t *testing.T) {
 				sameSequence(t, name, got, want)
 			}
 		}
+	}
+}
+
+// An iterator whose context ends says so: the caller gets the context's error (never a
+// short list that looks whole), and nothing after it. A caller that stops early stops
+// the reading ahead with it.
+func TestIteratorsEndWithTheirContext(t *testing.T) {
+	t.Parallel()
+	// Enough rows that the reading, a page or two ahead, is not done by row 1500.
+	l, _ := openTied(t, "sqlite", 8000)
+	march := func(d int) time.Time { return time.Date(2027, 3, d, 0, 0, 0, 0, time.UTC) }
+	payments := func(ctx context.Context) iter.Seq2[PaymentRow, error] {
+		return l.Payments(ctx, march(1), march(31), "")
+	}
+	all := func(ctx context.Context) iter.Seq2[billing.Bill, error] { return l.All(ctx, billing.Query{}) }
+	byDue := func(ctx context.Context) iter.Seq2[billing.Bill, error] {
+		return l.All(ctx, billing.Query{DueFrom: march(1), DueTo: march(31)})
+	}
+	for range 10 {
+		checkEnds(t, "payments", payments)
+		checkEnds(t, "all", all)
+		checkEnds(t, "a due range", byDue)
+	}
+}
+
+func checkEnds[R any](t *testing.T, name string, seq func(context.Context) iter.Seq2[R, error]) {
+	t.Helper()
+	whole := 0
+	for _, err := range seq(t.Context()) {
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		whole++
+	}
+	// Ended before the first page.
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	n, failed := 0, false
+	for _, err := range seq(ctx) {
+		if failed {
+			t.Fatalf("%s: a row after the error", name)
+		}
+		if err != nil {
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("%s: %v, want the context's error", name, err)
+			}
+			failed = true
+			continue
+		}
+		n++
+	}
+	if !failed || n != 0 {
+		t.Fatalf("%s with its context ended: %d rows and no error", name, n)
+	}
+	// Ended in the middle: the rows read so far, then the error.
+	ctx, cancel = context.WithCancel(t.Context())
+	n, failed = 0, false
+	for _, err := range seq(ctx) {
+		if err != nil {
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("%s: %v, want the context's error", name, err)
+			}
+			failed = true
+			break
+		}
+		if n++; n == 1500 {
+			cancel()
+		}
+	}
+	cancel()
+	if !failed || n >= whole {
+		t.Fatalf("%s ended after 1500 of %d rows: %d rows, error %v", name, whole, n, failed)
+	}
+	// Stopped by the caller, then read again whole.
+	for range seq(t.Context()) {
+		break
+	}
+	again := 0
+	for _, err := range seq(t.Context()) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		again++
+	}
+	if again != whole {
+		t.Fatalf("%s read again: %d rows, want %d", name, again, whole)
 	}
 }

@@ -49,6 +49,7 @@ type OutstandingRow struct {
 	Penalty      int64
 	Total        int64
 	OldestDue    time.Time
+	DaysLate     int // from OldestDue's day to today: > 0 late by so many days, else not yet late
 	Overdue      int64
 	OverdueCount int
 	Expired      int64
@@ -97,7 +98,7 @@ func (l *Ledger) Outstanding(ctx context.Context, f OutstandingFilter) (Outstand
 	today := l.today()
 	rep := OutstandingReport{Filter: f, Today: dayTime(today)}
 	var w where
-	t := w.arg(today)
+	d := componentsOn("c", w.arg(today))
 	w.terms = append(w.terms, "c.kind = 0")
 	if f.Account != "" {
 		w.add("c.account_code = ?", f.Account)
@@ -108,27 +109,32 @@ func (l *Ledger) Outstanding(ctx context.Context, f OutstandingFilter) (Outstand
 	if !f.DueTo.IsZero() {
 		w.add("c.due_us <= ?", micros(f.DueTo))
 	}
-	late := "(" + t + " - c.due_day)"
-	// sel: payable today and, for the overdue report, past its due day.
-	sel := "c.expiry_day >= " + t
+	// sel: payable today and, for the overdue report, late. Each selected component
+	// counts at its price today in the bucket of its days late.
+	sel := d.payable()
 	if f.Overdue {
-		sel += " AND c.due_day < " + t
+		sel = d.late()
+	}
+	late, price := d.daysLate(), d.price()
+	bucket := func(cond string) string {
+		return `SUM(CASE WHEN ` + sel + ` AND ` + cond + ` THEN ` + price + ` ELSE 0 END)`
 	}
 	inner := `SELECT c.nis AS nis, SUM(CASE WHEN ` + sel + ` THEN 1 ELSE 0 END) AS n,
-		SUM(CASE WHEN ` + sel + ` AND ` + late + ` <= 0 THEN c.amount ELSE 0 END) AS b0,
-		SUM(CASE WHEN ` + sel + ` AND ` + late + ` BETWEEN 1 AND 30 THEN c.amount + c.penalty ELSE 0 END) AS b1,
-		SUM(CASE WHEN ` + sel + ` AND ` + late + ` BETWEEN 31 AND 60 THEN c.amount + c.penalty ELSE 0 END) AS b2,
-		SUM(CASE WHEN ` + sel + ` AND ` + late + ` BETWEEN 61 AND 90 THEN c.amount + c.penalty ELSE 0 END) AS b3,
-		SUM(CASE WHEN ` + sel + ` AND ` + late + ` > 90 THEN c.amount + c.penalty ELSE 0 END) AS b4,
-		SUM(CASE WHEN ` + sel + ` AND ` + late + ` > 0 THEN c.penalty ELSE 0 END) AS penalty,
-		SUM(CASE WHEN ` + sel + ` AND ` + late + ` > 0 THEN 1 ELSE 0 END) AS n_late,
+		` + bucket(late+` <= 0`) + ` AS b0,
+		` + bucket(late+` BETWEEN 1 AND 30`) + ` AS b1,
+		` + bucket(late+` BETWEEN 31 AND 60`) + ` AS b2,
+		` + bucket(late+` BETWEEN 61 AND 90`) + ` AS b3,
+		` + bucket(late+` > 90`) + ` AS b4,
+		SUM(CASE WHEN ` + sel + ` THEN ` + d.penalty() + ` ELSE 0 END) AS penalty,
+		SUM(CASE WHEN ` + sel + ` AND ` + d.late() + ` THEN 1 ELSE 0 END) AS n_late,
 		COALESCE(MIN(CASE WHEN ` + sel + ` THEN c.due_us END), 0) AS oldest,
-		SUM(CASE WHEN c.expiry_day < ` + t + ` THEN c.amount ELSE 0 END) AS expired,
-		SUM(CASE WHEN c.expiry_day < ` + t + ` THEN 1 ELSE 0 END) AS n_expired
+		COALESCE(MAX(CASE WHEN ` + sel + ` THEN ` + late + ` END), 0) AS days_late,
+		SUM(CASE WHEN ` + d.expired() + ` THEN c.amount ELSE 0 END) AS expired,
+		SUM(CASE WHEN ` + d.expired() + ` THEN 1 ELSE 0 END) AS n_expired
 		FROM ledger_components c` + l.indexedBy("ledger_components_open") + w.sql() + ` GROUP BY c.nis`
 	named := where{terms: slices.Clone(w.terms), args: slices.Clone(w.args)}
 	// The newest follow-up of each student listed, through its (nis, at_us, id) index.
-	outer := `SELECT o.nis, o.n, o.b0, o.b1, o.b2, o.b3, o.b4, o.penalty, o.n_late, o.oldest, o.expired, o.n_expired,
+	outer := `SELECT o.nis, o.n, o.b0, o.b1, o.b2, o.b3, o.b4, o.penalty, o.n_late, o.oldest, o.days_late, o.expired, o.n_expired,
 		COALESCE(s.name, ''), COALESCE(s.description, ''),
 		COALESCE(f.id, ''), COALESCE(f.channel, ''), COALESCE(f.at_us, 0), COALESCE(f.actor, ''), COALESCE(f.actor_name, ''),
 		COALESCE(f.components, 0), COALESCE(f.total, 0)
@@ -150,14 +156,14 @@ func (l *Ledger) Outstanding(ctx context.Context, f OutstandingFilter) (Outstand
 		defer rows.Close()
 		for rows.Next() {
 			var r OutstandingRow
-			var n, nLate, oldest, nExpired, fAt, fN int64
+			var n, nLate, oldest, daysLate, nExpired, fAt, fN int64
 			if err := rows.Scan(&r.NIS, &n, &r.Buckets[0], &r.Buckets[1], &r.Buckets[2], &r.Buckets[3], &r.Buckets[4],
-				&r.Penalty, &nLate, &oldest, &r.Expired, &nExpired, &r.Name, &r.Class,
+				&r.Penalty, &nLate, &oldest, &daysLate, &r.Expired, &nExpired, &r.Name, &r.Class,
 				&r.LastFollowUp.ID, &r.LastFollowUp.Channel, &fAt, &r.LastFollowUp.Actor, &r.LastFollowUp.ActorName,
 				&fN, &r.LastFollowUp.Total); err != nil {
 				return err
 			}
-			r.Count, r.OverdueCount, r.ExpiredCount, r.OldestDue = int(n), int(nLate), int(nExpired), instant(oldest)
+			r.Count, r.OverdueCount, r.ExpiredCount, r.OldestDue, r.DaysLate = int(n), int(nLate), int(nExpired), instant(oldest), int(daysLate)
 			for i, b := range r.Buckets {
 				r.Total += b
 				if i > 0 {
@@ -523,10 +529,11 @@ func (l *Ledger) Accounts(ctx context.Context, from, to time.Time) (AccountsRepo
 		if err := rs.Err(); err != nil {
 			return err
 		}
+		g := groupsOn("$1")
 		rs, err = tx.QueryContext(ctx, `SELECT account_code,
-				SUM(CASE WHEN due_day < $1 THEN amount + penalty ELSE 0 END),
-				SUM(CASE WHEN due_day >= $1 THEN amount ELSE 0 END)
-			FROM ledger_open_totals WHERE components <> 0 AND expiry_day >= $1
+				SUM(CASE WHEN `+g.late()+` THEN `+g.price()+` ELSE 0 END),
+				SUM(CASE WHEN `+g.notDue()+` THEN `+g.price()+` ELSE 0 END)
+			FROM ledger_open_totals WHERE components <> 0 AND `+g.payable()+`
 			GROUP BY account_code HAVING SUM(components) <> 0`, today)
 		if err != nil {
 			return err
@@ -552,15 +559,4 @@ func (l *Ledger) Accounts(ctx context.Context, from, to time.Time) (AccountsRepo
 	}
 	slices.SortFunc(rep.Rows, func(a, b AccountRow) int { return cmp.Compare(a.Account, b.Account) })
 	return rep, nil
-}
-
-// DaysLate counts the days from the row's oldest due day to today (the report's Today):
-// > 0 late by so many days, 0 or less not yet late; 0 for a row without components.
-func (r OutstandingRow) DaysLate(today time.Time) int {
-	if r.OldestDue.IsZero() {
-		return 0
-	}
-	y, m, d := r.OldestDue.UTC().Date()
-	ty, tm, td := today.UTC().Date()
-	return int(time.Date(ty, tm, td, 0, 0, 0, 0, time.UTC).Sub(time.Date(y, m, d, 0, 0, 0, 0, time.UTC)).Hours() / 24)
 }

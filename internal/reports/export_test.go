@@ -15,6 +15,7 @@ import (
 
 	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/i18n"
+	"github.com/sekolah/portal/internal/ledger"
 	"github.com/sekolah/portal/internal/reports"
 	"github.com/sekolah/portal/internal/store"
 )
@@ -216,7 +217,7 @@ func TestExportCSV(t *testing.T) {
 
 	// The other reports export too, with the same totals as on screen.
 	for name, run := range map[string]func(reports.Export) error{
-		"outstanding": func(ex reports.Export) error { return f.svc.ExportOutstanding(ctx, reports.OutstandingFilter{}, ex) },
+		"outstanding": func(ex reports.Export) error { return f.svc.ExportOutstanding(ctx, ledger.OutstandingFilter{}, ex) },
 		"statement":   func(ex reports.Export) error { return f.svc.ExportStatement(ctx, "1001", ex) },
 		"accounts": func(ex reports.Export) error {
 			return f.svc.ExportAccounts(ctx, reports.PaymentsFilter{From: day(2027, 2, 1), To: day(2027, 3, 15)}, ex)
@@ -239,7 +240,7 @@ func TestExportOtherReportsXLSX(t *testing.T) {
 	ctx := context.Background()
 
 	ex, buf, _ := export(reports.XLSX)
-	if err := f.svc.ExportOutstanding(ctx, reports.OutstandingFilter{}, ex); err != nil {
+	if err := f.svc.ExportOutstanding(ctx, ledger.OutstandingFilter{}, ex); err != nil {
 		t.Fatal(err)
 	}
 	x := openXLSX(t, buf.Bytes())
@@ -263,7 +264,7 @@ func TestExportOtherReportsXLSX(t *testing.T) {
 
 	// The arrears report's default: overdue only, its own columns.
 	ex, buf, _ = export(reports.XLSX)
-	if err := f.svc.ExportOutstanding(ctx, reports.OutstandingFilter{Overdue: true}, ex); err != nil {
+	if err := f.svc.ExportOutstanding(ctx, ledger.OutstandingFilter{Overdue: true}, ex); err != nil {
 		t.Fatal(err)
 	}
 	x = openXLSX(t, buf.Bytes())

@@ -88,7 +88,7 @@ type synced struct {
 	t testing.TB
 }
 
-func (s *synced) Dashboard(ctx context.Context, refresh bool) (reports.Result[reports.Dashboard], error) {
+func (s *synced) Dashboard(ctx context.Context, refresh bool) (reports.Result[ledger.Dashboard], error) {
 	s.f.load(s.t)
 	return s.Service.Dashboard(ctx, refresh)
 }
@@ -98,7 +98,7 @@ func (s *synced) Payments(ctx context.Context, f reports.PaymentsFilter, refresh
 	return s.Service.Payments(ctx, f, refresh)
 }
 
-func (s *synced) Outstanding(ctx context.Context, f reports.OutstandingFilter, refresh bool) (reports.Result[reports.OutstandingReport], error) {
+func (s *synced) Outstanding(ctx context.Context, f ledger.OutstandingFilter, refresh bool) (reports.Result[ledger.OutstandingReport], error) {
 	s.f.load(s.t)
 	return s.Service.Outstanding(ctx, f, refresh)
 }
@@ -118,7 +118,7 @@ func (s *synced) ExportPayments(ctx context.Context, f reports.PaymentsFilter, e
 	return s.Service.ExportPayments(ctx, f, ex)
 }
 
-func (s *synced) ExportOutstanding(ctx context.Context, f reports.OutstandingFilter, ex reports.Export) error {
+func (s *synced) ExportOutstanding(ctx context.Context, f ledger.OutstandingFilter, ex reports.Export) error {
 	s.f.load(s.t)
 	return s.Service.ExportOutstanding(ctx, f, ex)
 }

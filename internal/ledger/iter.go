@@ -103,7 +103,9 @@ func (l *Ledger) all(ctx context.Context, nis string, q billing.Query) iter.Seq2
 		if r := rangeOf(q); r != nil && nis == "" {
 			read = l.byDay(q, today, r)
 		} else {
-			read = func(ctx context.Context, last *row) ([]row, error) { return l.allPage(ctx, nis, q, today, last, "") }
+			read = func(ctx context.Context, last *row, into []row) ([]row, error) {
+				return l.allPage(ctx, nis, q, today, last, "", into)
+			}
 		}
 		for r, err := range readAhead(ctx, read) {
 			if err != nil {
@@ -121,9 +123,9 @@ func (l *Ledger) all(ctx context.Context, nis string, q billing.Query) iter.Seq2
 // the service's order, newest first: one range of the created index (or of one kind's:
 // ledger_components_kind_created), or one student's components, which are few. A
 // non-empty index is the one SQLite must read.
-func (l *Ledger) allPage(ctx context.Context, nis string, q billing.Query, today int64, last *row, index string) ([]row, error) {
+func (l *Ledger) allPage(ctx context.Context, nis string, q billing.Query, today int64, last *row, index string, into []row) ([]row, error) {
 	query, args := l.allQuery(nis, q, today, last, index)
-	page, err := l.queryRows(ctx, query, args...)
+	page, err := queryRowsInto(ctx, l.sql, into, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("ledger: components: %w", err)
 	}
@@ -204,7 +206,7 @@ func (l *Ledger) byDay(q billing.Query, today int64, r *dayRange) page[row] {
 	var streams *dayStreams
 	walk := false
 	skip := max(q.Offset, 0)
-	return func(ctx context.Context, last *row) ([]row, error) {
+	return func(ctx context.Context, last *row, into []row) ([]row, error) {
 		if streams == nil && !walk {
 			var err error
 			if streams, err = l.openStreams(ctx, q, today, r); err != nil {
@@ -217,9 +219,12 @@ func (l *Ledger) byDay(q billing.Query, today int64, r *dayRange) page[row] {
 			if q.State != "" || r.column == "paid_day" {
 				index = "ledger_components_kind_created" // one kind
 			}
-			return l.allPage(ctx, "", q, today, last, index)
+			return l.allPage(ctx, "", q, today, last, index, into)
 		}
-		out := make([]row, 0, iterPage)
+		out := into
+		if out == nil {
+			out = make([]row, 0, iterPage)
+		}
 		for len(out) < iterPage {
 			next, ok, err := streams.next(ctx)
 			if err != nil {
@@ -419,15 +424,22 @@ func (l *Ledger) queryRows(ctx context.Context, query string, args ...any) ([]ro
 	return queryRowsOn(ctx, l.sql, query, args...)
 }
 
-func queryRowsOn(ctx context.Context, q interface {
+func queryRowsOn(ctx context.Context, q querier, query string, args ...any) ([]row, error) {
+	return queryRowsInto(ctx, q, nil, query, args...)
+}
+
+// querier runs queries: a *sql.DB or a *sql.Tx.
+type querier interface {
 	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
-}, query string, args ...any) ([]row, error) {
+}
+
+// queryRowsInto is queryRowsOn appending to out.
+func queryRowsInto(ctx context.Context, q querier, out []row, query string, args ...any) ([]row, error) {
 	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []row
 	for rows.Next() {
 		r, err := scanRow(rows)
 		if err != nil {

@@ -17,13 +17,16 @@ import (
 // The pages are read one ahead of the caller, by a goroutine: while an export writes
 // one page the next is being read, on the other core. The channel between them holds
 // one page, so at most three pages are in memory (the caller's, the one waiting, the one
-// being read), whatever the walk's length.
+// being read), whatever the walk's length; the caller gives each page's slice back once
+// it has yielded its rows, and the next page is read into it (less for the collector to
+// do beside the caller's own work).
 
 // iterPage is how many rows each query of an iterator reads.
 const iterPage = 1000
 
-// page reads the page after last (nil: the first page): at most iterPage rows.
-type page[R any] func(ctx context.Context, last *R) ([]R, error)
+// page reads the page after last (nil: the first page), at most iterPage rows, appended
+// to into (empty; its room is a page the caller is done with).
+type page[R any] func(ctx context.Context, last *R, into []R) ([]R, error)
 
 // readAhead yields every row of the pages read reads, in order, reading the next page
 // while the caller handles the current one. It stops after a page shorter than iterPage,
@@ -40,20 +43,32 @@ func readAhead[R any](ctx context.Context, read page[R]) iter.Seq2[R, error] {
 		// stop says the caller stopped; ctx ending is not that: its error is a page's
 		// error, which the caller gets.
 		stop := make(chan struct{})
+		free := make(chan []R, 3) // pages the caller is done with
 		go func() {
 			defer close(pages)
 			var last *R
 			for {
-				rows, err := read(ctx, last)
+				var into []R
+				select {
+				case into = <-free:
+				default:
+				}
+				rows, err := read(ctx, last, into)
+				more := err == nil && len(rows) == iterPage
+				if more {
+					// Copied before the page is sent: the caller may be done with it, and
+					// give it back cleared, before this goroutine looks again.
+					end := rows[len(rows)-1]
+					last = &end
+				}
 				select {
 				case pages <- result{rows, err}:
 				case <-stop:
 					return
 				}
-				if err != nil || len(rows) < iterPage {
+				if !more {
 					return
 				}
-				last = &rows[len(rows)-1]
 			}
 		}()
 		defer func() {
@@ -72,6 +87,11 @@ func readAhead[R any](ctx context.Context, read page[R]) iter.Seq2[R, error] {
 				if !yield(r, nil) {
 					return
 				}
+			}
+			clear(p.rows) // no strings kept alive by a page waiting to be reused
+			select {
+			case free <- p.rows[:0]:
+			default:
 			}
 		}
 	}

@@ -301,8 +301,8 @@ func (l *Ledger) Payments(ctx context.Context, from, to time.Time, account strin
 	}
 	return func(yield func(PaymentRow, error) bool) {
 		roster := rosterNames{l: l}
-		for p, err := range readAhead(ctx, func(ctx context.Context, last *payment) ([]payment, error) {
-			return l.paymentsPage(ctx, dayNum(from), dayNum(to), account, last, &roster)
+		for p, err := range readAhead(ctx, func(ctx context.Context, last *payment, into []payment) ([]payment, error) {
+			return l.paymentsPage(ctx, dayNum(from), dayNum(to), account, last, &roster, into)
 		}) {
 			if !yield(p.PaymentRow, err) || err != nil {
 				return
@@ -325,9 +325,9 @@ type payment struct {
 // SQLite is told to read (INDEXED BY: without statistics it would rather walk every paid
 // component and sort them; PostgreSQL picks the index on its own). Names and classes
 // come from roster.
-func (l *Ledger) paymentsPage(ctx context.Context, from, to int64, account string, last *payment, roster *rosterNames) ([]payment, error) {
+func (l *Ledger) paymentsPage(ctx context.Context, from, to int64, account string, last *payment, roster *rosterNames, into []payment) ([]payment, error) {
 	query, args := l.paymentsQuery(from, to, account, last)
-	out, err := l.readPayments(ctx, query, args...)
+	out, err := l.readPayments(ctx, into, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("ledger: payments: %w", err)
 	}
@@ -355,15 +355,17 @@ func (l *Ledger) paymentsQuery(from, to int64, account string, last *payment) (s
 		ORDER BY c.paid_day, c.paid_us, c.nis, c.id LIMIT ` + w.arg(iterPage), w.args
 }
 
-// readPayments runs a payments page's query; Name is the service's name of the student
-// until the roster's replaces it.
-func (l *Ledger) readPayments(ctx context.Context, query string, args ...any) ([]payment, error) {
+// readPayments runs a payments page's query, appending to out; Name is the service's
+// name of the student until the roster's replaces it.
+func (l *Ledger) readPayments(ctx context.Context, out []payment, query string, args ...any) ([]payment, error) {
 	rows, err := l.sql.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	out := make([]payment, 0, iterPage)
+	if out == nil {
+		out = make([]payment, 0, iterPage)
+	}
 	for rows.Next() {
 		var p payment
 		var amount int64

@@ -321,3 +321,101 @@ func rawCSV(bills []billing.Bill, roster map[string]store.Student, w io.Writer) 
 	}
 	return buf.Flush()
 }
+
+// BenchmarkReadPayments reads the month of BenchmarkExportXLSX from the ledger and does
+// nothing with it: what reading costs on its own, which the exports do beside writing.
+func BenchmarkReadPayments(b *testing.B) {
+	bills, roster := benchSchool(true)
+	_, l := memoryLedger(b, bills, slices.Collect(maps.Values(roster)), today)
+	ctx := context.Background()
+	heap := startPeakHeap()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		n := 0
+		for _, err := range l.Payments(ctx, benchMonth.From, benchMonth.To, "") {
+			if err != nil {
+				b.Fatal(err)
+			}
+			n++
+		}
+		if n != benchBills {
+			b.Fatalf("read %d payments", n)
+		}
+	}
+	b.StopTimer()
+	heap.report(b)
+}
+
+// BenchmarkExportCSVFromSQL writes the same cells as BenchmarkExportCSV the plainest way
+// from the ledger's tables: one query in payment order joined to the roster, each row
+// straight into encoding/csv, on one goroutine. A CSV is cheap to write, so reading the
+// ledger is most of what a CSV export costs: this is its floor with the reading in it,
+// beside BenchmarkExportCSVRaw's, which has none.
+func BenchmarkExportCSVFromSQL(b *testing.B) {
+	bills, roster := benchSchool(true)
+	_, _, db := memoryStore(b, bills, slices.Collect(maps.Values(roster)), today)
+	ctx := context.Background()
+	from, to := benchMonth.From.Unix()/86400, benchMonth.To.Unix()/86400
+	heap := startPeakHeap()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if err := sqlCSV(ctx, db, from, to, io.Discard); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	heap.report(b)
+	b.ReportMetric(benchBills, "rows/op")
+}
+
+func sqlCSV(ctx context.Context, db *store.DB, from, to int64, w io.Writer) error {
+	rows, err := db.SQL().QueryContext(ctx, `SELECT c.paid_day, c.paid_us, c.nis, COALESCE(s.name, c.student_name),
+		COALESCE(s.description, ''), c.name, c.account_code, c.amount, c.amount_paid, c.ref_number
+		FROM ledger_components c LEFT JOIN students s ON s.nis = c.nis
+		WHERE c.kind = 1 AND c.paid_day >= $1 AND c.paid_day <= $2 ORDER BY c.paid_day, c.paid_us, c.nis, c.id`, from, to)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	buf := bufio.NewWriterSize(w, 32<<10)
+	cw := csv.NewWriter(buf)
+	cw.UseCRLF = true
+	if _, err := buf.WriteString("\ufeff"); err != nil {
+		return err
+	}
+	rec := make([]string, len(rawColumns))
+	for i := range rec {
+		rec[i] = "Column " + strconv.Itoa(i)
+	}
+	if err := cw.Write(rec); err != nil {
+		return err
+	}
+	for rows.Next() {
+		var day, paidUS, amount, paid int64
+		var nis, name, class, component, account, ref string
+		if err := rows.Scan(&day, &paidUS, &nis, &name, &class, &component, &account, &amount, &paid, &ref); err != nil {
+			return err
+		}
+		if class == "" {
+			class = "Tanpa kelas"
+		}
+		penalty := max(paid-amount, 0)
+		h, m, _ := time.UnixMicro(paidUS).In(jakarta).Clock()
+		rec[0], rec[1], rec[2], rec[3], rec[4], rec[5] = time.Unix(day*86400, 0).UTC().Format(time.DateOnly), fmt.Sprintf("%02d:%02d", h, m), nis, name, class, component
+		rec[6], rec[7], rec[8] = account, strconv.FormatInt(paid-penalty, 10), strconv.FormatInt(penalty, 10)
+		rec[9], rec[10] = strconv.FormatInt(paid, 10), ref
+		if err := cw.Write(rec); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	cw.Flush()
+	if err := cw.Error(); err != nil {
+		return err
+	}
+	return buf.Flush()
+}

@@ -147,6 +147,13 @@ func (f *fixture) syncRoster(t testing.TB) {
 // on day now, with the planner's statistics a live ledger of that size has.
 func memoryLedger(t testing.TB, bills []billing.Bill, roster []store.Student, now time.Time) (*reports.Service, *ledger.Ledger) {
 	t.Helper()
+	svc, l, _ := memoryStore(t, bills, roster, now)
+	return svc, l
+}
+
+// memoryStore is memoryLedger with its database.
+func memoryStore(t testing.TB, bills []billing.Bill, roster []store.Student, now time.Time) (*reports.Service, *ledger.Ledger, *store.DB) {
+	t.Helper()
 	ctx := context.Background()
 	db := storetest.OpenTest(t)
 	l, err := ledger.New(ctx, ledger.Config{DB: db, Location: jakarta, Now: func() time.Time { return now }})
@@ -165,5 +172,5 @@ func memoryLedger(t testing.TB, bills []billing.Bill, roster []store.Student, no
 	if err := l.Optimize(ctx); err != nil {
 		t.Fatal(err)
 	}
-	return reports.New(reports.Config{Ledger: l, Roster: db}), l
+	return reports.New(reports.Config{Ledger: l, Roster: db}), l, db
 }

@@ -380,11 +380,11 @@ func (l *Ledger) dashboardPaid(ctx context.Context, tx *sql.Tx, d *Dashboard) er
 // dashboardPayments counts this month's payments (and today's) by their reference: a
 // receipt for two components is one payment. A payment is made at one instant, so it
 // falls on one day, and each day's distinct references add up to the month's. It reads
-// the month's range of the paid-reference index, not the table.
+// the month's range of the payments index (which carries the reference), not the table.
 func (l *Ledger) dashboardPayments(ctx context.Context, tx *sql.Tx, d *Dashboard) error {
 	todayN, monthN := dayNum(d.Today), dayNum(d.MonthStart)
 	rows, err := tx.QueryContext(ctx, `SELECT paid_day, COUNT(DISTINCT CASE WHEN ref_number <> '' THEN ref_number ELSE id END)
-		FROM ledger_components`+l.indexedBy("ledger_components_paid_ref")+` WHERE kind = 1 AND paid_day BETWEEN $1 AND $2 GROUP BY paid_day`, monthN, todayN)
+		FROM ledger_components`+l.indexedBy("ledger_components_payments")+` WHERE kind = 1 AND paid_day BETWEEN $1 AND $2 GROUP BY paid_day`, monthN, todayN)
 	if err != nil {
 		return err
 	}

@@ -56,6 +56,8 @@
 // one range of an index in the iterator's order starting exactly after the last row
 // (keyset, compared as a row value; INDEXED BY where SQLite without statistics would
 // choose otherwise), one page ahead of the caller on another goroutine; a range of due
-// or payment days is merged from one such stream per day. Optimize keeps SQLite's
-// statistics as a live ledger's are (after a first fill, each start, each reconcile).
+// or payment days is merged from one such stream per day. The Syncer keeps SQLite's
+// statistics as the ledger grows (a full ANALYZE after a first fill, Optimize after each
+// reconcile, a migration's new index at start); a ledger filled another way (a test's,
+// a benchmark's) calls Optimize to be analysed like a live one.
 package ledger

@@ -5,14 +5,17 @@ import (
 	"iter"
 )
 
-// How the ledger's iterators read (All, AllForStudent, Payments, EachBill): a page of
-// iterPage rows at a time, each page a query of its own that starts exactly after the
-// last row of the one before (keyset paging: the row's place in the order, compared as
-// a row value, never an OFFSET and never the range's first day again), so no query stays
-// open while the caller works and every page costs the same however far the walk has
-// come. Each such query is one range of an index whose order is the iterator's order
-// (EXPLAIN QUERY PLAN: a SEARCH, no TEMP B-TREE; pages_test.go keeps it so), so reading
-// n rows costs n, not n²/iterPage.
+// How the ledger's iterators read (All, AllForStudent, Payments): a page of iterPage
+// rows at a time, each page a query of its own that starts exactly after the last row of
+// the one before (keyset paging: the row's place in the order, compared as a row value,
+// never an OFFSET and never the range's first day again), so no query stays open while
+// the caller works and every page costs the same however far the walk has come. Each
+// such query is one range of an index whose order is the iterator's order (EXPLAIN QUERY
+// PLAN: a SEARCH with the keyset bound, no TEMP B-TREE; TestIteratorQueriesAreIndexRanges
+// keeps it so), so reading n rows costs n, not n²/iterPage. Only what is small is sorted:
+// one student's components, one payment day's (a range of days is merged from one
+// stream per day: iter.go's byDay). EachBill, whose order is any of the bills list's,
+// reads its result's ids in order once instead (bills.go).
 //
 // The pages are read one ahead of the caller, by a goroutine: while an export writes
 // one page the next is being read, on the other core. The channel between them holds

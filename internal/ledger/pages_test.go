@@ -452,3 +452,44 @@ func checkEnds[R any](t *testing.T, name string, seq func(context.Context) iter.
 		t.Fatalf("%s read again: %d rows, want %d", name, again, whole)
 	}
 }
+
+// On a ledger already analysed, an index a migration adds gets statistics of its own at
+// the syncer's start, without the whole table analysed again (what PRAGMA optimize would
+// do, holding the write lock for seconds at a million components).
+func TestNewIndexesAreAnalysedAlone(t *testing.T) {
+	t.Parallel()
+	l, _ := openTied(t, "sqlite", 600)
+	ctx := t.Context()
+	stat := func(idx string) string {
+		var s string
+		if err := l.sql.QueryRowContext(ctx, `SELECT COALESCE(MAX(stat), '') FROM sqlite_stat1 WHERE idx = $1`, idx).Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	l.analyzeNewIndexes(ctx) // never analysed: left to the first fill
+	var analysed int
+	if err := l.sql.QueryRowContext(ctx, `SELECT COUNT(*) FROM sqlite_master WHERE name = 'sqlite_stat1'`).Scan(&analysed); err != nil || analysed != 0 {
+		t.Fatalf("a ledger never analysed was analysed at start (%d, %v)", analysed, err)
+	}
+	if err := l.Optimize(ctx); err != nil {
+		t.Fatal(err)
+	}
+	before := stat("ledger_components_created")
+	if !strings.HasPrefix(before, "600 ") {
+		t.Fatalf("statistics of the created index after Optimize: %q", before)
+	}
+	if _, err := l.Upsert(ctx, tiedBills(900)[600:]); err != nil { // the ledger grows by half
+		t.Fatal(err)
+	}
+	if _, err := l.sql.ExecContext(ctx, `CREATE INDEX ledger_components_test_new ON ledger_components (notes, id)`); err != nil {
+		t.Fatal(err)
+	}
+	l.analyzeNewIndexes(ctx)
+	if s := stat("ledger_components_test_new"); !strings.HasPrefix(s, "900 ") {
+		t.Errorf("the new index's statistics: %q, want those of 900 rows", s)
+	}
+	if after := stat("ledger_components_created"); after != before {
+		t.Errorf("the created index was analysed again: %q, was %q", after, before)
+	}
+}

@@ -207,9 +207,9 @@ func (s *Syncer) loop(ctx context.Context) {
 		if first {
 			first = false
 			close(s.first)
-			// Statistics a migration's new index lacks, or that the ledger outgrew since the
-			// last reconcile, are refreshed once per start, after the first run.
-			s.l.optimize(ctx)
+			// An index a migration added gets its statistics once per start, after the
+			// first run (the others are refreshed after each reconcile).
+			s.l.analyzeNewIndexes(ctx)
 		}
 		if !t.Stop() {
 			select {

@@ -419,3 +419,48 @@ func sqlCSV(ctx context.Context, db *store.DB, from, to int64, w io.Writer) erro
 	}
 	return buf.Flush()
 }
+
+// BenchmarkExportOverFloor runs each export and its floors turn about, on the same
+// month, and reports the export's time over each floor's (x-floor): on a machine
+// others share, two benchmarks run a minute apart see different loads, and their ratio
+// says more about the machine than the export; taken in turns, op by op, both see the
+// same. xlsx is BenchmarkExportXLSX over BenchmarkExportXLSXRaw; csv is
+// BenchmarkExportCSV over BenchmarkExportCSVFromSQL (reading the ledger the plainest
+// way, which is most of a CSV's cost) and, as csv-raw, over BenchmarkExportCSVRaw (no
+// reading at all).
+func BenchmarkExportOverFloor(b *testing.B) {
+	bills, roster := benchSchool(true)
+	svc, _, db := memoryStore(b, bills, slices.Collect(maps.Values(roster)), today)
+	slices.SortFunc(bills, paymentOrder)
+	p := i18n.NewPrinter(i18n.Indonesian, jakarta)
+	ctx := context.Background()
+	from, to := benchMonth.From.Unix()/86400, benchMonth.To.Unix()/86400
+	timed := func(total *time.Duration, run func() error) {
+		start := time.Now()
+		if err := run(); err != nil {
+			b.Fatal(err)
+		}
+		*total += time.Since(start)
+	}
+	for _, format := range []reports.Format{reports.XLSX, reports.CSV} {
+		b.Run(string(format), func(b *testing.B) {
+			var export, floor, raw time.Duration
+			for b.Loop() {
+				timed(&export, func() error {
+					return svc.ExportPayments(ctx, benchMonth, reports.Export{Format: format, W: io.Discard, Printer: p, By: "Bench", At: today})
+				})
+				if format == reports.XLSX {
+					timed(&floor, func() error { return rawExport(bills, roster, io.Discard) })
+					continue
+				}
+				timed(&floor, func() error { return sqlCSV(ctx, db, from, to, io.Discard) })
+				timed(&raw, func() error { return rawCSV(bills, roster, io.Discard) })
+			}
+			b.ReportMetric(float64(export)/float64(floor), "x-floor")
+			if raw > 0 {
+				b.ReportMetric(float64(export)/float64(raw), "x-csv-raw")
+			}
+			b.ReportMetric(float64(export.Nanoseconds())/float64(b.N), "export-ns/op")
+		})
+	}
+}

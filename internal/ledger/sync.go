@@ -182,6 +182,9 @@ func (s *Syncer) loop(ctx context.Context) {
 		if first {
 			first = false
 			close(s.first)
+			// An index a migration added gets its statistics once per start, after the
+			// first run (the others are refreshed after each reconcile).
+			s.l.analyzeNewIndexes(ctx)
 		}
 		if !t.Stop() {
 			select {

@@ -19,6 +19,7 @@ import (
 	"github.com/sekolah/portal/internal/counter"
 	"github.com/sekolah/portal/internal/followups"
 	"github.com/sekolah/portal/internal/ledger"
+	"github.com/sekolah/portal/internal/letters"
 	"github.com/sekolah/portal/internal/registration"
 	"github.com/sekolah/portal/internal/reports"
 	"github.com/sekolah/portal/internal/school"
@@ -46,6 +47,7 @@ type Handler struct {
 	counter      *counter.Service
 	school       *school.Service
 	followups    *followups.Service
+	letters      *letters.Service
 	uploads      *uploads.Runner
 	corrections  *corrections.Runner
 	ledger       *ledger.Ledger // what every page reads
@@ -65,7 +67,7 @@ func newHandler(d Deps) *Handler {
 	cs.MaxAge(0)
 	h := &Handler{
 		cfg: a.Config, db: a.DB, auth: a.Auth, billing: a.Billing, writer: a.Writer, reports: a.Reports,
-		registration: a.Registration, counter: a.Counter, school: a.School, followups: a.FollowUps, uploads: a.Uploads, corrections: a.Corrections, ledger: a.Ledger, sync: a.Sync,
+		registration: a.Registration, counter: a.Counter, school: a.School, followups: a.FollowUps, letters: a.Letters, uploads: a.Uploads, corrections: a.Corrections, ledger: a.Ledger, sync: a.Sync,
 		log: a.Log, sessions: cs, clk: a.Clock,
 	}
 	if h.log == nil {

@@ -80,6 +80,7 @@ func (h *Handler) reportOutstanding(w http.ResponseWriter, r *http.Request) {
 		rep := res.Value
 		today := rep.Today
 		v.Report = &pages.OutstandingReport{Today: rep.Today, Students: len(rep.Rows), Total: outstandingRow(ctx, rep.Total, today)}
+		v.LettersURL, v.LettersCount = remindersURL(rep.Rows)
 		var rows []reports.OutstandingRow
 		rows, v.Pager = pageOf(r, rep.Rows, v.URL)
 		for _, o := range rows {

@@ -107,6 +107,9 @@ func New(d Deps) http.Handler {
 				r.With(h.require(auth.WriteBilling)).Post("/sync", h.startSync)
 				r.With(h.require(auth.WriteBilling)).Get("/new", h.newStudent)
 				r.With(h.require(auth.WriteBilling)).Post("/new", h.createStudent)
+				// Letters of a class or of the arrears report's selection, one per page.
+				r.Get("/letters", h.showLetters)
+				r.With(h.require(auth.WriteBilling)).Post("/letters/record", h.recordLetters)
 				r.Route("/{nis}", func(r chi.Router) {
 					r.Use(h.studentCtx)
 					r.Get("/", h.showStudent)

@@ -23,6 +23,7 @@ import (
 	"github.com/sekolah/portal/internal/counter"
 	"github.com/sekolah/portal/internal/followups"
 	"github.com/sekolah/portal/internal/ledger"
+	"github.com/sekolah/portal/internal/letters"
 	"github.com/sekolah/portal/internal/registration"
 	"github.com/sekolah/portal/internal/reports"
 	"github.com/sekolah/portal/internal/school"
@@ -80,6 +81,8 @@ type App struct {
 	School *school.Service
 	// FollowUps are the WhatsApp messages and reminder letters about arrears.
 	FollowUps *followups.Service
+	// Letters are the bill letters and reminders a school signs, one or a class at once.
+	Letters *letters.Service
 
 	// Ledger is the portal's read model of the service: every page reads it.
 	Ledger *ledger.Ledger
@@ -148,6 +151,7 @@ func New(ctx context.Context, o Options) (*App, error) {
 			}
 			return p.Name
 		}}
+	a.Letters = &letters.Service{DB: o.DB, Ledger: a.Ledger, School: a.School, FollowUps: a.FollowUps, Clock: clk}
 
 	ucfg := uploads.ConfigFrom(cfg)
 	ucfg.Clock = clk

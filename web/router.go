@@ -71,6 +71,16 @@ func New(d Deps) http.Handler {
 		r.Post("/register", h.submitPublicRegistration)
 		r.Get("/register/thanks", h.publicRegistrationThanks)
 
+		// The parent page: no sign-in, the link's token is the key; rate-limited per
+		// address, never indexed.
+		r.Route("/p/{token}", func(r chi.Router) {
+			r.Use(h.parentGuard)
+			r.Get("/", h.showParentPage)
+			r.Get("/receipt", h.showParentReceipt)
+			r.Get("/letter", h.showParentLetter)
+			r.Get("/logo", h.showParentLogo)
+		})
+
 		r.Group(func(r chi.Router) {
 			r.Use(h.requireSignIn)
 			r.Post("/logout", h.logout)
@@ -123,6 +133,10 @@ func New(d Deps) http.Handler {
 						r.Use(h.require(auth.WriteBilling))
 						r.Get("/edit", h.editStudent)
 						r.Post("/edit", h.updateStudent)
+						// The parents' contacts and their page's link.
+						r.Get("/contacts", h.editStudentContacts)
+						r.Post("/contacts", h.saveStudentContacts)
+						r.Post("/parent-link", h.renewParentLink)
 						r.Get("/delete", h.confirmDeleteStudent)
 						r.Post("/delete", h.deleteStudent)
 						r.Get("/components/new", h.newComponents)

@@ -26,6 +26,7 @@ func (h *Handler) studentView(r *http.Request) (pages.StudentView, int) {
 	} else if err != nil {
 		v.NoWhatsApp = i18n.T(ctx, "followups.not_mobile", s.Name, s.Phone)
 	}
+	v.Parents = h.parentsCard(ctx, s)
 	acc, err := students.LoadAccount(ctx, h.ledger, s.NIS, today)
 	if errors.Is(err, billing.ErrNotFound) {
 		err = nil // on the roster with no component at all (the ledger knows no bill of theirs)

@@ -9,6 +9,8 @@ package app
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -24,6 +26,7 @@ import (
 	"github.com/sekolah/portal/internal/followups"
 	"github.com/sekolah/portal/internal/ledger"
 	"github.com/sekolah/portal/internal/letters"
+	"github.com/sekolah/portal/internal/parents"
 	"github.com/sekolah/portal/internal/registration"
 	"github.com/sekolah/portal/internal/reports"
 	"github.com/sekolah/portal/internal/school"
@@ -52,6 +55,10 @@ type Options struct {
 	Sync func(*ledger.SyncConfig)
 	// Corrections adjusts the correction job runner's configuration before it is built.
 	Corrections func(*corrections.Config)
+	// ParentLinkKey signs the parent page links (32 bytes or more); nil: a key generated
+	// once and kept in the database. cmd/portal derives it from PORTAL_SESSION_KEY's
+	// secret, so a copy of the database alone cannot make links.
+	ParentLinkKey []byte
 }
 
 // Worker is a part that runs in the background of the portal process.
@@ -83,6 +90,10 @@ type App struct {
 	FollowUps *followups.Service
 	// Letters are the bill letters and reminders a school signs, one or a class at once.
 	Letters *letters.Service
+	// Parents are the parents' contacts, their page links and the parent page.
+	Parents *parents.Service
+	// ParentPages bounds how often one address opens parent pages.
+	ParentPages *parents.Limiter
 
 	// Ledger is the portal's read model of the service: every page reads it.
 	Ledger *ledger.Ledger
@@ -152,6 +163,21 @@ func New(ctx context.Context, o Options) (*App, error) {
 			return p.Name
 		}}
 	a.Letters = &letters.Service{DB: o.DB, Ledger: a.Ledger, School: a.School, FollowUps: a.FollowUps, Clock: clk}
+	linkKey := o.ParentLinkKey
+	if len(linkKey) == 0 {
+		// Without a key from the caller, one kept in the database (generated once).
+		hexKey, err := o.DB.EnsureSetting(ctx, "parent_link_key", hex.EncodeToString(randomKey()))
+		if err != nil {
+			return nil, fmt.Errorf("app: parent link key: %w", err)
+		}
+		if linkKey, err = hex.DecodeString(hexKey); err != nil {
+			return nil, fmt.Errorf("app: parent link key: %w", err)
+		}
+	}
+	a.Parents = &parents.Service{DB: o.DB, Ledger: a.Ledger, School: a.School, Clock: clk, Key: linkKey, PublicURL: cfg.PublicURL, Log: log}
+	// A page a minute for a school's parents behind one address is plenty; ten wrong links
+	// in ten minutes is someone guessing.
+	a.ParentPages = parents.NewLimiter(clk, 120, 10, 10*time.Minute)
 
 	ucfg := uploads.ConfigFrom(cfg)
 	ucfg.Clock = clk
@@ -219,4 +245,10 @@ func (a *App) PrepareDemo(ctx context.Context) error {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
+}
+
+func randomKey() []byte {
+	b := make([]byte, 32)
+	_, _ = rand.Read(b)
+	return b
 }

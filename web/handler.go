@@ -20,6 +20,7 @@ import (
 	"github.com/sekolah/portal/internal/followups"
 	"github.com/sekolah/portal/internal/ledger"
 	"github.com/sekolah/portal/internal/letters"
+	"github.com/sekolah/portal/internal/messaging"
 	"github.com/sekolah/portal/internal/parents"
 	"github.com/sekolah/portal/internal/registration"
 	"github.com/sekolah/portal/internal/reports"
@@ -51,6 +52,7 @@ type Handler struct {
 	letters      *letters.Service
 	parents      *parents.Service
 	parentPages  *parents.Limiter // how often one address opens parent pages
+	messaging    *messaging.Service
 	uploads      *uploads.Runner
 	corrections  *corrections.Runner
 	ledger       *ledger.Ledger // what every page reads
@@ -70,7 +72,7 @@ func newHandler(d Deps) *Handler {
 	cs.MaxAge(0)
 	h := &Handler{
 		cfg: a.Config, db: a.DB, auth: a.Auth, billing: a.Billing, writer: a.Writer, reports: a.Reports,
-		registration: a.Registration, counter: a.Counter, school: a.School, followups: a.FollowUps, letters: a.Letters, parents: a.Parents, parentPages: a.ParentPages, uploads: a.Uploads, corrections: a.Corrections, ledger: a.Ledger, sync: a.Sync,
+		registration: a.Registration, counter: a.Counter, school: a.School, followups: a.FollowUps, letters: a.Letters, parents: a.Parents, parentPages: a.ParentPages, messaging: a.Messaging, uploads: a.Uploads, corrections: a.Corrections, ledger: a.Ledger, sync: a.Sync,
 		log: a.Log, sessions: cs, clk: a.Clock,
 	}
 	if h.log == nil {

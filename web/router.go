@@ -39,6 +39,9 @@ func New(d Deps) http.Handler {
 	// The billing service's payment callbacks: no session, no CSRF (the signature is the
 	// proof); the handler bounds the body.
 	r.Post("/hooks/payments", h.receivePaymentCallback)
+	// The WhatsApp Cloud API's webhook: its subscription check, then signed notifications.
+	r.Get("/hooks/whatsapp", h.whatsAppHandshake)
+	r.Post("/hooks/whatsapp", h.receiveWhatsAppWebhook)
 
 	// The upload form's POST: the body limit is the upload limit; only a person allowed to
 	// upload, from the portal's own pages (the cross-origin check comes first), gets the
@@ -224,6 +227,10 @@ func New(d Deps) http.Handler {
 				r.Post("/settings/registration", h.saveRegistrationSettings)
 				r.Get("/settings/school", h.showSchoolSettings)
 				r.Post("/settings/school/logo/delete", h.deleteSchoolLogo)
+				r.Get("/settings/messages", h.showMessagesSettings)
+				r.Post("/settings/messages", h.saveMessagesSettings)
+				r.Post("/settings/messages/test", h.sendTestMessage)
+				r.Get("/settings/messages/sent", h.listSentMessages)
 				r.Get("/settings/data", h.showDataSettings)
 				r.Post("/settings/data/reconcile", h.askReconcile)
 			})

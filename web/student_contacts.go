@@ -91,6 +91,11 @@ func (h *Handler) parentsCard(ctx context.Context, s store.Student) pages.Parent
 	case errors.Is(err, followups.ErrNotMobile):
 		v.NoWhatsApp = i18n.T(ctx, "parents.not_mobile")
 	}
+	if ms, _, err := h.messaging.Recent(ctx, store.MessageFilter{NIS: s.NIS, Limit: 5}); err != nil {
+		h.log.Warn("messages to the parents", "nis", s.NIS, "err", err)
+	} else {
+		v.Messages = sentMessages(ctx, ms)
+	}
 	link, err := h.parents.Link(ctx, s.NIS)
 	if err != nil {
 		h.log.Error("parent page link", "nis", s.NIS, "err", err)

@@ -22,6 +22,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 	_ "time/tzdata" // the zone database travels in the binary: the container image has none
@@ -112,6 +113,13 @@ func serve(ctx context.Context, cfg config.Config, db *store.DB, authSvc *auth.S
 		defer closeSandbox()
 		billingCfg.BaseURL, billingCfg.Username, billingCfg.Password = url, "portal", sandboxPassword
 	}
+	// Without a WhatsApp account or a mail server, the demo's messages go to embedded
+	// sandboxes (the Settings → Messages page shows what they "sent").
+	sandboxed, closeMessages, err := startMessageSandboxes(&cfg, strings.Replace(callbackURL(ln.Addr()), "/hooks/payments", "/hooks/whatsapp", 1), log)
+	if err != nil {
+		return err
+	}
+	defer closeMessages()
 	client, err := billing.New(billingCfg)
 	if err != nil {
 		return fmt.Errorf("billing client: %w", err)
@@ -119,7 +127,7 @@ func serve(ctx context.Context, cfg config.Config, db *store.DB, authSvc *auth.S
 
 	// Every service and background worker is built once here and handed to the routes.
 	a, err := app.New(ctx, app.Options{Config: cfg, DB: db, Billing: client, Logger: log, Auth: authSvc,
-		Now: authSvc.Clock.Func(), ParentLinkKey: linkKey})
+		Now: authSvc.Clock.Func(), ParentLinkKey: linkKey, MessageSandboxes: sandboxed})
 	if err != nil {
 		return fmt.Errorf("build the portal (PORTAL_DATABASE_URL): %w", err)
 	}

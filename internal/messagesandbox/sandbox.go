@@ -108,6 +108,20 @@ func NewCloudAPI(o Options) *CloudAPI {
 		inbound: map[string]time.Time{}, done: make(chan struct{})}
 }
 
+// SetWebhookURL changes where statuses are posted (a portal whose address is known only
+// once it listens).
+func (s *CloudAPI) SetWebhookURL(u string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.opts.WebhookURL = u
+}
+
+func (s *CloudAPI) webhookURL() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.opts.WebhookURL
+}
+
 // Close stops posting statuses and waits for the posts under way.
 func (s *CloudAPI) Close() {
 	s.once.Do(func() { close(s.done) })
@@ -262,7 +276,7 @@ func (s *CloudAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // schedule posts a status after steps of StatusDelay (nothing when StatusDelay is 0).
 func (s *CloudAPI) schedule(id, to string, steps int, status string, code int) {
-	if s.opts.StatusDelay <= 0 || s.opts.WebhookURL == "" {
+	if s.opts.StatusDelay <= 0 || s.webhookURL() == "" {
 		return
 	}
 	s.wg.Add(1)
@@ -324,7 +338,7 @@ func (s *CloudAPI) Inbound(ctx context.Context, from, text string) error {
 	s.mu.Lock()
 	s.inbound[from] = now
 	s.mu.Unlock()
-	if s.opts.WebhookURL == "" {
+	if s.webhookURL() == "" {
 		return nil
 	}
 	return s.post(ctx, map[string]any{
@@ -345,7 +359,7 @@ func (s *CloudAPI) post(ctx context.Context, value map[string]any) error {
 	if err != nil {
 		return err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.opts.WebhookURL, bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.webhookURL(), bytes.NewReader(body))
 	if err != nil {
 		return err
 	}

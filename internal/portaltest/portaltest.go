@@ -97,8 +97,8 @@ type Portal struct {
 	// WhatsApp and Mail are the message sandboxes (Options.Messages), over real HTTP and SMTP.
 	WhatsApp *messagesandbox.CloudAPI
 	Mail     *messagesandbox.SMTP
-	Billing    *billing.Client
-	Config     config.Config
+	Billing  *billing.Client
+	Config   config.Config
 	// Uploads is the upload job runner, started with the portal.
 	Uploads *uploads.Runner
 	// App is every service and worker of this instance, wired as cmd/portal wires them.

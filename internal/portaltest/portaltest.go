@@ -94,11 +94,8 @@ type Portal struct {
 	Sandbox *sandbox.Server
 	// SandboxURL is where the sandbox answers over HTTP (its /_sandbox routes too).
 	SandboxURL string
-	// WhatsApp and Mail are the message sandboxes (Options.Messages), over real HTTP and SMTP.
-	WhatsApp *messagesandbox.CloudAPI
-	Mail     *messagesandbox.SMTP
-	Billing  *billing.Client
-	Config   config.Config
+	Billing    *billing.Client
+	Config     config.Config
 	// Uploads is the upload job runner, started with the portal.
 	Uploads *uploads.Runner
 	// App is every service and worker of this instance, wired as cmd/portal wires them.
@@ -109,6 +106,10 @@ type Portal struct {
 	// dbURL is the database every instance opens (PostgreSQL); empty shares DB (SQLite).
 	dbURL string
 	stop  func()
+
+	// WhatsApp and Mail are the message sandboxes (Options.Messages), over real HTTP and SMTP.
+	WhatsApp *messagesandbox.CloudAPI
+	Mail     *messagesandbox.SMTP
 }
 
 // portalClock is where the portal's clock (app.Options.Now) reads the moment: fixed when

@@ -213,3 +213,35 @@ func strip(body string) string {
 		body = body[:i] + body[i+25+j+1:]
 	}
 }
+
+// The WhatsApp opt-out is honoured by the follow-up too: the button says why instead,
+// the follow-up is refused with what to do, nothing is recorded; the parents' own number
+// is the one wa.me opens.
+func TestFollowUpHonoursTheParentsContacts(t *testing.T) {
+	t.Parallel()
+	p := startLetters(t)
+	c := p.SignedIn(t, "finance")
+	if res := c.Post("/students/3001/contacts", url.Values{"whatsapp": {"0813-1111-2222"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("save: %d", res.StatusCode)
+	}
+	res := c.Post("/students/3001/followup", url.Values{"channel": {"whatsapp"}})
+	if loc := res.Header.Get("Location"); res.StatusCode != http.StatusSeeOther || !strings.HasPrefix(loc, "https://wa.me/6281311112222?") {
+		t.Fatalf("follow-up to the parents' number: %d %q", res.StatusCode, loc)
+	}
+	if res := c.Post("/students/3001/contacts", url.Values{"whatsapp": {"0813-1111-2222"}, "whatsapp_opt_out": {"1"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("save: %d", res.StatusCode)
+	}
+	sp := c.Get("/students/3001").Doc
+	if a := sp.Find(`[data-testid="student-whatsapp-phone"]`); !strings.Contains(a.AttrOr("title", ""), "tidak ingin menerima pesan WhatsApp") ||
+		sp.Find(`[data-testid="student-whatsapp"]`).Length() != 0 {
+		t.Errorf("the student page offers WhatsApp to parents who opted out: %q", a.AttrOr("title", ""))
+	}
+	res = c.Post("/students/3001/followup", url.Values{"channel": {"whatsapp"}})
+	if res.StatusCode != http.StatusUnprocessableEntity || res.Header.Get("Location") != "" ||
+		!strings.Contains(billsText(res.Doc.Find(`[data-testid="followup-message"]`)), "tidak ingin menerima pesan WhatsApp") {
+		t.Errorf("opted out: %d %q", res.StatusCode, res.Header.Get("Location"))
+	}
+	if es, _, _ := p.DB.ListAudit(t.Context(), store.AuditFilter{Action: "followup.whatsapp"}); len(es) != 1 {
+		t.Errorf("%d WhatsApp follow-ups recorded, want the one before the opt-out", len(es))
+	}
+}

@@ -64,8 +64,9 @@ func (h *Handler) renewParentLink(w http.ResponseWriter, r *http.Request) {
 	h.redirect(w, r, studentURL(s.NIS))
 }
 
-// parentsCard is the student page's card about the parents.
-func (h *Handler) parentsCard(ctx context.Context, s store.Student) pages.ParentsCardView {
+// parentsCard is the student page's card about the parents, and why a WhatsApp
+// follow-up cannot reach them ("" : it can).
+func (h *Handler) parentsCard(ctx context.Context, s store.Student) (pages.ParentsCardView, string) {
 	v := pages.ParentsCardView{NIS: s.NIS}
 	if can(ctx, auth.WriteBilling) {
 		v.EditURL, v.RenewURL = studentURL(s.NIS)+"/contacts", studentURL(s.NIS)+"/parent-link"
@@ -74,7 +75,7 @@ func (h *Handler) parentsCard(ctx context.Context, s store.Student) pages.Parent
 	if err != nil {
 		h.log.Error("parents' contacts", "nis", s.NIS, "err", err)
 		v.Error = i18n.T(ctx, "parents.unreadable")
-		return v
+		return v, ""
 	}
 	rec := parents.RecipientsOf(s, c)
 	v.Name, v.Email, v.WhatsAppOptOut, v.EmailOptOut = c.Name, c.Email, c.WhatsAppOptOut, c.EmailOptOut
@@ -85,11 +86,14 @@ func (h *Handler) parentsCard(ctx context.Context, s store.Student) pages.Parent
 	if v.FromStudent {
 		v.WhatsApp = s.Phone
 	}
+	var blocked string
 	switch err := rec.WhatsApp.Err; {
 	case errors.Is(err, followups.ErrNoPhone):
-		v.NoWhatsApp = i18n.T(ctx, "parents.no_whatsapp")
+		v.NoWhatsApp, blocked = i18n.T(ctx, "parents.no_whatsapp"), i18n.T(ctx, "followups.no_phone", s.Name)
 	case errors.Is(err, followups.ErrNotMobile):
-		v.NoWhatsApp = i18n.T(ctx, "parents.not_mobile")
+		v.NoWhatsApp, blocked = i18n.T(ctx, "parents.not_mobile"), i18n.T(ctx, "followups.not_mobile", s.Name, v.WhatsApp)
+	case errors.Is(err, parents.ErrOptedOut):
+		blocked = i18n.T(ctx, "followups.opted_out", s.Name)
 	}
 	if ms, _, err := h.messaging.Recent(ctx, store.MessageFilter{NIS: s.NIS, Limit: 5}); err != nil {
 		h.log.Warn("messages to the parents", "nis", s.NIS, "err", err)
@@ -99,11 +103,11 @@ func (h *Handler) parentsCard(ctx context.Context, s store.Student) pages.Parent
 	link, err := h.parents.Link(ctx, s.NIS)
 	if err != nil {
 		h.log.Error("parent page link", "nis", s.NIS, "err", err)
-		return v
+		return v, blocked
 	}
 	v.LinkURL = link.URL
 	if v.LinkURL == "" {
 		v.LinkURL, v.LinkNote = link.Path, i18n.T(ctx, "parents.link_no_public_url")
 	}
-	return v
+	return v, blocked
 }

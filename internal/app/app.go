@@ -183,6 +183,17 @@ func New(ctx context.Context, o Options) (*App, error) {
 		}
 	}
 	a.Parents = &parents.Service{DB: o.DB, Ledger: a.Ledger, School: a.School, Clock: clk, Key: linkKey, PublicURL: cfg.PublicURL, Log: log}
+	// A WhatsApp follow-up goes to the parents' number, and never to parents who opted out.
+	a.FollowUps.WhatsAppTo = func(ctx context.Context, st store.Student) (string, error) {
+		r, err := a.Parents.Recipients(ctx, st)
+		switch {
+		case err != nil:
+			return "", err
+		case errors.Is(r.WhatsApp.Err, parents.ErrOptedOut):
+			return "", followups.ErrOptedOut
+		}
+		return r.WhatsApp.Address, r.WhatsApp.Err
+	}
 	if a.Messaging, err = newMessaging(cfg, o, clk, log); err != nil {
 		return nil, fmt.Errorf("app: %w", err)
 	}

@@ -4,6 +4,7 @@ package i18n
 // parent page's link, and the parent page itself (what a parent reads on a phone).
 func init() {
 	Register(map[string]Message{
+		"followups.opted_out":        {ID: "Orang tua %[1]s tidak ingin menerima pesan WhatsApp dari sekolah. Kirim surat pengingat, atau ubah pilihan ini di kontak orang tua bila mereka memintanya.", EN: "The parents of %[1]s want no WhatsApp messages from the school. Send a reminder letter, or change this in the parents' contacts if they ask."},
 		"parents.title":              {ID: "Orang tua / wali", EN: "Parents / guardians"},
 		"parents.edit_title":         {ID: "Kontak orang tua", EN: "Parents' contacts"},
 		"parents.name":               {ID: "Nama orang tua / wali", EN: "Parent's / guardian's name"},

@@ -629,6 +629,10 @@ func TestPublicRegistration(t *testing.T) {
 	if rec, err := p.DB.RegistrationByBillID(t.Context(), billID); err != nil || rec.ContactName != "Ibu Sari" || len(rec.Components) != 3 {
 		t.Fatalf("record = %+v %v", rec, err)
 	}
+	// Who filled the form in became the parents' contact.
+	if pc, err := p.DB.ParentContacts(t.Context(), "2027100"); err != nil || pc.Name != "Ibu Sari" || pc.WhatsApp != "081311112222" {
+		t.Fatalf("parents' contacts = %+v %v", pc, err)
+	}
 
 	// The same NIS again is refused on its field.
 	res = visitor.Post("/register", publicForm("2027100"))

@@ -183,6 +183,7 @@ func New(ctx context.Context, o Options) (*App, error) {
 		}
 	}
 	a.Parents = &parents.Service{DB: o.DB, Ledger: a.Ledger, School: a.School, Clock: clk, Key: linkKey, PublicURL: cfg.PublicURL, Log: log}
+	a.Registration.ParentContacts = a.Parents.FromRegistration
 	// A WhatsApp follow-up goes to the parents' number, and never to parents who opted out.
 	a.FollowUps.WhatsAppTo = func(ctx context.Context, st store.Student) (string, error) {
 		r, err := a.Parents.Recipients(ctx, st)

@@ -75,6 +75,9 @@ type Service struct {
 	// PublicLimit submissions per PublicWindow from one address; zero: the defaults.
 	PublicLimit  int
 	PublicWindow time.Duration
+	// ParentContacts keeps the form's contact (name, phone, e-mail) as the new student's
+	// parents' contacts (internal/parents), after the registration; nil: not kept.
+	ParentContacts func(ctx context.Context, actor auth.Actor, nis, name, phone, email string) error
 }
 
 func (s *Service) now() time.Time { return s.Clock.Now() }
@@ -346,6 +349,13 @@ func (s *Service) Register(ctx context.Context, actor auth.Actor, app Applicatio
 	defer cancel()
 	if rerr := s.DB.AddRegistration(rctx, rec); rerr != nil {
 		err = errors.Join(err, rerr)
+	}
+	if s.ParentContacts != nil {
+		// Who filled the form in is who the school writes to; a failure here loses no
+		// registration: staff can type the contacts in.
+		if cerr := s.ParentContacts(rctx, actor, rec.NIS, rec.ContactName, rec.Phone, rec.Email); cerr != nil {
+			s.logger().Warn("keep the registration's contact as the parents'", "nis", rec.NIS, "err", cerr)
+		}
 	}
 	return rec, err
 }

@@ -180,7 +180,8 @@ func (s *Service) send(ctx context.Context, o Outgoing, audit *store.AuditEntry)
 		return store.Message{}, ErrNoChannel
 	}
 	m := store.Message{Channel: string(o.Channel), Kind: string(o.Content.Kind), NIS: o.NIS, Recipient: o.To, RecipientName: o.ToName,
-		Subject: o.Content.Subject, Body: o.Content.Text, Actor: o.Actor, Status: string(whatsapp.StatusSent), StatusRank: whatsapp.StatusSent.Rank()}
+		Subject: o.Content.Subject, Body: o.Content.Text, Actor: o.Actor, Status: string(whatsapp.StatusSent), StatusRank: whatsapp.StatusSent.Rank(),
+		CreatedAt: s.Clock.Now()}
 	var sendErr *SendError
 	switch o.Channel {
 	case WhatsApp:

@@ -112,12 +112,11 @@ func (s *SMTP) Fail(count, code int, enhanced [3]int, msg string) {
 }
 
 type session struct {
-	s        *SMTP
-	conn     *smtp.Conn
-	authed   string
-	from     string
-	to       []string
-	rejected bool
+	s      *SMTP
+	conn   *smtp.Conn
+	authed string
+	from   string
+	to     []string
 }
 
 func (se *session) AuthMechanisms() []string { return []string{sasl.Plain} }

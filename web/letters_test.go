@@ -13,6 +13,7 @@ import (
 	"github.com/sekolah/portal/internal/i18n"
 	"github.com/sekolah/portal/internal/portaltest"
 	"github.com/sekolah/portal/internal/school"
+	"github.com/sekolah/portal/internal/store"
 )
 
 // startLetters is a class of three (Kelas 7A) and one student of another class, on
@@ -174,5 +175,44 @@ func TestClassRemindersRecordFollowUps(t *testing.T) {
 	// Principals may not record.
 	if res := p.SignedIn(t, "principal").Post("/students/letters/record", url.Values{"class": {"Kelas 7A"}}); res.StatusCode != http.StatusForbidden {
 		t.Errorf("principal records: %d", res.StatusCode)
+	}
+}
+
+// The school profile's letter fields: checked (an NIP in digits, under a name; a letter
+// pattern of known codes), kept as typed on a mistake, saved and audited.
+func TestSchoolLetterFields(t *testing.T) {
+	t.Parallel()
+	p := portaltest.Start(t, portaltest.Options{Now: billsNow})
+	admin := p.SignedIn(t, "admin")
+	form := url.Values{"name": {"SMP Nusantara"}, "city": {"Bandung"}, "bursar_name": {"Siti Aminah, S.E."}, "bursar_nip": {"NIP-1987"},
+		"principal_nip": {"196805121994031004"}, "letter_pattern": {"{seq}/{BULAN}/{YYYY}"}}
+	res := admin.Post("/settings/school", form)
+	if res.StatusCode != http.StatusUnprocessableEntity {
+		t.Fatalf("bad letter fields: %d", res.StatusCode)
+	}
+	for _, f := range []string{"bursar_nip", "principal_nip", "letter_pattern"} {
+		if res.Doc.Find(`[data-testid="error-`+f+`"]`).Length() != 1 {
+			t.Errorf("no error beside %s", f)
+		}
+	}
+	if res.Doc.Find(`#f-bursar_nip`).AttrOr("value", "") != "NIP-1987" || res.Doc.Find(`#f-city`).AttrOr("value", "") != "Bandung" {
+		t.Error("the form lost what was typed")
+	}
+	form.Set("bursar_nip", "19870315 201001 2 008")
+	form.Set("principal_name", "Drs. H. Ahmad Fauzi, M.Pd.")
+	form.Set("letter_pattern", "421/{seq}/SMP/{MMR}/{YYYY}")
+	if res := admin.Post("/settings/school", form); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("save: %d %q", res.StatusCode, billsText(res.Doc.Find(".field-error")))
+	}
+	prof, err := p.App.School.Profile(t.Context())
+	if err != nil || prof.BursarNIP != "198703152010012008" || prof.PrincipalName != "Drs. H. Ahmad Fauzi, M.Pd." || prof.LetterPattern != "421/{seq}/SMP/{MMR}/{YYYY}" {
+		t.Fatalf("profile %+v %v", prof, err)
+	}
+	es, _, _ := p.DB.ListAudit(t.Context(), store.AuditFilter{Action: "settings.school.update"})
+	if len(es) != 1 || es[0].Args["bursar"] != "Siti Aminah, S.E." || es[0].Args["letter_pattern"] != "421/{seq}/SMP/{MMR}/{YYYY}" {
+		t.Errorf("audit %+v", es)
+	}
+	if res := p.SignedIn(t, "finance").Post("/settings/school", form); res.StatusCode != http.StatusForbidden {
+		t.Errorf("finance saves the profile: %d", res.StatusCode)
 	}
 }

@@ -5,6 +5,8 @@ package i18n
 // class's letters, and the school profile's fields for them.
 func init() {
 	Register(map[string]Message{
+		"letter.rule_short":       {ID: "denda %[1]s; batas %[2]s", EN: "late fee %[1]s; until %[2]s"},
+		"letter.rule_short_none":  {ID: "tanpa denda; batas %[1]s", EN: "no late fee; until %[1]s"},
 		"letter.number":           {ID: "Nomor", EN: "Number"},
 		"letter.attachment":       {ID: "Lampiran", EN: "Attachment"},
 		"letter.subject":          {ID: "Perihal", EN: "Subject"},

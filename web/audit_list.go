@@ -7,14 +7,11 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/sekolah/portal/internal/audit"
 	"github.com/sekolah/portal/internal/i18n"
-	"github.com/sekolah/portal/internal/store"
 	"github.com/sekolah/portal/views/components"
 	"github.com/sekolah/portal/views/pages"
 )
-
-// auditOutcomes are the outcomes the filter offers.
-var auditOutcomes = []string{"ok", "failed", "locked", "disabled", "denied", "unknown"}
 
 const auditPageSize = 50
 
@@ -45,22 +42,20 @@ func (h *Handler) listAudit(w http.ResponseWriter, r *http.Request) {
 	}
 	offset := offsetParam(r, auditPageSize)
 
-	v := pages.AuditView{Filter: f, Outcomes: auditOutcomes}
-	actors, err := h.db.AuditActors(ctx)
+	v := pages.AuditView{Filter: f}
+	for _, o := range audit.Outcomes() {
+		v.Outcomes = append(v.Outcomes, string(o))
+	}
+	actors, err := h.auditLog.Actors(ctx)
 	if err != nil {
 		h.serverError(w, r, err)
 		return
 	}
-	actions, err := h.db.AuditActions(ctx)
-	if err != nil {
-		h.serverError(w, r, err)
-		return
-	}
-	var entries []store.AuditEntry
+	var entries []audit.Stored
 	total := 0
 	if f.Error == "" {
-		entries, total, err = h.db.ListAudit(ctx, store.AuditFilter{
-			Actor: f.Actor, Action: f.Action, Outcome: f.Outcome,
+		entries, total, err = h.auditLog.List(ctx, audit.Filter{
+			Actor: f.Actor, Action: f.Action, Outcome: audit.Outcome(f.Outcome),
 			From: from.UTC(), To: to.AddDate(0, 0, 1).UTC(), Offset: offset, Limit: auditPageSize,
 		})
 		if err != nil {
@@ -68,17 +63,22 @@ func (h *Handler) listAudit(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	people := h.loadAuditPeople(ctx, entries)
+	names := h.loadAuditNames(ctx, entries)
+	p := i18n.From(ctx)
 	for _, a := range actors {
-		v.Actors = append(v.Actors, pages.AuditChoice{Value: a, Label: people.actorName(ctx, a)})
+		v.Actors = append(v.Actors, pages.AuditChoice{Value: a, Label: audit.ActorName(p, a, names)})
+		// A machine's other names select the same entries: the filter shows its one choice.
+		if audit.MachineOf(a) != audit.NotMachine && audit.MachineOf(a) == audit.MachineOf(f.Actor) {
+			v.Filter.Actor = a
+		}
 	}
 	slices.SortStableFunc(v.Actors, func(x, y pages.AuditChoice) int { return i18n.CompareNatural(x.Label, y.Label) })
-	for _, a := range actions {
-		v.Actions = append(v.Actions, pages.AuditChoice{Value: a, Label: actionWords(ctx, a, "ok")})
+	for _, a := range audit.Actions() {
+		v.Actions = append(v.Actions, pages.AuditChoice{Value: a.Code, Label: a.Phrase(p, audit.OK)})
 	}
 	slices.SortStableFunc(v.Actions, func(x, y pages.AuditChoice) int { return i18n.CompareNatural(x.Label, y.Label) })
 	for _, e := range entries {
-		v.Rows = append(v.Rows, auditRow(ctx, e, people))
+		v.Rows = append(v.Rows, auditRow(ctx, e, names))
 	}
 	v.Pager = components.Pager{
 		Offset: offset, Limit: auditPageSize, Shown: len(v.Rows), Total: total, Target: "#audit-results",

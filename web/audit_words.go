@@ -3,254 +3,99 @@ package web
 import (
 	"context"
 	"net/url"
-	"strconv"
-	"strings"
 
+	"github.com/sekolah/portal/internal/audit"
 	"github.com/sekolah/portal/internal/auth"
-	"github.com/sekolah/portal/internal/changes"
 	"github.com/sekolah/portal/internal/i18n"
-	"github.com/sekolah/portal/internal/ledger"
-	"github.com/sekolah/portal/internal/registration"
-	"github.com/sekolah/portal/internal/school"
-	"github.com/sekolah/portal/internal/store"
+	"github.com/sekolah/portal/internal/students"
 	"github.com/sekolah/portal/views/pages"
 )
 
-// The audit log in words: each entry says what happened in the reader's language ("Pembayaran
-// di loket dicatat — Budi Santoso (NIS 24250081), 2 tagihan, Rp 1.350.000"), names the
-// person who did it and links to the student or the upload. The codes, ids, hashes and
-// addresses stay behind "Details". Entries older than their arguments (store.AuditEntry.Args)
-// are worded from their action and target, the student's name taken from the roster.
+// The audit log's rows: internal/audit words each entry in the reader's language; here
+// its subject gets its page's address and the people their names. The codes, ids,
+// hashes and addresses stay behind "Details".
 
-// auditPeople are what the words need from the portal's own records.
-type auditPeople struct {
-	users    map[string]store.User
-	students map[string]store.Student
+// auditNames are the staff and the students a page of entries names, read once.
+type auditNames struct {
+	users    map[string]auth.User
+	students map[string]students.Student
 }
 
-// loadAuditPeople reads the staff and the students the entries name, in two queries.
-func (h *Handler) loadAuditPeople(ctx context.Context, entries []store.AuditEntry) auditPeople {
-	ap := auditPeople{users: map[string]store.User{}}
-	if us, err := h.db.ListUsers(ctx); err == nil {
+// StaffName is a member of staff's name by username.
+func (n auditNames) StaffName(username string) string { return n.users[username].DisplayName }
+
+// StudentName is the roster's name of a student (for entries older than their names).
+func (n auditNames) StudentName(nis string) string { return n.students[nis].Name }
+
+// loadAuditNames reads the staff, and the students the entries name without their name,
+// in two queries.
+func (h *Handler) loadAuditNames(ctx context.Context, entries []audit.Stored) auditNames {
+	n := auditNames{users: map[string]auth.User{}}
+	if us, err := h.auth.Users(ctx); err == nil {
 		for _, u := range us {
-			ap.users[u.Username] = u
+			n.users[u.Username] = u
 		}
 	} else {
 		h.log.Warn("audit: read staff names", "err", err)
 	}
 	var nis []string
 	for _, e := range entries {
-		if n := auditNIS(e); n != "" && e.Args["name"] == "" {
-			nis = append(nis, n)
+		if s := audit.StudentOf(e); s != "" && e.Args.Get(audit.KeyName) == "" {
+			nis = append(nis, s)
 		}
 	}
 	if len(nis) > 0 {
-		if ss, err := h.db.StudentsByNIS(ctx, nis); err == nil {
-			ap.students = ss
+		if ss, err := h.students.ByNIS(ctx, nis); err == nil {
+			n.students = ss
 		} else {
 			h.log.Warn("audit: read student names", "err", err)
 		}
 	}
-	return ap
-}
-
-// actorName is how the log names who acted: the staff member's name, the portal itself
-// for its own work, the public form for registrations from it.
-func (ap auditPeople) actorName(ctx context.Context, username string) string {
-	switch username {
-	case auth.SystemActor.Username, ledger.ActorSync:
-		return i18n.T(ctx, "audit.actor.system")
-	case ledger.ActorService:
-		return i18n.T(ctx, "audit.actor.service")
-	case "public":
-		return i18n.T(ctx, "audit.actor.public")
-	}
-	if u, ok := ap.users[username]; ok && u.DisplayName != "" {
-		return u.DisplayName
-	}
-	return username
+	return n
 }
 
 // staffNames reads the staff once and returns how a page names who did something: the
 // person's name, "Sistem"/"the portal" for the portal's own work, never a bare username
 // where a name is known.
 func (h *Handler) staffNames(ctx context.Context) func(username string) string {
-	ap := h.loadAuditPeople(ctx, nil)
-	return func(username string) string { return ap.actorName(ctx, username) }
-}
-
-// isStudentAction: the action is about students, its target a NIS (or a list of them).
-func isStudentAction(action string) bool {
-	switch action {
-	case ledger.ActionCallback, ledger.ActionReconcileComponent, ledger.ActionReconcileStudent:
-		return true
-	}
-	return strings.HasPrefix(action, "upstream.") || strings.HasPrefix(action, "followup.")
-}
-
-// auditNIS is the (first) student an entry is about, or "".
-func auditNIS(e store.AuditEntry) string {
-	if !isStudentAction(e.Action) {
-		return ""
-	}
-	if n := e.Args["nis"]; n != "" {
-		return n
-	}
-	first, _, _ := strings.Cut(e.Target, ",")
-	return strings.TrimSpace(first)
-}
-
-// actionWords is the phrase of an action with an outcome, or the code when the catalogue
-// has none.
-func actionWords(ctx context.Context, action, outcome string) string {
-	key := "audit.act." + action
-	if outcome != "ok" {
-		key = "audit.try." + action
-	}
-	if i18n.Has(key) {
-		return i18n.T(ctx, key)
-	}
-	if i18n.Has("audit.act." + action) {
-		return i18n.T(ctx, "audit.act."+action)
-	}
-	return action
-}
-
-// auditRow words one entry.
-func auditRow(ctx context.Context, e store.AuditEntry, ap auditPeople) pages.AuditRow {
+	n := h.loadAuditNames(ctx, nil)
 	p := i18n.From(ctx)
+	return func(username string) string { return audit.ActorName(p, username, n) }
+}
+
+// auditRow is one entry as the log page shows it.
+func auditRow(ctx context.Context, e audit.Stored, names auditNames) pages.AuditRow {
+	w := audit.Word(i18n.From(ctx), e, names)
 	row := pages.AuditRow{
-		At: e.At, Actor: ap.actorName(ctx, e.Actor), ActorRole: e.ActorRole, Outcome: e.Outcome,
-		Words: actionWords(ctx, e.Action, e.Outcome),
-		Code:  e.Action, Target: e.Target, Detail: e.Detail, IP: e.IP, Username: e.Actor,
+		At: e.At, Actor: w.Actor, ActorRole: e.ActorRole, Outcome: string(e.Outcome),
+		Words: w.Phrase, Subject: w.Subject.Text, Extras: w.Figures,
+		Code: e.Code, Target: e.Target, Detail: e.Detail, IP: e.IP, Username: e.Actor,
 		UpstreamStatus: e.UpstreamStatus, UpstreamDesc: e.UpstreamDesc,
 	}
-	switch e.Actor {
-	case auth.SystemActor.Username, ledger.ActorSync, ledger.ActorService, "public":
+	if w.Machine || !i18n.Has("role."+row.ActorRole) {
 		row.ActorRole = "" // the portal itself, the service, the public form: no staff role
 	}
-	if !i18n.Has("role." + row.ActorRole) {
-		row.ActorRole = ""
+	if w.Upload != "" {
+		row.UploadURL = uploadURL(w.Upload)
 	}
-	a := e.Args
-	count := func(key string) (int, bool) {
-		n, err := strconv.Atoi(a[key])
-		return n, err == nil
-	}
-	money := func() {
-		if v, err := strconv.ParseInt(a["total"], 10, 64); err == nil {
-			row.Extras = append(row.Extras, i18n.Rupiah(v))
+	key := w.Subject.Key
+	switch w.Subject.About {
+	case audit.AboutStudent:
+		if key != "" {
+			row.SubjectURL = studentURL(key)
 		}
-	}
-	switch {
-	case isStudentAction(e.Action):
-		nis := auditNIS(e)
-		if nis == "" {
-			break
-		}
-		name := a["name"]
-		if name == "" {
-			name = ap.students[nis].Name
-		}
-		if name != "" {
-			row.Subject = p.T("audit.student", name, nis)
-		} else {
-			row.Subject = p.T("audit.student_nis", nis)
-		}
-		if n, ok := count("students"); ok && n > 1 {
-			row.Subject = p.T("audit.students_more", row.Subject, n-1)
-		} else if e.Action != changes.ActionStudentDelete || e.Outcome != "ok" {
-			row.SubjectURL = studentURL(nis) // a deleted student has no page
-		}
-		if up := a["upload"]; up != "" {
-			row.UploadURL = uploadURL(up)
-		}
-		if item := a["item"]; item != "" {
-			row.Extras = append(row.Extras, item)
-		}
-		if n, ok := count("count"); ok {
-			row.Extras = append(row.Extras, p.T("audit.items", n))
-		}
-		if n, ok := count("overdue"); ok { // a follow-up: the overdue items it named
-			row.Extras = append(row.Extras, p.T("followups.audit_overdue", n))
-		}
-		money()
-		if reason := a["reason"]; reason != "" {
-			row.Extras = append(row.Extras, p.T("audit.reason", reason))
-		}
-		if ref := a["ref"]; ref != "" {
-			row.Extras = append(row.Extras, p.T("audit.receipt", ref))
-		}
-	case strings.HasPrefix(e.Action, "upload."):
-		row.Subject, row.SubjectURL = uploadFileName(e.Detail), uploadURL(e.Target)
-		if row.Subject == "" {
-			row.Subject = p.T("audit.show_details")
-		}
-	case e.Action == actionReportExport:
-		row.Subject, row.SubjectURL = reportName(ctx, e.Target)
-	case strings.HasPrefix(e.Action, "staff.") || strings.HasPrefix(e.Action, "session."):
-		user := a["user"]
-		if user == "" {
-			user = e.Target
-		}
-		row.Subject = ap.actorName(ctx, user)
-		if u, ok := ap.users[user]; ok {
+	case audit.AboutStaff:
+		if u, ok := names.users[key]; ok {
 			row.SubjectURL = "/staff/" + url.PathEscape(u.ID)
 		}
-		if role := a["role"]; role != "" {
-			if from := a["from"]; from != "" {
-				row.Extras = append(row.Extras, p.T("audit.role_change", p.T("role."+from), p.T("role."+role)))
-			} else {
-				row.Extras = append(row.Extras, p.T("role."+role))
-			}
+	case audit.AboutUpload:
+		if key != "" {
+			row.SubjectURL = uploadURL(key)
 		}
-	case e.Action == auth.ActionSignIn:
-		if e.Outcome != "ok" && e.Target != "" {
-			row.Subject = p.T("audit.typed_username", e.Target)
-		}
-	case strings.HasPrefix(e.Action, "settings.fee_template."):
-		row.Subject = e.Target
-		if n, ok := count("count"); ok {
-			row.Extras = append(row.Extras, p.T("audit.lines", n))
-		}
-		money()
-	case e.Action == registration.ActionPublicSettings:
-		if a["enabled"] == "true" {
-			row.Subject = p.T("audit.enabled")
-		} else if a["enabled"] == "false" {
-			row.Subject = p.T("audit.disabled")
-		}
-		if a["name"] != "" {
-			row.Extras = append(row.Extras, a["name"])
-		}
-	case e.Action == school.ActionProfile:
-		row.Subject = a["name"]
-		if pat := a["pattern"]; pat != "" {
-			row.Extras = append(row.Extras, p.T("audit.pattern", pat))
-		}
-	case e.Action == school.ActionLogo:
-		if f := a["file"]; f != "" {
-			row.Subject = p.T("audit.file", f)
-		}
+	case audit.AboutReport:
+		row.Subject, row.SubjectURL = reportName(ctx, key)
 	}
 	return row
-}
-
-// uploadFileName reads the file name from an upload entry's detail (`kind "name", …`).
-func uploadFileName(detail string) string {
-	_, rest, ok := strings.Cut(detail, " ")
-	if !ok {
-		return ""
-	}
-	quoted, err := strconv.QuotedPrefix(rest)
-	if err != nil {
-		return ""
-	}
-	name, err := strconv.Unquote(quoted)
-	if err != nil {
-		return ""
-	}
-	return name
 }
 
 // reportName names the report an export entry's target (its address) is of, with the file

@@ -15,7 +15,7 @@ import (
 	"github.com/sekolah/portal/internal/corrections"
 	"github.com/sekolah/portal/internal/i18n"
 	"github.com/sekolah/portal/internal/problem"
-	"github.com/sekolah/portal/internal/store"
+	"github.com/sekolah/portal/internal/students"
 	"github.com/sekolah/portal/views/components"
 	"github.com/sekolah/portal/views/pages"
 )
@@ -170,6 +170,6 @@ func (h *Handler) listBills(w http.ResponseWriter, r *http.Request) {
 // studentKnown reports whether the roster knows nis (a failure to read it counts as known:
 // the notice would be wrong, not missing).
 func (h *Handler) studentKnown(r *http.Request, nis string) bool {
-	_, err := h.db.StudentByNIS(r.Context(), nis)
-	return !errors.Is(err, store.ErrNotFound)
+	_, err := h.students.InRoster(r.Context(), nis)
+	return !errors.Is(err, students.ErrNotFound)
 }

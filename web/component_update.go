@@ -61,12 +61,12 @@ func (h *Handler) updateComponent(w http.ResponseWriter, r *http.Request) {
 	h.page(w, r, status, pages.ComponentEdit(v), pages.ComponentEditCard(v))
 }
 
-// freshState reads the component at the service (zero when it cannot): what a refusal
-// is about when the ledger has not heard yet.
+// freshState reads the component at the service (zero when it cannot), and so brings the
+// ledger up to date with it: what a refusal is about when the ledger has not heard yet.
 func (h *Handler) freshState(r *http.Request, id string) billing.Bill {
 	uctx, cancel := h.upstreamCtx(r.Context())
 	defer cancel()
-	b, err := h.billing.GetComponent(uctx, id)
+	b, err := h.writer.RefreshComponent(uctx, id)
 	if err != nil {
 		return billing.Bill{}
 	}

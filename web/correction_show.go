@@ -13,7 +13,6 @@ import (
 
 	"github.com/sekolah/portal/internal/corrections"
 	"github.com/sekolah/portal/internal/i18n"
-	"github.com/sekolah/portal/internal/store"
 	"github.com/sekolah/portal/views/pages"
 )
 
@@ -22,7 +21,7 @@ func correctionURL(id string) string { return "/corrections/" + url.PathEscape(i
 
 // correctionView shapes a job's page: what it does, how far it is, and the items left
 // alone or refused with why.
-func (h *Handler) correctionView(r *http.Request, j store.CorrectionJob) (pages.CorrectionJobView, error) {
+func (h *Handler) correctionView(r *http.Request, j corrections.Job) (pages.CorrectionJobView, error) {
 	ctx := r.Context()
 	v := pages.CorrectionJobView{ID: j.ID, State: j.State, Running: corrections.Running(j.State), WaitingSince: j.WaitingSince,
 		Total: j.Total, Done: j.Done, Skipped: j.Skipped, Failed: j.Failed, LeftOut: j.LeftOut, Actor: h.staffNames(ctx)(j.Actor),
@@ -53,7 +52,7 @@ func (h *Handler) correctionView(r *http.Request, j store.CorrectionJob) (pages.
 			v.BackURL = j.Selection
 		}
 	}
-	items, err := h.db.CorrectionItems(ctx, j.ID, corrections.ItemSkipped, corrections.ItemFailed)
+	items, err := h.corrections.Items(ctx, j.ID, corrections.ItemSkipped, corrections.ItemFailed)
 	if err != nil {
 		return v, err
 	}
@@ -65,7 +64,7 @@ func (h *Handler) correctionView(r *http.Request, j store.CorrectionJob) (pages.
 }
 
 // jobValue words the value a bulk update sets: rupiah, or a day.
-func jobValue(ctx context.Context, j store.CorrectionJob) string {
+func jobValue(ctx context.Context, j corrections.Job) string {
 	if d, err := time.Parse("2006-01-02", j.Value); err == nil {
 		return i18n.From(ctx).Day(d)
 	}
@@ -77,8 +76,8 @@ func jobValue(ctx context.Context, j store.CorrectionJob) string {
 
 // showCorrection is a correction job's page; HTMX polls it while the job runs.
 func (h *Handler) showCorrection(w http.ResponseWriter, r *http.Request) {
-	j, err := h.db.CorrectionJobByID(r.Context(), chi.URLParam(r, "id"))
-	if errors.Is(err, store.ErrNotFound) {
+	j, err := h.corrections.Job(r.Context(), chi.URLParam(r, "id"))
+	if errors.Is(err, corrections.ErrNotFound) {
 		h.notFound(w, r)
 		return
 	} else if err != nil {

@@ -9,24 +9,23 @@ import (
 	"github.com/sekolah/portal/internal/corrections"
 	"github.com/sekolah/portal/internal/i18n"
 	"github.com/sekolah/portal/internal/problem"
-	"github.com/sekolah/portal/internal/store"
 	"github.com/sekolah/portal/internal/uploads"
 	"github.com/sekolah/portal/views/pages"
 )
 
 // uploadUndoView is the undo card of a finished components upload: what undoing it would
 // do, or, once undone, what it did. nil when there is nothing to offer.
-func (h *Handler) uploadUndoView(ctx context.Context, j store.UploadJob) *pages.UploadUndoView {
-	if uploads.Kind(j.Kind) != uploads.Components || !uploads.Finished(j.State) {
+func (h *Handler) uploadUndoView(ctx context.Context, j uploads.Job) *pages.UploadUndoView {
+	if uploads.Kind(j.Kind) != uploads.Components || !uploads.StateOf(j).Finished() {
 		return nil
 	}
 	v := &pages.UploadUndoView{UploadID: j.ID, Errors: map[string]string{}}
-	job, err := h.db.CorrectionJobForUpload(ctx, j.ID)
+	job, err := h.corrections.JobForUpload(ctx, j.ID)
 	switch {
 	case err == nil:
 		v.Undone, v.JobURL, v.JobState, v.Running = true, correctionURL(job.ID), job.State, corrections.Running(job.State)
 		v.Done, v.Kept, v.Failed = job.Done, job.Skipped, job.Failed
-		items, err := h.db.CorrectionItems(ctx, job.ID, corrections.ItemSkipped)
+		items, err := h.corrections.Items(ctx, job.ID, corrections.ItemSkipped)
 		if err != nil {
 			h.log.Error("undo of an upload: kept items", "upload", j.ID, "err", err)
 		}
@@ -35,11 +34,11 @@ func (h *Handler) uploadUndoView(ctx context.Context, j store.UploadJob) *pages.
 				State: it.State, Why: problemWords(ctx, it.Problem)})
 		}
 		return v
-	case !errors.Is(err, store.ErrNotFound):
+	case !errors.Is(err, corrections.ErrNotFound):
 		h.log.Error("undo of an upload", "upload", j.ID, "err", err)
 		return nil
 	}
-	plan, err := corrections.Undo(ctx, h.db, j.ID)
+	plan, err := h.corrections.Undo(ctx, j.ID)
 	if err != nil {
 		h.log.Error("undo of an upload: plan", "upload", j.ID, "err", err)
 		return nil
@@ -91,7 +90,7 @@ func (h *Handler) undoUpload(w http.ResponseWriter, r *http.Request) {
 		h.render(w, r, http.StatusUnprocessableEntity, pages.Upload(v))
 		return
 	}
-	plan, err := corrections.Undo(ctx, h.db, j.ID)
+	plan, err := h.corrections.Undo(ctx, j.ID)
 	if err != nil {
 		h.serverError(w, r, err)
 		return

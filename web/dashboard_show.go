@@ -39,6 +39,7 @@ func (h *Handler) dashboard(w http.ResponseWriter, r *http.Request) {
 		fresh = res.Fresh
 	}
 	v.Fresh = h.freshness(ctx, fresh, "/")
+	v.Unconfirmed = h.unconfirmedNotice(ctx)
 	v.Live = h.live("/?", token)
 	h.page(w, r, status, pages.Dashboard(v), pages.DashboardLive(v))
 }

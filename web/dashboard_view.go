@@ -260,3 +260,19 @@ func (h *Handler) unchanged(w http.ResponseWriter, r *http.Request, token string
 	w.WriteHeader(http.StatusNoContent)
 	return true
 }
+
+// unconfirmedNotice says how many payments banks announced that the payment service has
+// not confirmed yet (none of them is in a figure until it does); "" when none wait. A
+// failure to count them is logged and leaves the notice out: the figures stand.
+func (h *Handler) unconfirmedNotice(ctx context.Context) string {
+	u, err := h.ledger.UnconfirmedPayments(ctx)
+	if err != nil {
+		h.log.Error("dashboard: count the payments announced but not confirmed", "err", err)
+		return ""
+	}
+	if u.Count == 0 {
+		return ""
+	}
+	p := i18n.From(ctx)
+	return p.T("callbacks.unconfirmed", u.Count, i18n.Rupiah(u.Total), p.DateTime(u.Since))
+}

@@ -6,7 +6,6 @@ import (
 
 	"github.com/sekolah/portal/internal/i18n"
 	"github.com/sekolah/portal/internal/registration"
-	"github.com/sekolah/portal/internal/store"
 )
 
 // deleteFeeTemplate removes a template unless the public form uses it.
@@ -19,7 +18,7 @@ func (h *Handler) deleteFeeTemplate(w http.ResponseWriter, r *http.Request) {
 		h.addFlash(w, r, "success", i18n.T(ctx, "feetemplates.deleted_ok", t.Name))
 	case errors.Is(err, registration.ErrTemplateInUse):
 		h.addFlash(w, r, "error", i18n.T(ctx, "feetemplates.err.in_use", t.Name))
-	case errors.Is(err, store.ErrNotFound):
+	case errors.Is(err, registration.ErrNotFound):
 		// Deleted meanwhile by someone else: what the person wanted.
 		h.addFlash(w, r, "success", i18n.T(ctx, "feetemplates.deleted_ok", t.Name))
 	default:

@@ -5,7 +5,6 @@ import (
 	"strconv"
 
 	"github.com/sekolah/portal/internal/registration"
-	"github.com/sekolah/portal/internal/store"
 	"github.com/sekolah/portal/views/components"
 	"github.com/sekolah/portal/views/pages"
 )
@@ -19,10 +18,12 @@ const (
 
 // feeTemplateCtx loads the {id} template once and answers 404 early.
 func (h *Handler) feeTemplateCtx(next http.Handler) http.Handler {
-	return recordCtx(h, h.db.FeeTemplate, next)
+	return recordCtx(h, h.registration.Template, next)
 }
 
-func feeTemplateFrom(r *http.Request) store.FeeTemplate { return recordFrom[store.FeeTemplate](r) }
+func feeTemplateFrom(r *http.Request) registration.FeeTemplate {
+	return recordFrom[registration.FeeTemplate](r)
+}
 
 // readTemplateForm reads the posted template form, rows as numbered by the form.
 func readTemplateForm(r *http.Request) registration.TemplateInput {

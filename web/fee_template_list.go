@@ -9,7 +9,7 @@ import (
 // listFeeTemplates shows every template, marking the one the public form uses.
 func (h *Handler) listFeeTemplates(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	list, err := h.db.ListFeeTemplates(ctx)
+	list, err := h.registration.Templates(ctx)
 	if err != nil {
 		h.serverError(w, r, err)
 		return

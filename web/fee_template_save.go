@@ -6,7 +6,7 @@ import (
 
 	"github.com/sekolah/portal/internal/i18n"
 	"github.com/sekolah/portal/internal/problem"
-	"github.com/sekolah/portal/internal/store"
+	"github.com/sekolah/portal/internal/registration"
 	"github.com/sekolah/portal/views/pages"
 )
 
@@ -29,7 +29,7 @@ func (h *Handler) saveFeeTemplate(w http.ResponseWriter, r *http.Request, id str
 		return
 	}
 	var (
-		t   store.FeeTemplate
+		t   registration.FeeTemplate
 		err error
 		key = "feetemplates.created_ok"
 	)
@@ -44,7 +44,7 @@ func (h *Handler) saveFeeTemplate(w http.ResponseWriter, r *http.Request, id str
 		h.redirect(w, r, "/settings/fee-templates")
 		return
 	}
-	if errors.Is(err, store.ErrNotFound) {
+	if errors.Is(err, registration.ErrNotFound) {
 		h.notFound(w, r)
 		return
 	}

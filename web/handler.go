@@ -3,6 +3,7 @@
 package web
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"time"
@@ -10,8 +11,8 @@ import (
 	"github.com/gorilla/sessions"
 
 	"github.com/sekolah/portal/internal/app"
+	"github.com/sekolah/portal/internal/audit"
 	"github.com/sekolah/portal/internal/auth"
-	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/changes"
 	"github.com/sekolah/portal/internal/clock"
 	"github.com/sekolah/portal/internal/config"
@@ -25,7 +26,7 @@ import (
 	"github.com/sekolah/portal/internal/registration"
 	"github.com/sekolah/portal/internal/reports"
 	"github.com/sekolah/portal/internal/school"
-	"github.com/sekolah/portal/internal/store"
+	"github.com/sekolah/portal/internal/students"
 	"github.com/sekolah/portal/internal/uploads"
 )
 
@@ -40,11 +41,11 @@ type Deps struct {
 // Handler holds the dependencies of every handler method.
 type Handler struct {
 	cfg          config.Config
-	db           *store.DB
 	auth         *auth.Service
-	billing      *billing.Client // reads; every write goes through writer
+	auditLog     audit.Log
 	writer       *changes.Writer
 	reports      *reports.Service
+	students     *students.Service
 	registration *registration.Service
 	counter      *counter.Service
 	school       *school.Service
@@ -58,9 +59,12 @@ type Handler struct {
 	ledger       *ledger.Ledger // what every page reads
 	sync         *ledger.Syncer // the ledger's sync: asked to run now by people
 	log          *slog.Logger
+	ping         func(context.Context) error // whether the database answers
 	sessions     *sessions.CookieStore
 	// clock is the portal's clock (App.Clock): now, the school's zone, today.
 	clk clock.Clock
+	// callbacks are the service's payment callbacks: stored, then confirmed with the service.
+	callbacks *ledger.Confirmer
 }
 
 func newHandler(d Deps) *Handler {
@@ -71,13 +75,15 @@ func newHandler(d Deps) *Handler {
 	// session's row in the database (idle and absolute expiry, revocation): see session.go.
 	cs.MaxAge(0)
 	h := &Handler{
-		cfg: a.Config, db: a.DB, auth: a.Auth, billing: a.Billing, writer: a.Writer, reports: a.Reports,
-		registration: a.Registration, counter: a.Counter, school: a.School, followups: a.FollowUps, letters: a.Letters, parents: a.Parents, parentPages: a.ParentPages, messaging: a.Messaging, uploads: a.Uploads, corrections: a.Corrections, ledger: a.Ledger, sync: a.Sync,
-		log: a.Log, sessions: cs, clk: a.Clock,
+		cfg: a.Config, auth: a.Auth, auditLog: a.Audit, writer: a.Writer, reports: a.Reports,
+		students: a.Students, registration: a.Registration, counter: a.Counter, school: a.School, followups: a.FollowUps, letters: a.Letters, parents: a.Parents, parentPages: a.ParentPages, messaging: a.Messaging, uploads: a.Uploads, corrections: a.Corrections, ledger: a.Ledger, sync: a.Sync,
+		log: a.Log, sessions: cs, clk: a.Clock, ping: a.Ping, callbacks: a.Callbacks,
 	}
 	if h.log == nil {
 		h.log = slog.Default()
 	}
+	// A request its person left is not an error: see client_gone.go.
+	h.log = slog.New(quietCancellations(h.log.Handler()))
 	return h
 }
 

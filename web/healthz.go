@@ -12,7 +12,7 @@ func (h *Handler) healthz(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
-	if err := h.db.Ping(ctx); err != nil {
+	if err := h.ping(ctx); err != nil {
 		h.log.Error("health check", "err", err)
 		w.WriteHeader(http.StatusServiceUnavailable)
 		_, _ = w.Write([]byte("database unavailable\n"))

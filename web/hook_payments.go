@@ -16,10 +16,14 @@ const maxCallbackBytes = 256 << 10
 // receivePaymentCallback is POST /hooks/payments, where the billing service announces
 // each payment made at a bank or merchant. It is outside sessions and CSRF: the
 // signature (X-IDN-CS, made with the portal's issued password) is what proves it comes
-// from the service. The payment is stored, applied to the ledger and audited in one
-// transaction before the answer: 200 only once it is stored (the service sends it again
-// otherwise, and again is harmless), 401 when the signature or the body is refused
-// (nothing stored), 500 when it could not be stored.
+// from the service, but it covers only the reference, so the body is a notice, not a
+// fact. The callback is stored once per reference (a resend with another body is kept
+// aside, never applied), then the service is asked at once what it holds of that
+// reference, and only its answer reaches the ledger (ledger.Confirmer.Receive). The
+// answer is 200 once the notice is stored, whether the service confirmed it in time or
+// not: the notice waits and is confirmed when the service answers, and a resend would
+// only repeat the first body. 401 when the signature or the body is refused (nothing
+// stored), 500 when it could not be stored (the service sends it again).
 func (h *Handler) receivePaymentCallback(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
@@ -34,7 +38,7 @@ func (h *Handler) receivePaymentCallback(w http.ResponseWriter, r *http.Request)
 		http.Error(w, "payment callback not read", http.StatusBadRequest)
 		return
 	}
-	res, err := h.ledger.ReceiveCallback(ctx, r.Header.Get(billing.CallbackHeader), body)
+	_, err = h.callbacks.Receive(ctx, r.Header.Get(billing.CallbackHeader), body)
 	switch {
 	case errors.Is(err, ledger.ErrCallbackRefused):
 		h.log.Warn("payment callback refused: nothing stored", "err", err, "addr", h.clientIP(r))
@@ -44,10 +48,6 @@ func (h *Handler) receivePaymentCallback(w http.ResponseWriter, r *http.Request)
 		h.log.Error("payment callback not stored; the service sends it again", "err", err)
 		http.Error(w, "payment callback not stored, send it again", http.StatusInternalServerError)
 		return
-	}
-	if res.Pending > 0 {
-		// It names components the ledger does not have yet: a sync brings them, paid.
-		h.sync.Nudge()
 	}
 	w.WriteHeader(http.StatusOK)
 	_, _ = io.WriteString(w, "stored\n")

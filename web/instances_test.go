@@ -137,7 +137,7 @@ func TestTwoInstancesOnPostgres(t *testing.T) {
 	// dead instance has its lease.)
 	dead := receive().Job
 	now := time.Now()
-	if ok, err := other.DB.ClaimUploadJob(ctx, dead.ID, "dead-instance", now.Add(2*time.Second), now); err != nil || !ok {
+	if ok, err := other.DB.JobLeases(store.UploadJobsTable).Claim(ctx, dead.ID, "dead-instance", now.Add(2*time.Second), now); err != nil || !ok {
 		t.Fatalf("claim for the dead instance: %v %v", ok, err)
 	}
 	if ok, err := other.DB.SetUploadJobState(ctx, dead.ID, uploads.StateAnalysing, uploads.StateHeld); err != nil || !ok {

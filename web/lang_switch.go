@@ -4,7 +4,6 @@ import (
 	"net/http"
 
 	"github.com/sekolah/portal/internal/i18n"
-	"github.com/sekolah/portal/internal/store"
 	"github.com/sekolah/portal/views/viewctx"
 )
 
@@ -19,8 +18,7 @@ func (h *Handler) switchLanguage(w http.ResponseWriter, r *http.Request) {
 	s := h.session(r)
 	s.Values[keyLang] = lang.String()
 	if p, ok := viewctx.CurrentPerson(r.Context()); ok {
-		l := lang.String()
-		if err := h.db.UpdateUser(r.Context(), p.ID, store.UserChange{Lang: &l}); err != nil {
+		if err := h.auth.SetLanguage(r.Context(), p.ID, lang); err != nil {
 			h.serverError(w, r, err)
 			return
 		}

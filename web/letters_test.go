@@ -209,7 +209,8 @@ func TestSchoolLetterFields(t *testing.T) {
 		t.Fatalf("profile %+v %v", prof, err)
 	}
 	es, _, _ := p.DB.ListAudit(t.Context(), store.AuditFilter{Action: "settings.school.update"})
-	if len(es) != 1 || es[0].Args["bursar"] != "Siti Aminah, S.E." || es[0].Args["letter_pattern"] != "421/{seq}/SMP/{MMR}/{YYYY}" {
+	if len(es) != 1 || es[0].Args["name"] != "SMP Nusantara" || !strings.Contains(es[0].Detail, `bursar="Siti Aminah, S.E."`) ||
+		!strings.Contains(es[0].Detail, `letter_pattern="421/{seq}/SMP/{MMR}/{YYYY}"`) {
 		t.Errorf("audit %+v", es)
 	}
 	if res := p.SignedIn(t, "finance").Post("/settings/school", form); res.StatusCode != http.StatusForbidden {

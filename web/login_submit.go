@@ -24,7 +24,8 @@ func (h *Handler) submitLogin(w http.ResponseWriter, r *http.Request) {
 		h.render(w, r, http.StatusUnprocessableEntity, pages.Login(v))
 		return
 	}
-	user, err := h.auth.SignIn(ctx, v.Username, password, h.clientIP(r))
+	user, err := h.auth.SignInAttempt(ctx, auth.Attempt{Username: v.Username, Password: password, Addr: h.clientIP(r),
+		Device: h.knownDevice(r)})
 	var token string
 	if err == nil {
 		token, err = h.auth.StartSession(ctx, user, h.device(r))
@@ -40,6 +41,7 @@ func (h *Handler) submitLogin(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.beginSession(w, r, token, user.Lang)
+	h.rememberDevice(w, r, user.Username)
 	h.redirect(w, r, v.Next)
 }
 
@@ -52,8 +54,11 @@ func (h *Handler) signInProblem(r *http.Request, err error) (int, string) {
 	case errors.As(err, &locked):
 		minutes := int(math.Ceil(locked.Until.Sub(h.now()).Minutes()))
 		key := "login.locked"
-		if locked.ByAddress {
+		switch {
+		case locked.ByAddress:
 			key = "login.locked_addr"
+		case locked.ByUsername:
+			key = "login.locked_user"
 		}
 		return http.StatusTooManyRequests, i18n.T(ctx, key, i18n.From(ctx).DateTime(locked.Until), max(minutes, 1))
 	case errors.Is(err, auth.ErrDisabled):

@@ -4,14 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"mime"
+	"net"
 	"net/http"
 	"net/url"
 	"runtime/debug"
+	"strconv"
 	"time"
 
 	"github.com/go-chi/chi/v5/middleware"
 
 	"github.com/sekolah/portal/internal/auth"
+	"github.com/sekolah/portal/internal/clock"
 	"github.com/sekolah/portal/internal/i18n"
 	"github.com/sekolah/portal/views/viewctx"
 )
@@ -70,6 +74,78 @@ func (h *Handler) recoverer(next http.Handler) http.Handler {
 		next.ServeHTTP(w, r)
 	})
 }
+
+// How long a request may take to send its body, from when its headers are read. A form
+// is a few KB and a phone on a weak signal sends it in seconds; the school's logo is at
+// most 12 MB; only an upload (20 MB over a school's slow uplink) needs the server's whole
+// read timeout. A sender slower than that no longer holds a connection for minutes.
+const (
+	formBodyTimeout   = 30 * time.Second
+	schoolBodyTimeout = 2 * time.Minute
+	uploadBodyTimeout = 5 * time.Minute
+)
+
+// bodyDeadline gives the rest of the request, its body, d from now to arrive (the
+// connection's read deadline); a body still arriving then fails to read (readForm
+// answers 408). The global stack sets the short one; a route group with a larger body
+// sets its own after it.
+func (h *Handler) bodyDeadline(d time.Duration) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if err := http.NewResponseController(w).SetReadDeadline(clock.Deadline(d)); err != nil && !errors.Is(err, http.ErrNotSupported) {
+				h.log.Warn("set the body's read deadline", "err", err)
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+}
+
+// formMemory is how much of a multipart form (the school's logo) is held in memory; the
+// rest goes to a temporary file, as net/http does.
+const formMemory = 1 << 20
+
+// readForm reads a posted form's body before the CSRF check looks for its token in it,
+// and answers a body that could not be read with what went wrong, in the person's
+// language: over the route's limit, 413 ("too large"), not a CSRF refusal; not there in
+// time (bodyDeadline), 408; broken, 400.
+func (h *Handler) readForm(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.Method {
+		case http.MethodGet, http.MethodHead, http.MethodOptions:
+			next.ServeHTTP(w, r)
+			return
+		}
+		var err error
+		if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt == "multipart/form-data" {
+			err = r.ParseMultipartForm(formMemory)
+		} else {
+			err = r.ParseForm()
+		}
+		if err == nil {
+			next.ServeHTTP(w, r)
+			return
+		}
+		ctx := r.Context()
+		var tooLarge *http.MaxBytesError
+		var netErr net.Error
+		switch {
+		case errors.As(err, &tooLarge):
+			h.log.Warn("form body too large", "path", r.URL.Path, "limit", tooLarge.Limit)
+			h.renderError(w, r, http.StatusRequestEntityTooLarge, i18n.T(ctx, "error.too_large", strconv.FormatInt(mbCeil(tooLarge.Limit), 10)))
+		case errors.As(err, &netErr) && netErr.Timeout():
+			// The failed read has cancelled the request's context; the answer is still
+			// written, to a sender that may be slow but is there.
+			h.log.Warn("form body too slow", "path", r.URL.Path)
+			h.renderError(w, r.WithContext(context.WithoutCancel(ctx)), http.StatusRequestTimeout, "")
+		default:
+			h.log.Warn("form body not read", "path", r.URL.Path, "err", err)
+			h.renderError(w, r, http.StatusBadRequest, "")
+		}
+	})
+}
+
+// mbCeil is n bytes in whole megabytes, rounded up.
+func mbCeil(n int64) int64 { return (n + 1<<20 - 1) >> 20 }
 
 // limitBody caps request bodies; uploads get their own larger limit on their route.
 func limitBody(n int64) func(http.Handler) http.Handler {

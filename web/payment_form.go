@@ -70,7 +70,7 @@ func (h *Handler) paymentView(ctx context.Context, st counter.Student, ref strin
 
 // studentClass is the roster's class of nis ("" when unknown).
 func (h *Handler) studentClass(ctx context.Context, nis string) string {
-	if s, err := h.db.StudentByNIS(ctx, nis); err == nil {
+	if s, err := h.students.InRoster(ctx, nis); err == nil {
 		return s.Description
 	}
 	return ""

@@ -8,6 +8,8 @@ import (
 
 	"github.com/sekolah/portal/internal/counter"
 	"github.com/sekolah/portal/internal/i18n"
+	"github.com/sekolah/portal/internal/problem"
+	"github.com/sekolah/portal/internal/students"
 	"github.com/sekolah/portal/views/pages"
 )
 
@@ -23,7 +25,12 @@ func (h *Handler) newPayment(w http.ResponseWriter, r *http.Request) {
 	if v.NIS == "" && v.Query != "" {
 		m, err := h.counter.Search(ctx, v.Query)
 		v.Search = paymentSearchView(ctx, m)
-		if err != nil {
+		if ps, tooLong := problem.As(err); tooLong {
+			// Said in place, what was typed cut to what may be searched for.
+			v.Query = cutRunes(v.Query, students.MaxSearchLen)
+			v.Search = &pages.PaymentSearch{Query: v.Query, Error: problemMessages(ctx, ps)["q"]}
+			status = http.StatusUnprocessableEntity
+		} else if err != nil {
 			h.log.Warn("counter search", "q", v.Query, "err", err)
 			if len(m.List) == 0 {
 				v.Search.Error = i18n.T(ctx, "payments.search_failed", h.upstreamMessage(ctx, err, false))

@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/sekolah/portal/internal/auth"
-	"github.com/sekolah/portal/internal/store"
 	"github.com/sekolah/portal/views/viewctx"
 )
 
@@ -18,6 +17,7 @@ var navItems = []struct {
 	{viewctx.NavItem{Href: "/students", Key: "nav.students", TestID: "nav-students"}, auth.ReadBilling},
 	{viewctx.NavItem{Href: "/bills", Key: "nav.bills", TestID: "nav-bills"}, auth.ReadBilling},
 	{viewctx.NavItem{Href: "/registrations/new", Key: "registration.nav", TestID: "nav-registration"}, auth.WriteBilling},
+	{viewctx.NavItem{Href: "/registrations/applications", Key: "applications.nav", TestID: "nav-applications"}, auth.WriteBilling},
 	{viewctx.NavItem{Href: "/uploads", Key: "nav.uploads", TestID: "nav-uploads"}, auth.WriteBilling},
 	{viewctx.NavItem{Href: "/reports", Key: "nav.reports", TestID: "nav-reports"}, auth.ReadReports},
 	{viewctx.NavItem{Href: "/audit", Key: "nav.audit", TestID: "nav-audit"}, auth.ReadAudit},
@@ -27,7 +27,7 @@ var navItems = []struct {
 
 // withPerson puts the signed-in person and the navigation their role may use into ctx,
 // for the handlers (can) and the templates (viewctx).
-func withPerson(ctx context.Context, u store.User) context.Context {
+func withPerson(ctx context.Context, u auth.User) context.Context {
 	role := auth.Role(u.Role)
 	var nav []viewctx.NavItem
 	for _, it := range navItems {

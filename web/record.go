@@ -7,7 +7,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
-	"github.com/sekolah/portal/internal/store"
+	"github.com/sekolah/portal/internal/registration"
 )
 
 // recordKey is the context key of the record a {id} route loaded; one key type per record
@@ -19,7 +19,7 @@ type recordKey[T any] struct{}
 func recordCtx[T any](h *Handler, load func(context.Context, string) (T, error), next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		v, err := load(r.Context(), chi.URLParam(r, "id"))
-		if errors.Is(err, store.ErrNotFound) {
+		if isNotFound(err) {
 			h.notFound(w, r)
 			return
 		} else if err != nil {
@@ -29,6 +29,12 @@ func recordCtx[T any](h *Handler, load func(context.Context, string) (T, error),
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), recordKey[T]{}, v)))
 	})
 }
+
+// isNotFound reports whether a domain's lookup found no such record. The domains answer
+// one not-found, the store's, which they re-export (registration.ErrNotFound,
+// students.ErrNotFound, wrapped by auth.ErrNoSuchUser) as io/fs re-exports os's
+// ErrNotExist: one test serves every record.
+func isNotFound(err error) bool { return errors.Is(err, registration.ErrNotFound) }
 
 // recordFrom returns the record recordCtx loaded.
 func recordFrom[T any](r *http.Request) T {

@@ -5,20 +5,20 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/i18n"
 	"github.com/sekolah/portal/internal/problem"
 	"github.com/sekolah/portal/internal/registration"
-	"github.com/sekolah/portal/internal/store"
 	"github.com/sekolah/portal/views/pages"
 )
 
-// submitPublicRegistration registers a student from the public form: the portal makes the
-// checkout itself, as "public" from the client's address. A filled honeypot is answered as
-// if it worked, without calling the billing service.
+// submitPublicRegistration keeps a submission of the public form as an application and
+// thanks the parent; the portal's intake sends it to the service, or holds it for staff,
+// afterwards. Every valid submission gets the same answer at once, so the page never
+// tells whether a number exists. A filled honeypot is answered the same way, and kept
+// nowhere.
 func (h *Handler) submitPublicRegistration(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	p, rev, unusable, ok := h.publicForm(w, r)
+	_, rev, unusable, ok := h.publicForm(w, r)
 	if !ok {
 		return
 	}
@@ -34,72 +34,36 @@ func (h *Handler) submitPublicRegistration(w http.ResponseWriter, r *http.Reques
 		h.redirect(w, r, "/register/thanks")
 		return
 	}
-	a := registration.Applicant{
+	in := registration.Applicant{
 		NIS: r.PostFormValue("nis"), Name: r.PostFormValue("name"), ContactName: r.PostFormValue("contact_name"),
 		Phone: r.PostFormValue("phone"), Email: r.PostFormValue("email"),
-	}.Clean()
-	a.Description = p.Class
-	if a.Description == "" {
-		a.Description = rev.Template.Name
 	}
-	v.Form = pages.PublicRegisterForm{NIS: a.NIS, Name: a.Name, ContactName: a.ContactName, Phone: a.Phone, Email: a.Email}
-	if ps := a.Validate(true); len(ps) > 0 {
+	typed := in.Clean()
+	v.Form = pages.PublicRegisterForm{NIS: typed.NIS, Name: typed.Name, ContactName: typed.ContactName, Phone: typed.Phone, Email: typed.Email}
+	app, err := h.registration.SubmitPublic(ctx, ip, in)
+	var limited *registration.RateLimited
+	ps, isProblems := problem.As(err)
+	switch {
+	case err == nil:
+		h.notePublicRegistration(w, r, app.ID)
+		h.redirect(w, r, "/register/thanks")
+	case isProblems:
 		v.Errors = problemMessages(ctx, ps)
 		h.render(w, r, http.StatusUnprocessableEntity, pages.PublicRegister(v))
-		return
-	}
-	svc := h.registration
-	var limited *registration.RateLimited
-	if err := svc.AllowPublic(ctx, ip); errors.As(err, &limited) {
+	case errors.As(err, &limited):
 		h.log.Warn("public registration: rate limited", "ip", ip)
 		v.Alert = i18n.T(ctx, "registration.public.err.rate_limited", i18n.From(ctx).DateTime(limited.Until))
 		h.render(w, r, http.StatusTooManyRequests, pages.PublicRegister(v))
-		return
-	} else if err != nil {
-		h.serverError(w, r, err)
-		return
-	}
-	if known, err := svc.NISKnown(ctx, a.NIS); err != nil {
-		h.log.Warn("public registration: NIS check failed", "err", err)
-	} else if known {
-		v.Errors["nis"] = i18n.T(ctx, "registration.public.err.nis_taken")
-		h.render(w, r, http.StatusUnprocessableEntity, pages.PublicRegister(v))
-		return
-	}
-	rec, err := svc.Register(ctx, registration.PublicActor(ip), registration.Application{Applicant: a, TemplateID: p.TemplateID},
-		store.SourceRegistration)
-	if rec.BillID != "" {
-		if err != nil {
-			h.log.Error("public registration: registered at the service, but noting it failed", "nis", rec.NIS, "bill", rec.BillID, "err", err)
-		}
-		h.notePublicRegistration(w, r, rec.BillID)
-		h.redirect(w, r, "/register/thanks")
-		return
-	}
-	ps, isProblems := problem.As(err)
-	switch {
-	case isProblems && ps.Has("nis"):
-		v.Errors["nis"] = i18n.T(ctx, "registration.public.err.nis_taken")
-		h.render(w, r, http.StatusUnprocessableEntity, pages.PublicRegister(v))
-	case isProblems || errors.Is(err, registration.ErrTemplateGone):
-		// The template changed under the form: show it again as it is now.
+	case errors.Is(err, registration.ErrPublicOff), errors.Is(err, registration.ErrPublicUnusable):
+		// Switched off or changed under the form: show it as it is now.
 		h.showPublicRegistration(w, r)
-	case errors.Is(err, billing.ErrTimeout):
-		h.log.Warn("public registration: checkout timed out", "nis", a.NIS, "err", err)
-		v.Alert = i18n.T(ctx, "registration.public.err.uncertain")
-		h.render(w, r, http.StatusGatewayTimeout, pages.PublicRegister(v))
-	case errors.Is(err, billing.ErrUnavailable), errors.Is(err, billing.ErrUnauthorized), errors.Is(err, billing.ErrValidation),
-		errors.Is(err, billing.ErrNotFound):
-		h.log.Warn("public registration: checkout failed", "nis", a.NIS, "err", err)
-		v.Alert = i18n.T(ctx, "registration.public.err.unavailable")
-		h.render(w, r, http.StatusBadGateway, pages.PublicRegister(v))
 	default:
 		h.serverError(w, r, err)
 	}
 }
 
-func (h *Handler) notePublicRegistration(w http.ResponseWriter, r *http.Request, billID string) {
+func (h *Handler) notePublicRegistration(w http.ResponseWriter, r *http.Request, applicationID string) {
 	s := h.session(r)
-	s.Values[keyRegistered] = billID
+	s.Values[keyRegistered] = applicationID
 	h.saveSession(w, r, s)
 }

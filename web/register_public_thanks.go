@@ -4,26 +4,27 @@ import (
 	"errors"
 	"net/http"
 
-	"github.com/sekolah/portal/internal/store"
+	"github.com/sekolah/portal/internal/registration"
 	"github.com/sekolah/portal/views/pages"
 )
 
-// publicRegistrationThanks confirms this browser's registration: its number, the amounts
-// and due days, and how to pay.
+// publicRegistrationThanks confirms this browser's submission: its reference, the fees
+// the form showed and what happens next. It shows only what the parent typed and saw,
+// never what the service or the staff made of it, so it reads the same for every number.
 func (h *Handler) publicRegistrationThanks(w http.ResponseWriter, r *http.Request) {
-	billID, _ := h.session(r).Values[keyRegistered].(string)
-	if billID == "" {
+	id, _ := h.session(r).Values[keyRegistered].(string)
+	if id == "" {
 		h.redirect(w, r, "/register")
 		return
 	}
 	v := pages.PublicThanksView{}
-	if billID != trappedRobot {
-		rec, err := h.db.RegistrationByBillID(r.Context(), billID)
+	if id != trappedRobot {
+		a, err := h.registration.Application(r.Context(), id)
 		switch {
 		case err == nil:
-			v = pages.PublicThanksView{Known: true, BillID: rec.BillID, NIS: rec.NIS, StudentName: rec.StudentName,
-				Lines: registeredLines(rec.Components), Total: rec.Total}
-		case !errors.Is(err, store.ErrNotFound):
+			v = pages.PublicThanksView{Known: true, Reference: a.Reference, NIS: a.Applicant.NIS, StudentName: a.Applicant.Name,
+				Phone: a.Applicant.Phone, Lines: registeredLines(a.Components), Total: a.Total}
+		case !errors.Is(err, registration.ErrApplicationGone):
 			h.serverError(w, r, err)
 			return
 		}

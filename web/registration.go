@@ -4,14 +4,14 @@ import (
 	"context"
 
 	"github.com/sekolah/portal/internal/i18n"
-	"github.com/sekolah/portal/internal/store"
+	"github.com/sekolah/portal/internal/registration"
 	"github.com/sekolah/portal/views/components"
 	"github.com/sekolah/portal/views/pages"
 )
 
 // templateOptions lists the fee templates for a drop-down, after a "choose one" entry.
 func (h *Handler) templateOptions(ctx context.Context) ([]components.Option, error) {
-	list, err := h.db.ListFeeTemplates(ctx)
+	list, err := h.registration.Templates(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -22,7 +22,7 @@ func (h *Handler) templateOptions(ctx context.Context) ([]components.Option, err
 	return opts, nil
 }
 
-func registeredLines(comps []store.RegisteredComponent) []pages.RegisteredLine {
+func registeredLines(comps []registration.RegisteredComponent) []pages.RegisteredLine {
 	out := make([]pages.RegisteredLine, len(comps))
 	for i, c := range comps {
 		out[i] = pages.RegisteredLine{ID: c.ID, Name: c.Name, AccountCode: c.AccountCode, Description: c.Description,

@@ -9,11 +9,13 @@ import (
 	"github.com/sekolah/portal/views/pages"
 )
 
-// saveRegistrationSettings switches the public form on or off and sets its template.
+// saveRegistrationSettings switches the public form on or off, sets its template, the new
+// students' class and the hourly cap of registrations it sends on its own.
 func (h *Handler) saveRegistrationSettings(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	p := registration.Public{Enabled: r.PostFormValue("enabled") == "1", TemplateID: r.PostFormValue("template"), Class: r.PostFormValue("class")}
-	err := h.registration.SetPublicSettings(ctx, h.actor(r), p)
+	in := registration.PublicInput{Enabled: r.PostFormValue("enabled") == "1", TemplateID: r.PostFormValue("template"),
+		Class: r.PostFormValue("class"), HourlyCap: r.PostFormValue("hourly_cap")}
+	err := h.registration.SetPublicSettings(ctx, h.actor(r), in)
 	if err == nil {
 		h.addFlash(w, r, "success", i18n.T(ctx, "registration.settings.saved"))
 		h.redirect(w, r, "/settings/registration")
@@ -25,6 +27,6 @@ func (h *Handler) saveRegistrationSettings(w http.ResponseWriter, r *http.Reques
 		return
 	}
 	h.renderRegistrationSettings(w, r, http.StatusUnprocessableEntity, pages.RegistrationSettingsView{
-		Enabled: p.Enabled, TemplateID: p.TemplateID, Class: p.Class, Errors: problemMessages(ctx, ps),
+		Enabled: in.Enabled, TemplateID: in.TemplateID, Class: in.Class, HourlyCap: in.HourlyCap, Errors: problemMessages(ctx, ps),
 	})
 }

@@ -2,6 +2,7 @@ package web
 
 import (
 	"net/http"
+	"strconv"
 
 	"github.com/sekolah/portal/views/pages"
 )
@@ -14,7 +15,8 @@ func (h *Handler) showRegistrationSettings(w http.ResponseWriter, r *http.Reques
 		h.serverError(w, r, err)
 		return
 	}
-	h.renderRegistrationSettings(w, r, http.StatusOK, pages.RegistrationSettingsView{Enabled: p.Enabled, TemplateID: p.TemplateID, Class: p.Class})
+	h.renderRegistrationSettings(w, r, http.StatusOK, pages.RegistrationSettingsView{Enabled: p.Enabled, TemplateID: p.TemplateID, Class: p.Class,
+		HourlyCap: strconv.Itoa(p.HourlyCap)})
 }
 
 func (h *Handler) renderRegistrationSettings(w http.ResponseWriter, r *http.Request, status int, v pages.RegistrationSettingsView) {

@@ -7,11 +7,11 @@ import (
 
 	"github.com/go-chi/chi/v5"
 	"github.com/sekolah/portal/internal/auth"
-	"github.com/sekolah/portal/internal/store"
+	"github.com/sekolah/portal/internal/registration"
 	"github.com/sekolah/portal/views/pages"
 )
 
-func summaryView(ctx context.Context, rec store.Registration) pages.RegistrationSummaryView {
+func summaryView(ctx context.Context, rec registration.Registration) pages.RegistrationSummaryView {
 	return pages.RegistrationSummaryView{CanRegister: can(ctx, auth.WriteBilling),
 		BillID: rec.BillID, NIS: rec.NIS, StudentName: rec.StudentName, ContactName: rec.ContactName, Phone: rec.Phone,
 		Email: rec.Email, Description: rec.Description, TemplateName: rec.TemplateName, Actor: rec.Actor, Source: rec.Source,
@@ -21,8 +21,8 @@ func summaryView(ctx context.Context, rec store.Registration) pages.Registration
 
 // showRegistration shows the record of one registration: the bill and component ids.
 func (h *Handler) showRegistration(w http.ResponseWriter, r *http.Request) {
-	rec, err := h.db.RegistrationByBillID(r.Context(), chi.URLParam(r, "billID"))
-	if errors.Is(err, store.ErrNotFound) {
+	rec, err := h.registration.Registration(r.Context(), chi.URLParam(r, "billID"))
+	if errors.Is(err, registration.ErrNotFound) {
 		h.notFound(w, r)
 		return
 	} else if err != nil {

@@ -11,7 +11,7 @@ import (
 	"github.com/sekolah/portal/internal/i18n"
 	"github.com/sekolah/portal/internal/problem"
 	"github.com/sekolah/portal/internal/registration"
-	"github.com/sekolah/portal/internal/store"
+	"github.com/sekolah/portal/internal/students"
 	"github.com/sekolah/portal/views/pages"
 )
 
@@ -145,7 +145,7 @@ func (h *Handler) confirmRegistration(w http.ResponseWriter, r *http.Request, v 
 	rec, err := h.registration.Register(ctx, h.actor(r), registration.Application{
 		Applicant: in.applicant, TemplateID: in.form.TemplateID, Fingerprint: in.fingerprint, ShownTotal: in.shownTotal,
 		Include: func(id string) bool { return in.include[id] },
-	}, store.SourceCheckout)
+	}, students.SourceCheckout)
 	if rec.BillID != "" {
 		h.registered(w, r, rec, err)
 		return
@@ -183,11 +183,11 @@ func (h *Handler) confirmRegistration(w http.ResponseWriter, r *http.Request, v 
 // registered answers a registration the billing service made: off to its summary, or, if
 // the portal could not keep its record, the summary right here (the bill id must not be
 // lost).
-func (h *Handler) registered(w http.ResponseWriter, r *http.Request, rec store.Registration, err error) {
+func (h *Handler) registered(w http.ResponseWriter, r *http.Request, rec registration.Registration, err error) {
 	ctx := r.Context()
 	if err != nil {
 		h.log.Error("registration: registered at the service, but noting it failed", "nis", rec.NIS, "bill", rec.BillID, "err", err)
-		if _, gerr := h.db.RegistrationByBillID(ctx, rec.BillID); gerr != nil {
+		if _, gerr := h.registration.Registration(ctx, rec.BillID); gerr != nil {
 			v := summaryView(ctx, rec)
 			v.Warning = i18n.T(ctx, "registration.not_recorded")
 			h.page(w, r, http.StatusOK, pages.RegistrationSummary(v), pages.RegistrationSummaryPanel(v))

@@ -16,6 +16,7 @@ import (
 	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/changes"
 	"github.com/sekolah/portal/internal/portaltest"
+	"github.com/sekolah/portal/internal/registration"
 	"github.com/sekolah/portal/internal/sandbox"
 	"github.com/sekolah/portal/internal/store"
 )
@@ -612,11 +613,18 @@ func TestPublicRegistration(t *testing.T) {
 		t.Fatalf("submit: %d %q\n%s", res.StatusCode, res.Header.Get("Location"), res.Body)
 	}
 	res = visitor.Get("/register/thanks")
-	billID := text(res, `[data-testid="public-bill-id"]`)
+	ref := text(res, `[data-testid="public-reference"]`)
 	pay := text(res, `[data-testid="public-pay-lines"]`)
-	if billID == "" || text(res, `[data-testid="public-nis"]`) != "2027100" || !strings.Contains(pay, "Rp\u00a05.000.000") ||
-		!strings.Contains(pay, "6 Des 2026") || !strings.Contains(pay, "Rp\u00a05.100.000") {
+	if !strings.HasPrefix(ref, "PD-") || text(res, `[data-testid="public-nis"]`) != "2027100" || !strings.Contains(pay, "Rp\u00a05.000.000") ||
+		!strings.Contains(pay, "6 Des 2026") || !strings.Contains(pay, "Rp\u00a05.100.000") ||
+		!strings.Contains(text(res, `[data-testid="public-confirm"]`), "Sekolah akan memastikannya") {
 		t.Fatalf("thanks page:\n%s", res.Body)
+	}
+	first := thanksShape(res)
+	// The intake sends it (under the hourly cap, a new NIS) as "public" from the address.
+	apps := settleApplications(t, p)
+	if len(apps) != 1 || apps[0].State != registration.StateRegistered || !apps[0].Auto || apps[0].BillID == "" || apps[0].Reference != ref {
+		t.Fatalf("application = %+v", apps)
 	}
 	st, err := p.DB.StudentByNIS(t.Context(), "2027100")
 	if err != nil || st.Source != store.SourceRegistration || st.Description != "Calon Siswa SMP" || st.Phone != "081311112222" {
@@ -626,7 +634,7 @@ func TestPublicRegistration(t *testing.T) {
 	if len(e) != 1 || e[0].Actor != "public" || e[0].IP != "127.0.0.1" || e[0].Outcome != "ok" {
 		t.Fatalf("audit = %+v", e)
 	}
-	if rec, err := p.DB.RegistrationByBillID(t.Context(), billID); err != nil || rec.ContactName != "Ibu Sari" || len(rec.Components) != 3 {
+	if rec, err := p.DB.RegistrationByBillID(t.Context(), apps[0].BillID); err != nil || rec.ContactName != "Ibu Sari" || len(rec.Components) != 3 {
 		t.Fatalf("record = %+v %v", rec, err)
 	}
 	// Who filled the form in became the parents' contact.
@@ -634,10 +642,23 @@ func TestPublicRegistration(t *testing.T) {
 		t.Fatalf("parents' contacts = %+v %v", pc, err)
 	}
 
-	// The same NIS again is refused on its field.
-	res = visitor.Post("/register", publicForm("2027100"))
-	if res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(text(res, `[data-testid="error-nis"]`), "sudah terdaftar") {
-		t.Fatalf("existing NIS: %d", res.StatusCode)
+	// The same NIS again, from another browser: the same answer, the same page (but its
+	// own reference); the application waits for staff, and nothing more reaches the service.
+	other := p.NewClient(t)
+	other.Get("/register")
+	res = other.Post("/register", publicForm("2027100"))
+	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/register/thanks" {
+		t.Fatalf("existing NIS: %d %q", res.StatusCode, res.Header.Get("Location"))
+	}
+	if again := thanksShape(other.Get("/register/thanks")); again != first {
+		t.Fatalf("an existing NIS is answered differently:\n%s\nnot\n%s", again, first)
+	}
+	apps = settleApplications(t, p)
+	if len(apps) != 2 || apps[1].State != registration.StatePending || apps[1].Hold != registration.HoldNISKnown {
+		t.Fatalf("applications = %+v", apps)
+	}
+	if len(auditEntries(t, p, changes.ActionCheckout)) != 1 {
+		t.Fatal("the existing NIS went to the service")
 	}
 
 	// Switched off again, the page is gone.

@@ -7,15 +7,12 @@ import (
 	"net/http"
 
 	"github.com/go-chi/chi/v5/middleware"
+	"github.com/sekolah/portal/internal/audit"
 	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/i18n"
 	"github.com/sekolah/portal/internal/reports"
-	"github.com/sekolah/portal/internal/store"
 	"github.com/sekolah/portal/views/viewctx"
 )
-
-// Audit action of a downloaded report: who took which figures out of the portal.
-const actionReportExport = "report.export"
 
 // exportFormat reads ?format=; ok is false when there is none (the page is wanted).
 func (h *Handler) exportFormat(w http.ResponseWriter, r *http.Request) (format reports.Format, ok, handled bool) {
@@ -75,14 +72,17 @@ func (h *Handler) export(w http.ResponseWriter, r *http.Request, format reports.
 	}
 	err := run(ex)
 	target := r.URL.Path + "?" + r.URL.RawQuery
-	args := store.AuditArgs{"file": filename, "format": string(format)}
+	e := auditReportExport.With(audit.File(filename), audit.Format(string(format)))
+	e.Target, e.Detail = target, filename
 	switch {
 	case err == nil:
-		h.audit(r, actionReportExport, target, "ok", filename, args)
+		e.Outcome = audit.OK
+		h.record(r, e)
 	case started:
 		h.log.Error("report export failed mid-stream", "path", r.URL.Path, "err", err,
 			"request_id", middleware.GetReqID(ctx))
-		h.audit(r, actionReportExport, target, "failed", filename, args)
+		e.Outcome = audit.Failed
+		h.record(r, e)
 		panic(http.ErrAbortHandler)
 	case errors.Is(err, billing.ErrNotFound) && notFound != nil:
 		notFound()

@@ -31,6 +31,11 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, c t
 	ctx := h.shellContext(r.Context())
 	var buf bytes.Buffer
 	if err := c.Render(ctx, &buf); err != nil {
+		if isCancellation(err) && r.Context().Err() != nil {
+			// Nobody is left to read the page.
+			h.log.Info("client went away", "method", r.Method, "path", r.URL.Path, "request_id", middleware.GetReqID(ctx))
+			return
+		}
 		h.log.Error("render", "path", r.URL.Path, "err", err)
 		status, buf = http.StatusInternalServerError, bytes.Buffer{}
 		_ = pages.Error(errorView(ctx, status, "", middleware.GetReqID(ctx))).Render(ctx, &buf)
@@ -78,7 +83,7 @@ func (h *Handler) redirect(w http.ResponseWriter, r *http.Request, target string
 func errorView(ctx context.Context, status int, message, requestID string) pages.ErrorView {
 	code := status
 	switch code {
-	case http.StatusBadRequest, http.StatusForbidden, http.StatusNotFound:
+	case http.StatusBadRequest, http.StatusForbidden, http.StatusNotFound, http.StatusRequestTimeout, http.StatusRequestEntityTooLarge:
 	default:
 		if code >= 500 {
 			code = http.StatusInternalServerError
@@ -113,8 +118,15 @@ func (h *Handler) renderError(w http.ResponseWriter, r *http.Request, status int
 	h.render(w, r, status, pages.Error(v))
 }
 
-// serverError logs the detail once and shows the person a plain message.
+// serverError logs the detail once and shows the person a plain message. A failure that
+// is only the request's cancellation (its person went away) is not an error: noted at
+// INFO, and nothing is written, as nobody reads it.
 func (h *Handler) serverError(w http.ResponseWriter, r *http.Request, err error) {
+	if isCancellation(err) && r.Context().Err() != nil {
+		h.log.Info("client went away", "method", r.Method, "path", r.URL.Path, "err", err,
+			"request_id", middleware.GetReqID(r.Context()))
+		return
+	}
 	h.log.Error("internal error", "method", r.Method, "path", r.URL.Path, "err", err,
 		"request_id", middleware.GetReqID(r.Context()))
 	h.renderError(w, r, http.StatusInternalServerError, "")
@@ -144,4 +156,16 @@ func sendXLSX(w http.ResponseWriter, name string, body []byte) {
 	hd.Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(body)
+}
+
+// cutRunes is s cut to its first n characters: what a page shows back of a value too long
+// to be used (a search of 50,000 characters).
+func cutRunes(s string, n int) string {
+	for i := range s {
+		if n == 0 {
+			return s[:i]
+		}
+		n--
+	}
+	return s
 }

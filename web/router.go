@@ -24,9 +24,10 @@ func New(d Deps) http.Handler {
 	r := chi.NewRouter()
 
 	// Global stack: request id, client address (forwarding headers only from trusted
-	// proxies), panic → 500 page, one log line per request, security headers on everything.
+	// proxies), panic → 500 page, one log line per request, security headers on everything,
+	// and 30 s for a body to arrive (the upload and the school's logo get more below).
 	r.Use(middleware.RequestID, h.clientAddress)
-	r.Use(h.requestLogger, h.recoverer, h.securityHeaders)
+	r.Use(h.requestLogger, h.recoverer, h.securityHeaders, h.bodyDeadline(formBodyTimeout))
 	r.NotFound(h.withSession(h.notFound))
 	r.MethodNotAllowed(h.withSession(func(w http.ResponseWriter, r *http.Request) {
 		h.renderError(w, r, http.StatusMethodNotAllowed, "")
@@ -48,7 +49,7 @@ func New(d Deps) http.Handler {
 	// body read (a large file into a temporary file), before the CSRF check looks for the
 	// token in it.
 	r.Group(func(r chi.Router) {
-		r.Use(limitBody(h.cfg.UploadMaxBytes+uploadFormOverhead), h.loadSession, h.crossOrigin, h.requireSignIn,
+		r.Use(h.bodyDeadline(uploadBodyTimeout), limitBody(h.cfg.UploadMaxBytes+uploadFormOverhead), h.loadSession, h.crossOrigin, h.requireSignIn,
 			h.require(auth.WriteBilling), h.parseUpload, h.csrf)
 		r.Post("/uploads", h.receiveUpload)
 	})
@@ -56,13 +57,14 @@ func New(d Deps) http.Handler {
 	// The school profile's form carries the logo: a body limit of its own, and only an
 	// admin's body is read before the CSRF check looks for the token in it.
 	r.Group(func(r chi.Router) {
-		r.Use(limitBody(schoolFormBytes), h.loadSession, h.crossOrigin, h.requireSignIn, h.require(auth.ManageSettings), h.csrf)
+		r.Use(h.bodyDeadline(schoolBodyTimeout), limitBody(schoolFormBytes), h.loadSession, h.crossOrigin, h.requireSignIn,
+			h.require(auth.ManageSettings), h.readForm, h.csrf)
 		r.Post("/settings/school", h.saveSchoolSettings)
 	})
 
 	r.Group(func(r chi.Router) {
 		// Session → CSRF, for everything a person sees.
-		r.Use(limitBody(maxFormBytes), h.loadSession, h.crossOrigin, h.csrf)
+		r.Use(limitBody(maxFormBytes), h.loadSession, h.crossOrigin, h.readForm, h.csrf)
 
 		// Sign-in and language, open to everyone.
 		r.Get("/login", h.showLogin)
@@ -212,6 +214,13 @@ func New(d Deps) http.Handler {
 			r.With(h.require(auth.WriteBilling)).Get("/registrations/new", h.newRegistration)
 			r.With(h.require(auth.WriteBilling)).Post("/registrations/new", h.submitRegistration)
 			r.With(h.require(auth.ReadBilling)).Get("/registrations/{billID}", h.showRegistration)
+			// The public form's applications: held ones approved or rejected by staff.
+			r.Group(func(r chi.Router) {
+				r.Use(h.require(auth.WriteBilling))
+				r.Get("/registrations/applications", h.listApplications)
+				r.Post("/registrations/applications/{id}/approve", h.approveApplication)
+				r.Post("/registrations/applications/{id}/reject", h.rejectApplication)
+			})
 
 			// Settings: fee templates and the public registration form (admins). Full paths
 			// rather than a /settings sub-router, so other sections can add settings pages.

@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"strconv"
 
-	"github.com/sekolah/portal/internal/store"
+	"github.com/sekolah/portal/internal/school"
 )
 
 // showSchoolLogo serves the school's logo from the database (instances share nothing
@@ -14,7 +14,7 @@ import (
 func (h *Handler) showSchoolLogo(w http.ResponseWriter, r *http.Request) {
 	l, err := h.school.Logo(r.Context())
 	switch {
-	case errors.Is(err, store.ErrNotFound):
+	case errors.Is(err, school.ErrNoLogo):
 		h.notFound(w, r)
 		return
 	case err != nil:

@@ -3,14 +3,14 @@ package web
 import (
 	"context"
 
+	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/i18n"
-	"github.com/sekolah/portal/internal/store"
 	"github.com/sekolah/portal/views/pages"
 )
 
 // sessionRows shapes sessions for a sessions list: times in the person's zone and
 // language, the request's own session marked, and each row's end action from endURL.
-func (h *Handler) sessionRows(ctx context.Context, list []store.Session, endURL func(id string) string) []pages.SessionRow {
+func (h *Handler) sessionRows(ctx context.Context, list []auth.Session, endURL func(id string) string) []pages.SessionRow {
 	p := i18n.From(ctx)
 	current, now := currentSessionID(ctx), h.now()
 	rows := make([]pages.SessionRow, 0, len(list))

@@ -91,11 +91,11 @@ func (h *Handler) dataSettingsView(r *http.Request) (pages.DataSettingsView, err
 	} else {
 		v.Callbacks = p.T("settings.data.callbacks_week", i18n.Number(int64(cs.Received)), p.DateTime(cs.Last))
 	}
-	if cs.Pending > 0 {
-		v.CallbacksPending = p.T("settings.data.callbacks_pending", i18n.Number(int64(cs.Pending)))
-	}
 	if cs.Received == 0 && cs.Payments > 0 && !f.Filling() {
 		v.CallbackHint = p.T("settings.data.callbacks_hint", i18n.Number(int64(cs.Payments)))
+	}
+	if err := h.callbackTrust(ctx, &v, cs); err != nil {
+		return v, err
 	}
 	return v, nil
 }

@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"strconv"
 
-	"github.com/sekolah/portal/internal/store"
+	"github.com/sekolah/portal/internal/messaging"
 	"github.com/sekolah/portal/views/components"
 	"github.com/sekolah/portal/views/pages"
 )
@@ -17,7 +17,7 @@ const sentPageSize = 50
 func (h *Handler) listSentMessages(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	offset := offsetParam(r, sentPageSize)
-	ms, total, err := h.messaging.Recent(ctx, store.MessageFilter{Limit: sentPageSize, Offset: offset})
+	ms, total, err := h.messaging.Recent(ctx, messaging.Filter{Limit: sentPageSize, Offset: offset})
 	if err != nil {
 		h.serverError(w, r, err)
 		return
@@ -28,7 +28,7 @@ func (h *Handler) listSentMessages(w http.ResponseWriter, r *http.Request) {
 	h.render(w, r, http.StatusOK, pages.SentMessages(v))
 }
 
-func sentMessages(_ context.Context, ms []store.Message) []pages.SentMessage {
+func sentMessages(_ context.Context, ms []messaging.Record) []pages.SentMessage {
 	out := make([]pages.SentMessage, 0, len(ms))
 	for _, m := range ms {
 		s := pages.SentMessage{At: m.CreatedAt, Channel: m.Channel, Kind: m.Kind, Recipient: m.Recipient, RecipientName: m.RecipientName,

@@ -7,16 +7,15 @@ import (
 
 	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/i18n"
-	"github.com/sekolah/portal/internal/store"
 	"github.com/sekolah/portal/views/components"
 	"github.com/sekolah/portal/views/pages"
 	"github.com/sekolah/portal/views/viewctx"
 )
 
 // staffCtx loads the {id} account once and answers 404 early.
-func (h *Handler) staffCtx(next http.Handler) http.Handler { return recordCtx(h, h.db.UserByID, next) }
+func (h *Handler) staffCtx(next http.Handler) http.Handler { return recordCtx(h, h.auth.User, next) }
 
-func staffFrom(r *http.Request) store.User { return recordFrom[store.User](r) }
+func staffFrom(r *http.Request) auth.User { return recordFrom[auth.User](r) }
 
 func (h *Handler) actor(r *http.Request) auth.Actor {
 	p, _ := viewctx.CurrentPerson(r.Context())
@@ -31,7 +30,7 @@ func roleOptions(ctx context.Context) []components.Option {
 	return opts
 }
 
-func staffRow(u store.User) pages.StaffRow {
+func staffRow(u auth.User) pages.StaffRow {
 	return pages.StaffRow{ID: u.ID, Username: u.Username, DisplayName: u.DisplayName, Role: u.Role, Disabled: u.Disabled, CreatedAt: u.CreatedAt}
 }
 
@@ -55,7 +54,7 @@ func isPasswordRule(err error) bool {
 }
 
 func (h *Handler) staffListView(ctx context.Context, form pages.StaffForm) (pages.StaffListView, error) {
-	users, err := h.db.ListUsers(ctx)
+	users, err := h.auth.Users(ctx)
 	if err != nil {
 		return pages.StaffListView{}, err
 	}
@@ -68,7 +67,7 @@ func (h *Handler) staffListView(ctx context.Context, form pages.StaffForm) (page
 
 // renderStaffEdit shows account u's page with status; adjust fills in what the action
 // has to say (a field's error, what was typed).
-func (h *Handler) renderStaffEdit(w http.ResponseWriter, r *http.Request, status int, u store.User, adjust func(*pages.StaffEditView)) {
+func (h *Handler) renderStaffEdit(w http.ResponseWriter, r *http.Request, status int, u auth.User, adjust func(*pages.StaffEditView)) {
 	ctx := r.Context()
 	p, _ := viewctx.CurrentPerson(ctx)
 	list, err := h.auth.Sessions(ctx, h.actor(r), u.ID)

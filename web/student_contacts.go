@@ -8,9 +8,10 @@ import (
 	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/followups"
 	"github.com/sekolah/portal/internal/i18n"
+	"github.com/sekolah/portal/internal/messaging"
 	"github.com/sekolah/portal/internal/parents"
 	"github.com/sekolah/portal/internal/problem"
-	"github.com/sekolah/portal/internal/store"
+	"github.com/sekolah/portal/internal/students"
 	"github.com/sekolah/portal/views/pages"
 )
 
@@ -48,7 +49,7 @@ func (h *Handler) saveStudentContacts(w http.ResponseWriter, r *http.Request) {
 	h.redirect(w, r, studentURL(s.NIS))
 }
 
-func contactsView(s store.Student, f pages.StudentContactsForm, errs map[string]string) pages.StudentContactsView {
+func contactsView(s students.Student, f pages.StudentContactsForm, errs map[string]string) pages.StudentContactsView {
 	return pages.StudentContactsView{NIS: s.NIS, Student: s.Name, Form: f, Errors: errs, StudentPhone: s.Phone, StudentURL: studentURL(s.NIS)}
 }
 
@@ -66,7 +67,7 @@ func (h *Handler) renewParentLink(w http.ResponseWriter, r *http.Request) {
 
 // parentsCard is the student page's card about the parents, and why a WhatsApp
 // follow-up cannot reach them ("" : it can).
-func (h *Handler) parentsCard(ctx context.Context, s store.Student) (pages.ParentsCardView, string) {
+func (h *Handler) parentsCard(ctx context.Context, s students.Student) (pages.ParentsCardView, string) {
 	v := pages.ParentsCardView{NIS: s.NIS}
 	if can(ctx, auth.WriteBilling) {
 		v.EditURL, v.RenewURL = studentURL(s.NIS)+"/contacts", studentURL(s.NIS)+"/parent-link"
@@ -95,7 +96,7 @@ func (h *Handler) parentsCard(ctx context.Context, s store.Student) (pages.Paren
 	case errors.Is(err, parents.ErrOptedOut):
 		blocked = i18n.T(ctx, "followups.opted_out", s.Name)
 	}
-	if ms, _, err := h.messaging.Recent(ctx, store.MessageFilter{NIS: s.NIS, Limit: 5}); err != nil {
+	if ms, _, err := h.messaging.Recent(ctx, messaging.Filter{NIS: s.NIS, Limit: 5}); err != nil {
 		h.log.Warn("messages to the parents", "nis", s.NIS, "err", err)
 	} else {
 		v.Messages = sentMessages(ctx, ms)

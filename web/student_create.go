@@ -7,7 +7,6 @@ import (
 
 	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/i18n"
-	"github.com/sekolah/portal/internal/store"
 	"github.com/sekolah/portal/internal/students"
 	"github.com/sekolah/portal/views/pages"
 )
@@ -23,7 +22,7 @@ func (h *Handler) createStudent(w http.ResponseWriter, r *http.Request) {
 	status := http.StatusUnprocessableEntity
 	if len(f.Errors) == 0 {
 		uctx, cancel := h.upstreamCtx(ctx)
-		created, err := h.writer.CreateStudents(uctx, h.actor(r), []billing.Student{s}, store.SourcePortal)
+		created, err := h.writer.CreateStudents(uctx, h.actor(r), []billing.Student{s}, students.SourcePortal)
 		cancel()
 		switch {
 		case err == nil:
@@ -48,30 +47,17 @@ func (h *Handler) createStudent(w http.ResponseWriter, r *http.Request) {
 }
 
 // studentRefused puts the service's refusal of a new student beside the field it names.
-// An existing NIS is told plainly, whatever words the service used: when its answer is
-// not clear, a read of the NIS settles it.
+// An existing NIS is told plainly, whatever words the service used (students.Refused
+// decides, asking the service when its answer is not clear).
 func (h *Handler) studentRefused(ctx context.Context, f *pages.StudentForm, nis string, err error) {
-	exists := false
-	if apiErr, ok := billing.AsAPIError(err); ok {
-		exists = apiErr.Duplicate() // one student: the NIS is what can exist already
-		for _, it := range apiErr.Problems() {
-			field, ok := students.FieldOf(it.Field)
-			if !ok || it.Reason == billing.ReasonDuplicate {
-				continue
-			}
-			f.Errors[field] = i18n.T(ctx, "students.err.service", it.Message)
-		}
-	}
-	if !exists && len(f.Errors) == 0 {
-		uctx, cancel := h.upstreamCtx(ctx)
-		_, gerr := h.billing.Student(uctx, nis)
-		cancel()
-		if gerr == nil {
-			exists = true
-		}
+	uctx, cancel := h.upstreamCtx(ctx)
+	refusal := h.students.Refused(uctx, nis, err)
+	cancel()
+	for field, msg := range refusal.Fields {
+		f.Errors[field] = i18n.T(ctx, "students.err.service", msg)
 	}
 	switch {
-	case exists:
+	case refusal.Exists:
 		f.Errors[students.FieldNIS] = i18n.T(ctx, "students.err.exists", nis)
 	case len(f.Errors) == 0:
 		f.General = h.upstreamMessage(ctx, err, true)

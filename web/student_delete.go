@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/changes"
 	"github.com/sekolah/portal/internal/i18n"
 	"github.com/sekolah/portal/views/pages"
 )
@@ -32,12 +33,9 @@ func (h *Handler) deleteStudent(w http.ResponseWriter, r *http.Request) {
 		h.addFlash(w, r, "success", i18n.T(ctx, "students.deleted_ok", s.Name, s.NIS))
 		h.redirect(w, r, "/students")
 		return
-	case errors.Is(err, billing.ErrNotFound):
-		// Someone else deleted it meanwhile; the roster entry is all that is left.
-		if derr := h.db.DeleteStudent(ctx, s.NIS); derr != nil {
-			h.serverError(w, r, derr)
-			return
-		}
+	case errors.Is(err, changes.ErrStudentGone):
+		// Someone else deleted it meanwhile; the writer took it out of the roster and the
+		// ledger all the same.
 		h.addFlash(w, r, "info", i18n.T(ctx, "students.deleted_already", s.NIS))
 		h.redirect(w, r, "/students")
 		return
@@ -45,8 +43,7 @@ func (h *Handler) deleteStudent(w http.ResponseWriter, r *http.Request) {
 		// The contract's only refusal of a delete: a payment recorded since the check.
 		v.HasPayments, status = true, http.StatusConflict
 	default:
-		var apiErr *billing.APIError
-		if !errors.As(err, &apiErr) && !errors.Is(err, billing.ErrTimeout) && !errors.Is(err, billing.ErrUnavailable) {
+		if !isUpstream(err) {
 			// Not the service's answer: the roster write after a successful delete failed.
 			h.serverError(w, r, err)
 			return

@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -47,5 +48,41 @@ func TestStudentWithPaymentsSaysSoBeforeTheClick(t *testing.T) {
 	// A reader sees neither.
 	if p.SignedIn(t, "principal").Get("/students/2601").Doc.Find(`[data-testid="student-delete"], [data-testid="student-delete-blocked"]`).Length() != 0 {
 		t.Error("a principal sees delete controls")
+	}
+}
+
+// A student the service no longer has (deleted meanwhile, elsewhere) goes the way a delete
+// the portal makes goes: out of the roster and, with their unpaid bills, out of every
+// figure at once. The dashboard and the bills list do not wait for the nightly reconcile.
+func TestDeletingAStudentTheServiceNoLongerHas(t *testing.T) {
+	t.Parallel()
+	p := portaltest.Start(t, portaltest.Options{Now: studentsNow})
+	seedStudent(t, p, billing.Student{NIS: "2601", Name: "Budi Santoso"},
+		spp("SPP Desember", 450_000, 25_000, utcDay(2026, 12, 10), utcDay(2026, 12, 31)))
+	seedStudent(t, p, billing.Student{NIS: "2602", Name: "Siti Aminah"},
+		spp("SPP Desember", 300_000, 25_000, utcDay(2026, 12, 10), utcDay(2026, 12, 31)))
+	c := p.SignedIn(t, "finance")
+	outstanding := func() string { return stext(c.Get("/"), `[data-testid="card-outstanding"] [data-testid="value"]`) }
+	if got := outstanding(); got != "Rp 750.000" {
+		t.Fatalf("unpaid before: %q", got)
+	}
+
+	if err := p.Billing.DeleteStudent(t.Context(), "2602"); err != nil { // at the service, not through the portal
+		t.Fatal(err)
+	}
+	if res := c.Post("/students/2602/delete", url.Values{"confirm": {"yes"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("delete: %d", res.StatusCode)
+	}
+	if flash := stext(c.Get("/students"), `[role="status"], .flash`); !strings.Contains(flash, "sudah tidak ada di layanan pembayaran") {
+		t.Errorf("flash %q", flash)
+	}
+	if got := outstanding(); got != "Rp 450.000" {
+		t.Errorf("unpaid after: %q, want only the student left", got)
+	}
+	if n := c.Get("/bills?state=all&nis=2602").Doc.Find(`[data-testid="bill-row"]`).Length(); n != 0 {
+		t.Errorf("the bills list still shows %d of the deleted student's bills", n)
+	}
+	if res := c.Get("/students/2602"); res.StatusCode != http.StatusNotFound {
+		t.Errorf("the deleted student's page: %d", res.StatusCode)
 	}
 }

@@ -4,7 +4,8 @@ import (
 	"net/http"
 
 	"github.com/sekolah/portal/internal/auth"
-	"github.com/sekolah/portal/internal/store"
+	"github.com/sekolah/portal/internal/problem"
+	"github.com/sekolah/portal/internal/students"
 	"github.com/sekolah/portal/views/components"
 	"github.com/sekolah/portal/views/pages"
 )
@@ -18,14 +19,27 @@ func (h *Handler) listStudents(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	f := pages.StudentsFilter{Query: q.Get("q"), Class: q.Get("class")}
 	offset := offsetParam(r, studentsPageSize)
-	classes := h.knownClasses(ctx)
-	list, total, err := h.db.ListStudents(ctx, store.StudentFilter{Query: f.Query, Class: f.Class, Offset: offset, Limit: studentsPageSize,
-		ClassOrder: classes})
+	v := pages.StudentsView{Filter: f, Now: h.now(), CanWrite: can(ctx, auth.WriteBilling)}
+	var ps problem.List
+	if !students.CheckSearch(&ps, "q", f.Query) {
+		// Said beside the search, what was typed cut to what may be searched for.
+		v.Classes = h.knownClasses(ctx)
+		v.Filter.Query, v.SearchError = cutRunes(f.Query, students.MaxSearchLen), problemMessages(ctx, ps)["q"]
+		var err error
+		if v.Sync, err = h.syncView(ctx); err != nil {
+			h.serverError(w, r, err)
+			return
+		}
+		h.page(w, r, http.StatusUnprocessableEntity, pages.Students(v), pages.StudentsResults(v))
+		return
+	}
+	page, err := h.students.List(ctx, students.Query{Search: f.Query, Class: f.Class, Offset: offset, Limit: studentsPageSize})
 	if err != nil {
 		h.serverError(w, r, err)
 		return
 	}
-	v := pages.StudentsView{Filter: f, Now: h.now(), CanWrite: can(ctx, auth.WriteBilling), Classes: classes}
+	list, total := page.Rows, page.Total
+	v.Classes = page.Classes
 	if v.Sync, err = h.syncView(ctx); err != nil {
 		h.serverError(w, r, err)
 		return

@@ -1,14 +1,12 @@
 package web
 
 import (
-	"errors"
 	"net/http"
 
 	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/followups"
 	"github.com/sekolah/portal/internal/i18n"
 	"github.com/sekolah/portal/internal/letters"
-	"github.com/sekolah/portal/internal/store"
 	"github.com/sekolah/portal/views/pages"
 )
 
@@ -28,9 +26,9 @@ func (h *Handler) showReminder(w http.ResponseWriter, r *http.Request) {
 	if can(ctx, auth.WriteBilling) {
 		v.RecordURL = followUpURL(s.NIS)
 	}
-	if last, err := h.db.LastFollowUp(ctx, s.NIS, string(followups.Letter)); err == nil {
+	if last, ok, err := h.followups.Last(ctx, s.NIS, followups.Letter); ok {
 		v.LastSentAt, v.LastSentBy = last.At, last.ActorName
-	} else if err != nil && !errors.Is(err, store.ErrNotFound) {
+	} else if err != nil {
 		h.log.Warn("last follow-up", "nis", s.NIS, "err", err)
 	}
 	h.render(w, r, http.StatusOK, pages.Reminder(v))

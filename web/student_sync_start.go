@@ -3,6 +3,7 @@ package web
 import (
 	"net/http"
 
+	"github.com/sekolah/portal/internal/audit"
 	"github.com/sekolah/portal/internal/i18n"
 	"github.com/sekolah/portal/views/pages"
 	"github.com/sekolah/portal/views/viewctx"
@@ -18,7 +19,9 @@ func (h *Handler) startSync(w http.ResponseWriter, r *http.Request) {
 		h.serverError(w, r, err)
 		return
 	}
-	h.audit(r, "students.sync", "", "ok", "")
+	e := auditStudentsSync.With()
+	e.Outcome = audit.OK
+	h.record(r, e)
 	if isPartial(r) {
 		v, err := h.syncView(ctx)
 		if err != nil {

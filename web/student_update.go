@@ -35,12 +35,8 @@ func (h *Handler) updateStudent(w http.ResponseWriter, r *http.Request) {
 			h.redirect(w, r, studentURL(s.NIS))
 			return
 		case errors.Is(err, billing.ErrValidation):
-			if apiErr, ok := billing.AsAPIError(err); ok {
-				for _, it := range apiErr.Problems() {
-					if field, ok := students.FieldOf(it.Field); ok {
-						f.Errors[field] = i18n.T(ctx, "students.err.service", it.Message)
-					}
-				}
+			for field, msg := range students.ReadRefusal(err).Fields {
+				f.Errors[field] = i18n.T(ctx, "students.err.service", msg)
 			}
 			if len(f.Errors) == 0 {
 				f.General = h.upstreamMessage(ctx, err, true)

@@ -4,5 +4,5 @@ import "net/http"
 
 // commitUpload starts the job that sends the new rows.
 func (h *Handler) commitUpload(w http.ResponseWriter, r *http.Request) {
-	h.uploadStep(w, r, "upload.commit", "uploads.committed", h.uploads.Commit(r.Context(), uploadFrom(r).ID, h.actor(r)))
+	h.uploadStep(w, r, "uploads.committed", h.uploads.Commit(r.Context(), uploadFrom(r).ID, h.actor(r)))
 }

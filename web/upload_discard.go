@@ -1,7 +1,6 @@
 package web
 
 import (
-	"fmt"
 	"net/http"
 
 	"github.com/sekolah/portal/internal/i18n"
@@ -10,12 +9,11 @@ import (
 // discardUpload drops an upload that was not committed, and its file.
 func (h *Handler) discardUpload(w http.ResponseWriter, r *http.Request) {
 	j := uploadFrom(r)
-	err := h.uploads.Discard(r.Context(), j.ID)
+	err := h.uploads.Discard(r.Context(), j.ID, h.actor(r))
 	if err == nil {
-		h.audit(r, "upload.discard", j.ID, "ok", fmt.Sprintf("%s %q", j.Kind, j.FileName))
 		h.addFlash(w, r, "success", i18n.T(r.Context(), "uploads.discarded", j.FileName))
 		h.redirect(w, r, "/uploads")
 		return
 	}
-	h.uploadStep(w, r, "upload.discard", "uploads.discarded", err, j.FileName)
+	h.uploadStep(w, r, "uploads.discarded", err, j.FileName)
 }

@@ -15,7 +15,7 @@ const uploadHistoryPage = 50
 func (h *Handler) listUploads(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	offset := offsetParam(r, uploadHistoryPage)
-	jobs, total, err := h.db.ListUploadJobs(ctx, offset, uploadHistoryPage)
+	jobs, total, err := h.uploads.History(ctx, offset, uploadHistoryPage)
 	if err != nil {
 		h.serverError(w, r, err)
 		return

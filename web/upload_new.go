@@ -18,8 +18,7 @@ func (h *Handler) uploadNewView(ctx context.Context, form pages.UploadForm) (pag
 	if v.Form.Kind == "" {
 		v.Form.Kind = string(uploads.Components)
 	}
-	active, err := h.db.UploadJobsInStates(ctx, uploads.StateHeld, uploads.StateAnalysing, uploads.StateReady,
-		uploads.StateQueued, uploads.StateChecking, uploads.StateSending)
+	active, err := h.uploads.Active(ctx)
 	if err != nil {
 		return v, err
 	}

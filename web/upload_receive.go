@@ -2,7 +2,6 @@ package web
 
 import (
 	"errors"
-	"fmt"
 	"mime"
 	"net/http"
 	"strconv"
@@ -94,7 +93,6 @@ func (h *Handler) receiveUpload(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	j := rec.Job
-	h.audit(r, "upload.receive", j.ID, "ok", fmt.Sprintf("%s %q, %d bytes, sha256 %s", j.Kind, j.FileName, j.FileSize, j.FileSHA256))
 	if len(rec.Earlier) > 0 {
 		h.addFlash(w, r, "warning", i18n.T(ctx, "uploads.received_held", j.FileName))
 	} else {

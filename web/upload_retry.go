@@ -9,9 +9,10 @@ import (
 // retryUpload sends again the rows a finished job could not send, or makes a job waiting
 // for the payment service try again now.
 func (h *Handler) retryUpload(w http.ResponseWriter, r *http.Request) {
+	j := uploadFrom(r)
 	key := "uploads.retried"
-	if j := uploadFrom(r); uploads.Running(j.State) {
+	if uploads.Hurried(j) {
 		key = "uploads.hurried"
 	}
-	h.uploadStep(w, r, "upload.retry", key, h.uploads.Retry(r.Context(), uploadFrom(r).ID))
+	h.uploadStep(w, r, key, h.uploads.Retry(r.Context(), j.ID, h.actor(r)))
 }

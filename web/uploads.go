@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/sekolah/portal/internal/i18n"
-	"github.com/sekolah/portal/internal/store"
 	"github.com/sekolah/portal/internal/uploads"
 	"github.com/sekolah/portal/views/components"
 	"github.com/sekolah/portal/views/pages"
@@ -20,10 +19,10 @@ const uploadIssuesPage = 50
 
 // uploadCtx loads the {id} upload once and answers 404 early.
 func (h *Handler) uploadCtx(next http.Handler) http.Handler {
-	return recordCtx(h, h.db.UploadJobByID, next)
+	return recordCtx(h, h.uploads.Job, next)
 }
 
-func uploadFrom(r *http.Request) store.UploadJob { return recordFrom[store.UploadJob](r) }
+func uploadFrom(r *http.Request) uploads.Job { return recordFrom[uploads.Job](r) }
 
 func uploadKindOptions(ctx context.Context) []components.Option {
 	var opts []components.Option
@@ -34,7 +33,7 @@ func uploadKindOptions(ctx context.Context) []components.Option {
 }
 
 // uploadDuration is how long a committed job ran (or has been running).
-func uploadDuration(ctx context.Context, j store.UploadJob, now time.Time) string {
+func uploadDuration(ctx context.Context, j uploads.Job, now time.Time) string {
 	if j.CommittedAt.IsZero() {
 		return ""
 	}
@@ -56,42 +55,44 @@ func uploadDuration(ctx context.Context, j store.UploadJob, now time.Time) strin
 }
 
 // uploadListRow is one upload in a list; name says who uploaded it in words.
-func (h *Handler) uploadListRow(ctx context.Context, j store.UploadJob, name func(string) string) pages.UploadListRow {
+func (h *Handler) uploadListRow(ctx context.Context, j uploads.Job, name func(string) string) pages.UploadListRow {
 	return pages.UploadListRow{
-		ID: j.ID, FileName: j.FileName, SHA256: j.FileSHA256, Kind: j.Kind, State: j.State, UploadedBy: name(j.UploadedBy),
-		CreatedAt: j.CreatedAt, RowsTotal: j.RowsTotal, RowsNew: j.RowsNew, RowsAlready: j.RowsAlready, RowsError: j.RowsError,
-		Created: j.Created, Failed: j.Failed, Duration: uploadDuration(ctx, j, h.now()), Finished: uploads.Finished(j.State),
+		ID: j.ID, FileName: j.FileName, SHA256: j.FileSHA256, Kind: j.Kind, State: j.State, StateKey: uploads.StateOf(j).Key(),
+		UploadedBy: name(j.UploadedBy), CreatedAt: j.CreatedAt, RowsTotal: j.RowsTotal, RowsNew: j.RowsNew,
+		RowsAlready: j.RowsAlready, RowsError: j.RowsError, Created: j.Created, Failed: j.Failed,
+		Duration: uploadDuration(ctx, j, h.now()), Finished: uploads.StateOf(j).Finished(),
 	}
 }
 
 // uploadView shapes one upload for its page: the preview with a page of problems starting
 // at offset, or the job's progress once committed.
-func (h *Handler) uploadView(ctx context.Context, j store.UploadJob, offset int) (pages.UploadView, error) {
+func (h *Handler) uploadView(ctx context.Context, j uploads.Job, offset int) (pages.UploadView, error) {
 	p := i18n.From(ctx)
 	name := h.staffNames(ctx)
+	state := uploads.StateOf(j)
 	v := pages.UploadView{
-		ID: j.ID, FileName: j.FileName, SHA256: j.FileSHA256, Kind: j.Kind, State: j.State,
+		ID: j.ID, FileName: j.FileName, SHA256: j.FileSHA256, Kind: j.Kind, State: j.State, StateKey: state.Key(),
+		Busy: state.Busy(), Committed: state.Committed(), Finished: state.Finished(), CanCommit: state.Committable(),
 		SizeKB: i18n.Number((j.FileSize + 1023) / 1024), UploadedBy: name(j.UploadedBy), UploadedAt: j.CreatedAt,
 		FileKept: j.FileKept, Rows: j.RowsTotal, New: j.RowsNew, Already: j.RowsAlready, Errors: j.RowsError, IssueCount: j.Issues,
-		IssuesKept: j.IssuesKept,
+		IssuesKept: j.IssuesKept, CanRetryAnalysis: uploads.CanAnalyseAgain(j),
 	}
 	if j.Problem != "" {
 		v.Problem = uploads.FileMessage(p, j.Problem, j.ProblemArgs)
-		v.CanRetryAnalysis = j.FileKept && (j.Problem == "upstream" || j.Problem == "internal")
 	}
 	if j.State == uploads.StateHeld {
-		earlier, err := h.db.UploadJobsWithHash(ctx, j.FileSHA256, j.ID, uploads.StateDiscarded)
+		earlier, err := h.uploads.Earlier(ctx, j)
 		if err != nil {
 			return v, err
 		}
 		for _, e := range earlier {
-			v.Earlier = append(v.Earlier, pages.UploadEarlier{ID: e.ID, By: name(e.UploadedBy), State: e.State, At: e.CreatedAt})
+			v.Earlier = append(v.Earlier, pages.UploadEarlier{ID: e.ID, By: name(e.UploadedBy), StateKey: uploads.StateOf(e).Key(), At: e.CreatedAt})
 		}
 	}
 	for _, t := range j.Totals {
 		v.Totals = append(v.Totals, pages.UploadTotalRow{Code: t.AccountCode, Rows: t.Rows, Amount: t.Amount})
 	}
-	if j.State == uploads.StateReady {
+	if state.Committable() {
 		sample, err := h.uploadSample(ctx, j)
 		if err != nil {
 			return v, err
@@ -107,12 +108,12 @@ func (h *Handler) uploadView(ctx context.Context, j store.UploadJob, offset int)
 	if j.Issues > uploadIssuesPage || j.IssuesKept < j.Issues {
 		for _, k := range j.IssueKinds {
 			v.IssueKinds = append(v.IssueKinds, pages.UploadIssueKindRow{Column: uploads.ColumnName(k.Col), Count: k.Count,
-				Example: uploads.IssueOf(store.UploadIssue{Row: k.Row, Col: k.Col, Code: k.Code, Args: k.Args}).Message(p)})
+				Example: uploads.IssueOf(uploads.StoredIssue{Row: k.Row, Col: k.Col, Code: k.Code, Args: k.Args}).Message(p)})
 		}
 	}
 	if j.IssuesKept > 0 {
 		offset = min(max(offset, 0), j.IssuesKept-1)
-		list, err := h.db.UploadIssues(ctx, j.ID, offset, uploadIssuesPage)
+		list, err := h.uploads.Issues(ctx, j.ID, offset, uploadIssuesPage)
 		if err != nil {
 			return v, err
 		}
@@ -132,7 +133,7 @@ func (h *Handler) uploadView(ctx context.Context, j store.UploadJob, offset int)
 		}
 		pr := o.Progress
 		total := j.ToSend
-		if j.State == uploads.StateQueued || j.State == uploads.StateChecking {
+		if state.Preparing() {
 			total = j.RowsNew + v.ChangeCount // not cut into chunks yet: the preview's count
 		}
 		v.Progress = pages.UploadProgressView{
@@ -140,13 +141,13 @@ func (h *Handler) uploadView(ctx context.Context, j store.UploadJob, offset int)
 			Errors: j.RowsError, Failed: pr.FailedRows, Recognised: pr.Recognised, MoreFailures: o.MoreFailures,
 			UnsentReason: o.UnsentReason,
 		}
-		if j.State == uploads.StateQueued || j.State == uploads.StateChecking {
+		if state.Preparing() {
 			v.Progress.Processed = 0
 		}
-		if uploads.Finished(j.State) {
+		v.CanRetry = uploads.CanRetry(j, pr)
+		if state.Finished() {
 			v.Progress.Unsent = pr.Pending
 			v.Progress.Duration = uploadDuration(ctx, j, h.now())
-			v.CanRetry = pr.Pending > 0 || pr.Chunks == 0 && j.FileKept && (j.Problem == "upstream" || j.Problem == "internal")
 		} else {
 			v.Progress.Wait = pr.Unknown
 			if !j.WaitingSince.IsZero() {
@@ -156,7 +157,7 @@ func (h *Handler) uploadView(ctx context.Context, j store.UploadJob, offset int)
 		switch {
 		case v.Progress.Total > 0:
 			v.Progress.Percent = v.Progress.Processed * 100 / v.Progress.Total
-		case uploads.Finished(j.State):
+		case state.Finished():
 			v.Progress.Percent = 100
 		}
 		for _, f := range o.Failures {
@@ -169,25 +170,25 @@ func (h *Handler) uploadView(ctx context.Context, j store.UploadJob, offset int)
 
 // uploadSample is the preview's first rows as they will be sent, in the reader's formats,
 // with each component's student named from the roster.
-func (h *Handler) uploadSample(ctx context.Context, j store.UploadJob) ([]pages.UploadSampleRow, error) {
+func (h *Handler) uploadSample(ctx context.Context, j uploads.Job) ([]pages.UploadSampleRow, error) {
 	rows, err := uploads.DecodeSample(j.Sample)
 	if err != nil || len(rows) == 0 {
 		return nil, err
 	}
-	var names map[string]store.Student
+	var names map[string]string
 	if j.Kind == string(uploads.Components) {
 		nis := make([]string, len(rows))
 		for i, r := range rows {
 			nis[i] = r.NIS
 		}
-		if names, err = h.db.StudentsByNIS(ctx, nis); err != nil {
+		if names, err = h.uploads.StudentNames(ctx, nis); err != nil {
 			return nil, err
 		}
 	}
 	p := i18n.From(ctx)
 	out := make([]pages.UploadSampleRow, len(rows))
 	for i, r := range rows {
-		out[i] = pages.UploadSampleRow{Row: r.Row, NIS: r.NIS, Student: names[r.NIS].Name, Name: r.Name, Account: r.Account,
+		out[i] = pages.UploadSampleRow{Row: r.Row, NIS: r.NIS, Student: names[r.NIS], Name: r.Name, Account: r.Account,
 			Class: r.Class, Phone: r.Phone, Email: r.Email, Due: p.Day(r.Due), Expiry: p.Day(r.Expiry),
 			Active: p.Day(r.Active), Notes: r.Notes}
 		if j.Kind == string(uploads.Components) {
@@ -209,21 +210,21 @@ var changeFieldKeys = map[uploads.Field]string{
 // uploadChanges adds a sheet's changes of what exists (components corrected, students
 // updated) to its view: how many, and the first ones cell by cell, old → new, in the
 // reader's formats.
-func (h *Handler) uploadChanges(ctx context.Context, j store.UploadJob, v *pages.UploadView) error {
+func (h *Handler) uploadChanges(ctx context.Context, j uploads.Job, v *pages.UploadView) error {
 	ch, err := h.uploads.Changes(ctx, j.ID)
 	if err != nil || ch.Count+ch.Unchanged == 0 {
 		return err
 	}
 	p := i18n.From(ctx)
 	v.ChangeCount, v.Unchanged = ch.Count, ch.Unchanged
-	if j.State != uploads.StateReady {
+	if !uploads.StateOf(j).Committable() {
 		return nil
 	}
 	nis := make([]string, len(ch.First))
 	for i, c := range ch.First {
 		nis[i] = c.NIS
 	}
-	names, err := h.db.StudentsByNIS(ctx, nis)
+	names, err := h.uploads.StudentNames(ctx, nis)
 	if err != nil {
 		return err
 	}
@@ -244,7 +245,7 @@ func (h *Handler) uploadChanges(ctx context.Context, j store.UploadJob, v *pages
 		return s
 	}
 	for _, c := range ch.First {
-		row := pages.UploadChangeRow{Row: c.Row, ID: c.ID, NIS: c.NIS, Student: names[c.NIS].Name, Name: c.Name}
+		row := pages.UploadChangeRow{Row: c.Row, ID: c.ID, NIS: c.NIS, Student: names[c.NIS], Name: c.Name}
 		for _, cell := range c.Cells {
 			row.Cells = append(row.Cells, pages.UploadCellChange{Field: i18n.T(ctx, changeFieldKeys[cell.Field]),
 				Old: show(cell.Field, cell.Old), New: show(cell.Field, cell.New)})
@@ -273,14 +274,14 @@ func sinceLabel(p i18n.Printer, t, now time.Time) string {
 	return p.Date(t) + " " + hm
 }
 
-// uploadStep answers an action on an upload: back to its page with a message, or with a
-// plain note when the upload has moved on (committed twice, discarded meanwhile).
-func (h *Handler) uploadStep(w http.ResponseWriter, r *http.Request, action, okKey string, err error, args ...any) {
+// uploadStep answers a step taken on an upload (the runner audits it): back to its page
+// with a message, or with a plain note when the upload has moved on (committed twice,
+// discarded meanwhile).
+func (h *Handler) uploadStep(w http.ResponseWriter, r *http.Request, okKey string, err error, args ...any) {
 	ctx := r.Context()
 	j := uploadFrom(r)
 	switch {
 	case err == nil:
-		h.audit(r, action, j.ID, "ok", fmt.Sprintf("%s %q", j.Kind, j.FileName))
 		h.addFlash(w, r, "success", i18n.T(ctx, okKey, args...))
 	case errors.Is(err, uploads.ErrState):
 		h.addFlash(w, r, "warning", i18n.T(ctx, "uploads.not_possible"))

@@ -37,6 +37,14 @@ func upstreamStatus(err error) int {
 	return http.StatusBadGateway
 }
 
+// isUpstream reports whether err is the billing service's doing (its answer, or no answer
+// in time), as against a failure of the portal's own.
+func isUpstream(err error) bool {
+	var apiErr *billing.APIError
+	return errors.As(err, &apiErr) || errors.Is(err, billing.ErrTimeout) || errors.Is(err, billing.ErrUnavailable) ||
+		errors.Is(err, billing.ErrUnauthorized)
+}
+
 // upstreamMessage says in the person's language what went wrong with the billing service.
 // write tells whether the call could have changed something: a timeout on a write is
 // ambiguous, and the person must be told to check before trying again.

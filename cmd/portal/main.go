@@ -30,6 +30,7 @@ import (
 	"github.com/sekolah/portal/internal/app"
 	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/boundlog"
 	"github.com/sekolah/portal/internal/clock"
 	"github.com/sekolah/portal/internal/config"
 	"github.com/sekolah/portal/internal/sandbox"
@@ -49,7 +50,8 @@ func main() {
 // run is the whole program; it returns when ctx ends (SIGINT/SIGTERM) after a graceful
 // shutdown, or on a start-up error that names what to fix.
 func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
-	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	// Every value of a line bounded: a request's path, query or typed text is the sender's.
+	log := slog.New(boundlog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo})))
 	cfg, err := config.Load(getenv)
 	if err != nil {
 		return fmt.Errorf("invalid configuration:\n%w", err)
@@ -82,8 +84,20 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 
 func serve(ctx context.Context, cfg config.Config, db *store.DB, authSvc *auth.Service, log *slog.Logger, stdout io.Writer) error {
 	created, generated, err := authSvc.EnsureBootstrapAdmin(ctx, cfg.AdminPassword)
-	if err != nil {
+	switch {
+	case errors.Is(err, auth.ErrAdminNameTaken):
+		return errors.New(`no admin account exists, and "admin" is the username of an account of another role: ` +
+			"make an admin with `portal user add USERNAME admin`, then start again")
+	case err != nil:
 		return fmt.Errorf("bootstrap admin (PORTAL_ADMIN_PASSWORD): %w", err)
+	case created && generated == "":
+		log.Info("no admin account existed: created admin with the password PORTAL_ADMIN_PASSWORD gives")
+	case created:
+		log.Info("no admin account existed: created admin with a generated password")
+	case cfg.AdminPassword != "":
+		// Said, not silently ignored: the variable only ever sets the first admin's password.
+		log.Warn("PORTAL_ADMIN_PASSWORD is set but an admin account exists already, so it is not used; " +
+			"change a password with `portal user passwd USERNAME`, and unset the variable")
 	}
 	if err := giveAdminPassword(cfg, log, stdout, created, generated); err != nil {
 		return err

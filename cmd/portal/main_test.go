@@ -117,6 +117,20 @@ func TestFreshStart(t *testing.T) {
 		t.Fatalf("login page: %v %v", err, res)
 	}
 	res.Body.Close()
+	// A path of 50,000 characters is logged, but not whole: every value of a line is bounded.
+	res, err = http.Get("http://" + addr + "/" + strings.Repeat("x", 50_000) + "?q=" + strings.Repeat("y", 50_000))
+	if err != nil || res.StatusCode != http.StatusNotFound {
+		t.Fatalf("a long path: %v %v", err, res)
+	}
+	res.Body.Close()
+	for line := range strings.Lines(out.String()) {
+		if len(line) > 4*1024 {
+			t.Fatalf("a log line of %d bytes: %.300s…", len(line), line)
+		}
+	}
+	if !strings.Contains(out.String(), "more bytes)") {
+		t.Fatalf("the long path is not in the log, cut:\n%.2000s", out)
+	}
 	// The embedded sandbox's demo school reaches the roster without anyone pressing Sync.
 	db, err := store.Open(context.Background(), "sqlite:"+dir+"/portal.db", time.Now)
 	if err != nil {
@@ -187,18 +201,20 @@ func TestFirstStartOnATerminal(t *testing.T) {
 	}
 }
 
-// workerFrames are functions only the portal's background workers run.
+// workerFrames are functions only the portal's background workers run (the job loop is
+// the uploads' and the corrections' runners'). The ledger's comes last: a goroutine whose
+// frames are elided is named by who created it (below), which for every internal/jobs
+// worker is jobs.(*Worker).Go.
 var workerFrames = []string{
-	"internal/uploads.(*Runner).loop", "internal/uploads.(*Runner).janitor", "internal/uploads.(*Runner).watchAnalyses",
-	"internal/app.(*Periodic).loop", "internal/ledger.(*Syncer).loop",
+	"internal/jobs.(*Queue).Loop", "internal/uploads.(*Runner).janitor", "internal/uploads.(*Runner).watchAnalyses",
+	"internal/app.(*Periodic).loop", "internal/ledger.(*Syncer).loop", "internal/registration.(*Intake).loop",
 }
 
 // createdBy names the function that starts a worker's one goroutine: a goroutine deep in
 // the SQLite driver (waiting for the ledger's first fill to let go of the database) has
 // its bottom frames elided from the dump, but not the line that says who created it.
 var createdBy = map[string]string{
-	"internal/app.(*Periodic).loop":  "internal/app.(*Periodic).Start",
-	"internal/ledger.(*Syncer).loop": "internal/ledger.(*Syncer).Start",
+	"internal/ledger.(*Syncer).loop": "internal/jobs.(*Worker).Go",
 }
 
 // allGoroutines is every goroutine's stack, for a start that does not finish: where it
@@ -214,8 +230,14 @@ func workerGoroutines() []string {
 	buf = buf[:runtime.Stack(buf, true)]
 	var out []string
 	for _, g := range strings.Split(string(buf), "\n\n") {
+		// A frame of the worker's own names it; only a goroutine without one (its frames
+		// elided) is named by who created it.
+		if i := slices.IndexFunc(workerFrames, func(f string) bool { return strings.Contains(g, f) }); i >= 0 {
+			out = append(out, workerFrames[i])
+			continue
+		}
 		for _, f := range workerFrames {
-			if strings.Contains(g, f) || createdBy[f] != "" && strings.Contains(g, "created by github.com/sekolah/portal/"+createdBy[f]) {
+			if createdBy[f] != "" && strings.Contains(g, "created by github.com/sekolah/portal/"+createdBy[f]) {
 				out = append(out, f)
 				break
 			}
@@ -243,7 +265,8 @@ func TestShutdownStopsTheWorkersFirst(t *testing.T) {
 		}
 	}
 	running := workerGoroutines()
-	for _, want := range []string{"internal/uploads.(*Runner).loop", "internal/app.(*Periodic).loop", "internal/ledger.(*Syncer).loop"} {
+	for _, want := range []string{"internal/jobs.(*Queue).Loop", "internal/app.(*Periodic).loop", "internal/ledger.(*Syncer).loop",
+		"internal/registration.(*Intake).loop"} {
 		if !slices.Contains(running, want) {
 			t.Fatalf("%s is not running while the portal serves: %v", want, running)
 		}
@@ -263,6 +286,62 @@ func TestShutdownStopsTheWorkersFirst(t *testing.T) {
 	}
 	if strings.Contains(out.String(), "database is closed") {
 		t.Fatalf("something used the database after it closed:\n%s", out)
+	}
+}
+
+// TestUserAddBeforeTheFirstStart (issue 30): `portal user add` of a finance account before
+// the portal ever started used to leave it without an admin, PORTAL_ADMIN_PASSWORD
+// ignored without a word. The command now says no admin exists yet; the first start makes
+// one with the variable's password and says so; a later start says the variable is not
+// used.
+func TestUserAddBeforeTheFirstStart(t *testing.T) {
+	dir := t.TempDir()
+	env := map[string]string{"PORTAL_DATA_DIR": dir, "PORTAL_ADDR": freeAddr(t), "PORTAL_ADMIN_PASSWORD": "sandi-dari-operator",
+		"PORTAL_DEMO_BANK_PAYMENTS": "off"}
+	getenv := func(k string) string { return env[k] }
+	var cmdOut bytes.Buffer
+	if err := run(context.Background(), []string{"user", "add", "siti", "finance"}, getenv, strings.NewReader("sandi-siti-keuangan\n"), &cmdOut, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(cmdOut.String(), "added siti (finance)") || !strings.Contains(cmdOut.String(), "there is no admin account yet") {
+		t.Fatalf("user add said:\n%s", cmdOut.String())
+	}
+	start := func() string {
+		t.Helper()
+		ctx, cancel := context.WithCancel(context.Background())
+		out := &syncBuffer{}
+		done := make(chan error, 1)
+		go func() { done <- run(ctx, nil, getenv, strings.NewReader(""), io.Discard, out) }()
+		for deadline := time.Now().Add(60 * time.Second); !strings.Contains(out.String(), "portal ready"); time.Sleep(20 * time.Millisecond) {
+			select {
+			case err := <-done:
+				t.Fatalf("portal stopped: %v\n%s", err, out)
+			default:
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("portal not ready:\n%s", out)
+			}
+		}
+		cancel()
+		if err := <-done; err != nil {
+			t.Fatalf("shutdown: %v", err)
+		}
+		return out.String()
+	}
+	if log := start(); !strings.Contains(log, "no admin account existed: created admin with the password PORTAL_ADMIN_PASSWORD gives") ||
+		!strings.Contains(log, "sign in as admin with PORTAL_ADMIN_PASSWORD") {
+		t.Fatalf("the first start said:\n%s", log)
+	}
+	db, err := store.Open(context.Background(), "sqlite:"+dir+"/portal.db", time.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u, err := auth.NewService(db, clock.System(time.UTC)).SignIn(context.Background(), "admin", "sandi-dari-operator", "127.0.0.1"); err != nil || u.Role != "admin" {
+		t.Fatalf("sign in as admin: %+v %v", u, err)
+	}
+	db.Close()
+	if log := start(); !strings.Contains(log, "PORTAL_ADMIN_PASSWORD is set but an admin account exists already") {
+		t.Fatalf("the second start said:\n%s", log)
 	}
 }
 

@@ -73,6 +73,12 @@ func userCommand(ctx context.Context, svc *auth.Service, args []string, in io.Re
 		if generated {
 			fmt.Fprintf(out, "password: %s\n", password)
 		}
+		// Said at once: before the first start, an account of another role leaves the
+		// portal without an admin until it starts.
+		if n, err := svc.Store.CountAdmins(ctx); err == nil && n == 0 {
+			fmt.Fprintln(out, "note: there is no admin account yet; the portal's next start creates \"admin\" "+
+				"(with PORTAL_ADMIN_PASSWORD, or a generated password it gives once), or add one with `portal user add USERNAME admin`")
+		}
 		return nil
 	case "passwd":
 		if len(args) != 2 {

@@ -22,8 +22,12 @@ func TestUserCommand(t *testing.T) {
 		return out.String(), err
 	}
 
-	if out, err := run("typed-password-1\n", "add", "siti", "finance", "Siti", "Aminah"); err != nil || !strings.Contains(out, "added siti (finance)") || strings.Contains(out, "password:") {
+	if out, err := run("typed-password-1\n", "add", "siti", "finance", "Siti", "Aminah"); err != nil || !strings.Contains(out, "added siti (finance)") ||
+		strings.Contains(out, "password:") || !strings.Contains(out, "no admin account yet") {
 		t.Fatalf("add with typed password: %q %v", out, err)
+	}
+	if out, err := run("typed-password-2\n", "add", "kepala.tu", "admin"); err != nil || strings.Contains(out, "no admin account") {
+		t.Fatalf("add an admin: %q %v", out, err)
 	}
 	if _, err := svc.SignIn(ctx, "siti", "typed-password-1", "127.0.0.1"); err != nil {
 		t.Fatalf("sign in with typed password: %v", err)

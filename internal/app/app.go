@@ -2,9 +2,10 @@
 // configuration, the database and the billing client: the one wiring that cmd/portal
 // runs and internal/portaltest tests. web.New takes the App and only builds routes.
 //
-// The workers (the uploads runner, the ledger's sync, the pruner of old sign-in attempts
-// and expired sessions) start with Start and stop with Stop, which returns only once none
-// of them runs any more: the caller closes the database after it.
+// The workers (the uploads runner, the ledger's sync, the payment callbacks' confirmer,
+// the pruner of old sign-in attempts and expired sessions) start with Start and stop with
+// Stop, which returns only once none of them runs any more: the caller closes the
+// database after it.
 package app
 
 import (
@@ -16,8 +17,10 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/sekolah/portal/internal/audit"
 	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/boundlog"
 	"github.com/sekolah/portal/internal/changes"
 	"github.com/sekolah/portal/internal/clock"
 	"github.com/sekolah/portal/internal/config"
@@ -33,6 +36,7 @@ import (
 	"github.com/sekolah/portal/internal/reports"
 	"github.com/sekolah/portal/internal/school"
 	"github.com/sekolah/portal/internal/store"
+	"github.com/sekolah/portal/internal/students"
 	"github.com/sekolah/portal/internal/uploads"
 	"github.com/sekolah/portal/internal/whatsapp"
 )
@@ -56,6 +60,8 @@ type Options struct {
 	// Sync adjusts the ledger's sync configuration (made from Config) before the syncer
 	// is built.
 	Sync func(*ledger.SyncConfig)
+	// Callbacks adjusts the payment callbacks' confirmer configuration before it is built.
+	Callbacks func(*ledger.ConfirmConfig)
 	// Corrections adjusts the correction job runner's configuration before it is built.
 	Corrections func(*corrections.Config)
 	// MessageSandboxes are the channels whose configuration points at an embedded message
@@ -84,6 +90,11 @@ type App struct {
 	Clock clock.Clock
 
 	Auth *auth.Service
+	// Audit is the audit log: its pages read it, the pages' own actions are recorded in it.
+	Audit audit.Log
+	// Students is the roster as the pages read it: a student by NIS (fetched from the
+	// service when the roster lacks them), its pages and classes, whether one has payments.
+	Students *students.Service
 	// Writer is the one door for changes at the service: every part that writes is
 	// handed this one.
 	Writer       *changes.Writer
@@ -108,6 +119,10 @@ type App struct {
 	// Sync keeps the ledger true to the service: the first fill, the incremental sync
 	// every LedgerSyncEvery, the nightly reconcile (a worker, under a database lease).
 	Sync *ledger.Syncer
+	// Callbacks receives the service's payment callbacks and confirms each with the
+	// service before the ledger records it (a worker retries those the service did not
+	// answer, under a database lease).
+	Callbacks *ledger.Confirmer
 	// Uploads is the upload job runner (a worker).
 	Uploads *uploads.Runner
 	// Corrections runs the correction jobs: bulk corrections and the undo of uploads (a
@@ -115,6 +130,8 @@ type App struct {
 	Corrections *corrections.Runner
 	// Pruner drops old sign-in attempts and expired sessions hourly (a worker).
 	Pruner *Periodic
+	// Intake sends the public form's applications, or holds them for staff (a worker).
+	Intake *registration.Intake
 
 	workers []Worker
 	started []Worker
@@ -127,12 +144,15 @@ func New(ctx context.Context, o Options) (*App, error) {
 	if log == nil {
 		log = slog.Default()
 	}
+	// Every value a line carries bounded (a request's path, query, what was typed): the
+	// services and the handlers log through this one.
+	log = slog.New(boundlog.New(log.Handler()))
 	cfg := o.Config
 	if cfg.Location == nil {
 		return nil, errors.New("app: no time zone (PORTAL_TZ): the school's dates would be guessed")
 	}
 	clk := clock.New(o.Now, cfg.Location)
-	a := &App{Config: cfg, DB: o.DB, Billing: o.Billing, Log: log, Clock: clk}
+	a := &App{Config: cfg, DB: o.DB, Billing: o.Billing, Log: log, Clock: clk, Audit: audit.Log{DB: o.DB, Clock: clk}}
 
 	a.Auth = o.Auth
 	if a.Auth == nil {
@@ -153,6 +173,14 @@ func New(ctx context.Context, o Options) (*App, error) {
 	if a.Sync, err = ledger.NewSyncer(scfg); err != nil {
 		return nil, fmt.Errorf("app: %w", err)
 	}
+	ccb := ledger.ConfirmConfig{Ledger: a.Ledger, Client: o.Billing, Clock: clk,
+		Logger: log.With("component", "ledger-callbacks")}
+	if o.Callbacks != nil {
+		o.Callbacks(&ccb)
+	}
+	if a.Callbacks, err = ledger.NewConfirmer(ccb); err != nil {
+		return nil, fmt.Errorf("app: %w", err)
+	}
 	a.Writer = &changes.Writer{Client: o.Billing, DB: o.DB, Ledger: a.Ledger, Nudge: a.Sync.Nudge, Log: log, Clock: clk}
 	// Every figure about money is the ledger's; a person's "refresh" asks for a sync now.
 	a.Reports = reports.New(reports.Config{Ledger: a.Ledger, Roster: o.DB, Logger: log,
@@ -160,6 +188,12 @@ func New(ctx context.Context, o Options) (*App, error) {
 	a.Registration = &registration.Service{
 		DB: o.DB, Writer: a.Writer, Billing: o.Billing, Accounts: cfg.AccountCodes, Clock: clk, Log: log,
 	}
+	// The public form's applications: sent by the Intake while the form is under its hourly
+	// cap, a call without an answer looked for once the client's whole deadline has passed.
+	a.Intake = &registration.Intake{Service: a.Registration, Clock: clk, Settle: cfg.UpstreamDeadline,
+		Log: log.With("component", "registration-intake")}
+	a.Registration.Nudge = a.Intake.Nudge
+	a.Students = &students.Service{DB: o.DB, Billing: o.Billing, Clock: clk}
 	a.School = &school.Service{DB: o.DB, Clock: clk, Log: log}
 	a.Counter = &counter.Service{Billing: o.Billing, Writer: a.Writer, DB: o.DB, School: a.School, Clock: clk, Log: log}
 	a.FollowUps = &followups.Service{DB: o.DB, Ledger: a.Ledger, Clock: clk,
@@ -202,8 +236,10 @@ func New(ctx context.Context, o Options) (*App, error) {
 	// in ten minutes is someone guessing.
 	a.ParentPages = parents.NewLimiter(clk, 120, 10, 10*time.Minute)
 
-	ucfg := uploads.ConfigFrom(cfg)
-	ucfg.Clock = clk
+	// The job runners take the portal's clock like every service; the test harness gives
+	// them the system's (their leases are compared across instances through the database,
+	// and their waits must pass, which a fixed clock never does).
+	ucfg := uploads.ConfigFrom(cfg, clk)
 	if o.Uploads != nil {
 		o.Uploads(&ucfg)
 	}
@@ -217,12 +253,12 @@ func New(ctx context.Context, o Options) (*App, error) {
 			return errors.Join(errSignIns, errSessions)
 		}}
 	// A call without an answer is given the client's timeout to land before it is read.
-	ccfg := corrections.Config{Clock: clk, Settle: cfg.UpstreamTimeout}
+	ccfg := corrections.Config{Settle: cfg.UpstreamTimeout, Clock: clk}
 	if o.Corrections != nil {
 		o.Corrections(&ccfg)
 	}
-	a.Corrections = corrections.NewRunner(ccfg, o.DB, o.Billing, a.Writer, log.With("component", "corrections"))
-	a.workers = []Worker{a.Uploads, a.Sync, a.Corrections, a.Pruner}
+	a.Corrections = corrections.NewRunner(ccfg, o.DB, a.Writer, log.With("component", "corrections"))
+	a.workers = []Worker{a.Uploads, a.Sync, a.Callbacks, a.Corrections, a.Pruner, a.Intake}
 	return a, nil
 }
 

@@ -83,7 +83,7 @@ func TestNoClockIsRefused(t *testing.T) {
 	}
 	panics("the school", func() { _, _ = (&school.Service{DB: db}).SuggestReceipt(context.Background()) })
 	panics("the uploads runner", func() { uploads.NewRunner(uploads.Config{}, db, nil, nil, nil) })
-	panics("the corrections runner", func() { corrections.NewRunner(corrections.Config{}, db, nil, nil, nil) })
+	panics("the corrections runner", func() { corrections.NewRunner(corrections.Config{}, db, nil, nil) })
 	if _, err := ledger.New(context.Background(), ledger.Config{DB: db}); err == nil || !strings.Contains(err.Error(), "clock") {
 		t.Errorf("a ledger without a clock: %v", err)
 	}

@@ -161,3 +161,21 @@ func TestValidateUsername(t *testing.T) {
 		}
 	}
 }
+
+func TestAddressGroup(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ in, want string }{
+		{"203.0.113.9", "203.0.113.9"},
+		{"::ffff:203.0.113.9", "203.0.113.9"},
+		{"2001:db8:1:2:3:4:5:6", "2001:db8:1:2::/64"},
+		{"2001:db8:1:2:ffff:ffff:ffff:ffff", "2001:db8:1:2::/64"},
+		{"2001:db8:1:3::1", "2001:db8:1:3::/64"},
+		{"fe80::1%eth0", "fe80::/64"},
+		{"@", "@"},
+		{"", ""},
+	} {
+		if got := auth.AddressGroup(tt.in); got != tt.want {
+			t.Errorf("AddressGroup(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}

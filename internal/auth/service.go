@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/sekolah/portal/internal/audit"
 	"github.com/sekolah/portal/internal/clock"
 	"github.com/sekolah/portal/internal/store"
 )
@@ -20,12 +21,16 @@ var (
 	ErrDisabled = errors.New("auth: account disabled")
 )
 
-// LockedError means too many recent failures from the caller's address; no password is
-// checked until Until. Locks are per address, never per account alone, so failures made
-// elsewhere cannot lock a person out.
+// LockedError means too many recent failures; no password is checked until Until. A lock
+// is per address (the account from it, or the address for every account), or, once an
+// account has had too many failures from everywhere, the account for every device but
+// those it was signed in to from before (a known device is never locked out by
+// failures made elsewhere).
 type LockedError struct {
 	Until     time.Time
 	ByAddress bool // the address itself is locked (for every account), not just this account from it
+	// ByUsername: the account is locked for devices it was not signed in to from before.
+	ByUsername bool
 }
 
 // Error says what is locked and until when (UTC); pages show their own text.
@@ -33,16 +38,19 @@ func (e *LockedError) Error() string { return "auth: " + lockDetail(e) }
 
 // Policy defaults, applied when the Service's fields are zero.
 const (
-	DefaultMaxPairFailures = 5
-	DefaultMaxAddrFailures = 20
-	DefaultFailureWindow   = 15 * time.Minute
-	DefaultLockDuration    = 15 * time.Minute
-	DefaultSlowAfter       = 3
-	DefaultBaseDelay       = 250 * time.Millisecond
-	DefaultMaxDelay        = 3 * time.Second
+	DefaultMaxPairFailures     = 5
+	DefaultMaxAddrFailures     = 20
+	DefaultMaxUsernameFailures = 10
+	DefaultDeviceTrust         = 180 * 24 * time.Hour
+	DefaultFailureWindow       = 15 * time.Minute
+	DefaultLockDuration        = 15 * time.Minute
+	DefaultSlowAfter           = 3
+	DefaultBaseDelay           = 250 * time.Millisecond
+	DefaultMaxDelay            = 3 * time.Second
 )
 
-// Audit actions and outcomes written by this package.
+// The codes of the audit entries this package writes (their actions are in audit.go) and
+// the outcomes it records.
 const (
 	ActionSignIn        = "auth.signin"
 	ActionStaffCreate   = "staff.create"
@@ -51,11 +59,11 @@ const (
 	ActionStaffDisable  = "staff.disable"
 	ActionStaffEnable   = "staff.enable"
 
-	OutcomeOK       = "ok"
-	OutcomeFailed   = "failed"
-	OutcomeLocked   = "locked"
-	OutcomeDisabled = "disabled"
-	OutcomeDenied   = "denied"
+	OutcomeOK       = string(audit.OK)
+	OutcomeFailed   = string(audit.Failed)
+	OutcomeLocked   = string(audit.Locked)
+	OutcomeDisabled = string(audit.Disabled)
+	OutcomeDenied   = string(audit.Denied)
 )
 
 // Service signs staff in and makes the audited changes to their accounts.
@@ -73,6 +81,13 @@ type Service struct {
 	MaxAddrFailures int
 	FailureWindow   time.Duration
 	LockDuration    time.Duration
+	// MaxUsernameFailures failures for one username from anywhere within FailureWindow
+	// lock it for LockDuration on every device but a known one (Attempt.Device): many
+	// addresses guessing one password are capped, and the person goes on signing in from
+	// the devices they used before.
+	MaxUsernameFailures int
+	// DeviceTrust is how long after a sign-in a device counts as known (DefaultDeviceTrust).
+	DeviceTrust time.Duration
 
 	// SessionIdle ends a session after this long without a request (PORTAL_SESSION_IDLE);
 	// SessionLifetime ends it however active it is.
@@ -112,98 +127,142 @@ func orDefault[T int | time.Duration](v, def T) T {
 // through the username field.
 const maxUsernameInAudit = 64
 
-// SignIn checks username and password from addr and returns the user. Errors:
+// Attempt is one sign-in: what was typed, from where, and the device's proof that it
+// signed in before (its device cookie, verified by the caller).
+type Attempt struct {
+	Username, Password, Addr string
+	// Device is the account this device was signed in to before and when, from its
+	// signed device cookie; zero when it has none.
+	Device KnownDevice
+}
+
+// KnownDevice is a device's proof of an earlier sign-in: to which account, and when.
+type KnownDevice struct {
+	Username string
+	At       time.Time
+}
+
+// knows reports whether d is a device username was signed in to from, recently enough
+// (DeviceTrust) to be spared the account-wide lock.
+func (s *Service) knows(d KnownDevice, username string, now time.Time) bool {
+	return d.Username != "" && store.NormalizeUsername(d.Username) == username && !d.At.After(now) &&
+		now.Sub(d.At) <= orDefault(s.DeviceTrust, DefaultDeviceTrust)
+}
+
+// SignIn checks username and password from addr, from a device not known to have signed
+// in before; see SignInAttempt.
+func (s *Service) SignIn(ctx context.Context, username, password, addr string) (store.User, error) {
+	return s.SignInAttempt(ctx, Attempt{Username: username, Password: password, Addr: addr})
+}
+
+// SignInAttempt checks a sign-in and returns the user. Errors:
 // ErrBadCredentials, ErrDisabled, or *LockedError (checked before the password,
 // so a locked account says so and until when), or ctx's error when the caller gives up
 // while the attempt is slowed down (then nothing was checked or counted). Every attempt
 // that gets as far as the password is audited.
 //
-// Failures lock a username only from the address they came from (and an address that
-// fails for many usernames entirely); from everywhere else the username is only slowed
-// down. The wait holds nothing: no transaction, no lock, no queue a real person's
-// attempt would stand in.
-func (s *Service) SignIn(ctx context.Context, username, password, addr string) (store.User, error) {
+// Failures lock a username from the address they came from (and an address that fails for
+// many usernames entirely). From everywhere, a username with failures is first slowed
+// down, then, at MaxUsernameFailures, locked for every device but those it was signed in
+// to from before (a.Device), which are neither slowed nor locked by failures made
+// elsewhere: a stranger guessing from many addresses is capped, and cannot lock the
+// person out of their own devices. The wait holds nothing: no transaction, no lock, no
+// queue a real person's attempt would stand in.
+func (s *Service) SignInAttempt(ctx context.Context, a Attempt) (store.User, error) {
+	// The limits count an IPv6 address by its /64 (one subscriber's, free to change); the
+	// audit log keeps the address itself.
+	username, password, addr := a.Username, a.Password, AddressGroup(a.Addr)
 	now := s.now()
 	typed := truncate(username, maxUsernameInAudit)
 	name := store.NormalizeUsername(username)
-	audit := store.AuditEntry{At: now, Actor: typed, Action: ActionSignIn, Target: truncate(name, maxUsernameInAudit), IP: addr}
+	entry := auditSignIn.With()
+	entry.At, entry.Actor, entry.Target = now, audit.Actor{Username: typed, IP: a.Addr}, truncate(name, maxUsernameInAudit)
+	known := s.knows(a.Device, name, now)
+	if known {
+		entry.Detail = "known device"
+	}
 
-	if lock, err := s.lockFor(ctx, name, addr, now); err != nil {
+	if lock, err := s.lockFor(ctx, name, addr, now, known); err != nil {
 		return store.User{}, err
 	} else if lock != nil {
 		// Attempts while locked are audited but not counted, so the lock ends
 		// when the person was told it would.
-		audit.Outcome, audit.Detail = OutcomeLocked, lockDetail(lock)
-		s.audit(ctx, audit)
+		entry.Outcome, entry.Detail = audit.Locked, lockDetail(lock)
+		s.audit(ctx, entry)
 		return store.User{}, lock
 	}
 
 	// Slow down before the password is checked, not after: a guesser who stops waiting
 	// learns nothing and has spent no attempt.
-	delay, err := s.delayFor(ctx, name, now)
-	if err != nil {
-		return store.User{}, err
+	// A known device is not slowed down by failures made elsewhere either.
+	var delay time.Duration
+	if !known {
+		var err error
+		if delay, err = s.delayFor(ctx, name, now); err != nil {
+			return store.User{}, err
+		}
 	}
 	if delay > 0 {
 		if err := s.sleep(ctx, delay); err != nil {
 			return store.User{}, err
 		}
-		audit.Detail = "slowed down " + delay.String()
+		entry.Detail = "slowed down " + delay.String()
 	}
 
 	u, err := s.Store.UserByUsername(ctx, name)
-	known := err == nil
+	exists := err == nil
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return store.User{}, fmt.Errorf("auth: sign in: %w", err)
 	}
-	if !known || name == "" {
+	if !exists || name == "" {
 		burnCheck(password)
-		return store.User{}, s.failed(ctx, audit, name, addr, now, "unknown user")
+		return store.User{}, s.failed(ctx, entry, name, addr, now, "unknown user", known)
 	}
-	audit.ActorRole = u.Role
+	entry.Actor.Role = u.Role
 	if !CheckPassword(u.PasswordHash, password) {
-		return store.User{}, s.failed(ctx, audit, name, addr, now, "wrong password")
+		return store.User{}, s.failed(ctx, entry, name, addr, now, "wrong password", known)
 	}
 	if u.Disabled {
 		// Said only after the right password, so it reveals nothing to a guesser.
 		if err := s.Store.RecordSignIn(ctx, name, addr, false, now); err != nil {
 			return store.User{}, fmt.Errorf("auth: sign in: %w", err)
 		}
-		audit.Outcome = OutcomeDisabled
-		s.audit(ctx, audit)
+		entry.Outcome = audit.Disabled
+		s.audit(ctx, entry)
 		return store.User{}, ErrDisabled
 	}
 	if err := s.Store.RecordSignIn(ctx, name, addr, true, now); err != nil {
 		return store.User{}, fmt.Errorf("auth: sign in: %w", err)
 	}
-	audit.Outcome = OutcomeOK
-	s.audit(ctx, audit)
+	entry.Outcome = audit.OK
+	s.audit(ctx, entry)
 	return u, nil
 }
 
 // failed records a failed attempt and answers ErrBadCredentials, or the
 // *LockedError this failure has just triggered, so the person learns of the
 // lock at once rather than on the next try.
-func (s *Service) failed(ctx context.Context, audit store.AuditEntry, name, addr string, now time.Time, detail string) error {
+func (s *Service) failed(ctx context.Context, entry audit.Entry, name, addr string, now time.Time, detail string, known bool) error {
 	if err := s.Store.RecordSignIn(ctx, name, addr, false, now); err != nil {
 		return fmt.Errorf("auth: sign in: %w", err)
 	}
-	audit.Outcome, audit.Detail = OutcomeFailed, joinText(detail, audit.Detail)
-	lock, err := s.lockFor(ctx, name, addr, now)
+	entry.Outcome, entry.Detail = audit.Failed, joinText(detail, entry.Detail)
+	lock, err := s.lockFor(ctx, name, addr, now, known)
 	if err != nil {
 		return err
 	}
 	if lock != nil {
-		audit.Detail += "; " + lockDetail(lock)
+		entry.Detail += "; " + lockDetail(lock)
 	}
-	s.audit(ctx, audit)
+	s.audit(ctx, entry)
 	if lock != nil {
 		return lock
 	}
 	return ErrBadCredentials
 }
 
-// lockFor returns the lock in force for username at addr, or for addr, at now, or nil.
+// lockFor returns the lock in force for username at addr, or for addr, or (unless the
+// device is known) for username from everywhere, at now, or nil.
 //
 // A lock starts at the failure that brings the count within FailureWindow to the limit
 // and lasts LockDuration from it. Attempts made while locked are not recorded as
@@ -211,7 +270,7 @@ func (s *Service) failed(ctx context.Context, audit store.AuditEntry, name, addr
 // it: the lock holds when that failure is younger than LockDuration and the window
 // ending at it holds enough failures. (Counting the window ending now instead would end
 // a lock early as its first failures age out.)
-func (s *Service) lockFor(ctx context.Context, name, addr string, now time.Time) (*LockedError, error) {
+func (s *Service) lockFor(ctx context.Context, name, addr string, now time.Time, knownDevice bool) (*LockedError, error) {
 	window := orDefault(s.FailureWindow, DefaultFailureWindow)
 	lockFor := orDefault(s.LockDuration, DefaultLockDuration)
 	var lock *LockedError
@@ -225,7 +284,7 @@ func (s *Service) lockFor(ctx context.Context, name, addr string, now time.Time)
 			return err
 		}
 		if until := last.Add(lockFor); n >= limit && until.After(now) && (lock == nil || until.After(lock.Until)) {
-			lock = &LockedError{Until: until, ByAddress: byAddress}
+			lock = &LockedError{Until: until, ByAddress: byAddress, ByUsername: scope == store.ScopeUsername}
 		}
 		return nil
 	}
@@ -234,6 +293,11 @@ func (s *Service) lockFor(ctx context.Context, name, addr string, now time.Time)
 	}
 	if addr != "" {
 		if err := check(store.ScopeAddr, orDefault(s.MaxAddrFailures, DefaultMaxAddrFailures), true); err != nil {
+			return nil, fmt.Errorf("auth: sign-in throttle: %w", err)
+		}
+	}
+	if !knownDevice && name != "" {
+		if err := check(store.ScopeUsername, orDefault(s.MaxUsernameFailures, DefaultMaxUsernameFailures), false); err != nil {
 			return nil, fmt.Errorf("auth: sign-in throttle: %w", err)
 		}
 	}
@@ -287,8 +351,11 @@ func (s *Service) PruneSignIns(ctx context.Context) (int64, error) {
 
 func lockDetail(l *LockedError) string {
 	what := "account locked for this address"
-	if l.ByAddress {
+	switch {
+	case l.ByAddress:
 		what = "address locked"
+	case l.ByUsername:
+		what = "account locked for unknown devices"
 	}
 	return what + " until " + l.Until.UTC().Format(time.RFC3339)
 }
@@ -306,9 +373,9 @@ func joinText(a, b string) string {
 
 // audit appends e; a failure to write the log is logged, not returned, so a
 // full disk does not turn a good sign-in into an error page.
-func (s *Service) audit(ctx context.Context, e store.AuditEntry) {
-	if err := s.Store.AppendAudit(ctx, e); err != nil {
-		s.logger().ErrorContext(ctx, "audit append failed", "action", e.Action, "target", e.Target, "err", err)
+func (s *Service) audit(ctx context.Context, e audit.Entry) {
+	if err := (audit.Log{DB: s.Store, Clock: s.Clock}).Record(ctx, e); err != nil {
+		s.logger().ErrorContext(ctx, "audit append failed", "action", e.Action.Code, "target", e.Target, "err", err)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sekolah/portal/internal/audit"
 	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/clock"
 	"github.com/sekolah/portal/internal/store"
@@ -53,6 +54,12 @@ func (f *fixture) audit(t *testing.T, filter store.AuditFilter) []store.AuditEnt
 	}
 	for i, j := 0, len(entries)-1; i < j; i, j = i+1, j-1 {
 		entries[i], entries[j] = entries[j], entries[i]
+	}
+	// Every entry carries what its action says it does (the log's words need it).
+	for _, e := range entries {
+		if err := audit.Read(e).Check(); err != nil {
+			t.Error(err)
+		}
 	}
 	return entries
 }
@@ -180,15 +187,103 @@ func TestSignInFailuresElsewhereDoNotLockOut(t *testing.T) {
 	if err != nil || u.ID != admin.ID {
 		t.Fatalf("the admin from their own address after 20 failures elsewhere: %+v, %v", u, err)
 	}
-	// Spread over many addresses, failures only slow the username down: no lock.
-	for i := range 20 {
+}
+
+// An IPv6 guesser changing addresses within its /64 is one address to the limits; the
+// audit log names each address.
+func TestSignInIPv6CountsBySubnet(t *testing.T) {
+	f := newFixture(t)
+	ctx := t.Context()
+	f.user(t, "siti", auth.Finance, sitiPassword)
+	for i := range auth.DefaultMaxPairFailures {
 		f.advance(time.Second)
-		if _, err := f.svc.SignIn(ctx, "admin", "not-the-password", fmt.Sprintf("192.0.2.%d", i)); !errors.Is(err, auth.ErrBadCredentials) {
-			t.Fatalf("failure %d from a fresh address: err = %v, want ErrBadCredentials", i+1, err)
+		f.svc.SignIn(ctx, "siti", "wrong-password", fmt.Sprintf("2001:db8:5:6::%x", i+1))
+	}
+	var locked *auth.LockedError
+	if _, err := f.svc.SignIn(ctx, "siti", sitiPassword, "2001:db8:5:6:ffff::1"); !errors.As(err, &locked) || locked.ByUsername {
+		t.Fatalf("from the same /64: %v, want its lock", err)
+	}
+	if _, err := f.svc.SignIn(ctx, "siti", sitiPassword, "2001:db8:5:7::1"); err != nil {
+		t.Fatalf("from another /64: %v", err)
+	}
+	if e := f.audit(t, store.AuditFilter{Actor: "siti"}); e[0].IP != "2001:db8:5:6::1" {
+		t.Errorf("audit IP %q, want the address itself", e[0].IP)
+	}
+}
+
+// Issue 30: 40 guesses at one account from 10 addresses (4 each, under every address's
+// limit) were only slowed down. Now the account takes MaxUsernameFailures from
+// everywhere, then is locked for every device it was not signed in to from before: the
+// rest of the guesses are not even checked, the right password from a new device
+// neither. The person's own device (its device cookie: a sign-in to this account not
+// older than DeviceTrust) signs in, without waiting; a device of another account, or one
+// too old, does not count; and a known device is still held to its address's limits.
+func TestSignInUsernameCappedAcrossAddresses(t *testing.T) {
+	f := newFixture(t)
+	ctx := t.Context()
+	var delays []time.Duration
+	f.svc.Sleep = func(ctx context.Context, d time.Duration) error {
+		delays = append(delays, d)
+		return ctx.Err()
+	}
+	admin := f.user(t, "admin", auth.Admin, "kunci-gudang-sekolah")
+	device := auth.KnownDevice{Username: "Admin", At: f.clock.Add(-30 * 24 * time.Hour)}
+	checked := 0
+	for i := range 40 {
+		f.advance(time.Second)
+		_, err := f.svc.SignIn(ctx, "admin", fmt.Sprintf("guess-%02d-password", i), fmt.Sprintf("192.0.2.%d", i%10))
+		var locked *auth.LockedError
+		switch {
+		case errors.Is(err, auth.ErrBadCredentials):
+			checked++
+		case errors.As(err, &locked) && locked.ByUsername && !locked.ByAddress:
+			if checked < auth.DefaultMaxUsernameFailures-1 {
+				t.Fatalf("guess %d: locked after %d failures", i+1, checked)
+			}
+		default:
+			t.Fatalf("guess %d: %v", i+1, err)
 		}
 	}
-	if _, err := f.svc.SignIn(ctx, "admin", "kunci-gudang-sekolah", "198.51.100.10"); err != nil {
-		t.Fatalf("the admin after 20 failures from 20 addresses: %v", err)
+	if checked != auth.DefaultMaxUsernameFailures-1 {
+		t.Fatalf("%d guesses checked and refused before the lock, want %d", checked, auth.DefaultMaxUsernameFailures-1)
+	}
+	if n := len(f.audit(t, store.AuditFilter{Actor: "admin", Outcome: auth.OutcomeLocked})); n != 40-auth.DefaultMaxUsernameFailures {
+		t.Errorf("%d locked attempts audited, want %d", n, 40-auth.DefaultMaxUsernameFailures)
+	}
+	// The right password from a new device: locked too (it could be the 41st guess).
+	var locked *auth.LockedError
+	if _, err := f.svc.SignIn(ctx, "admin", "kunci-gudang-sekolah", "198.51.100.10"); !errors.As(err, &locked) || !locked.ByUsername {
+		t.Fatalf("the right password from a new device: %v", err)
+	}
+	// Another account's device, or one too old, is a new device.
+	for _, d := range []auth.KnownDevice{{Username: "budi", At: device.At}, {Username: "admin", At: f.clock.Add(-auth.DefaultDeviceTrust - time.Hour)},
+		{Username: "admin", At: f.clock.Add(time.Hour)}} {
+		if _, err := f.svc.SignInAttempt(ctx, auth.Attempt{Username: "admin", Password: "kunci-gudang-sekolah", Addr: "198.51.100.10", Device: d}); !errors.As(err, &locked) {
+			t.Fatalf("device %+v: %v, want locked", d, err)
+		}
+	}
+	// The admin's own device signs in at once, without waiting.
+	delays = nil
+	u, err := f.svc.SignInAttempt(ctx, auth.Attempt{Username: "admin", Password: "kunci-gudang-sekolah", Addr: "198.51.100.10", Device: device})
+	if err != nil || u.ID != admin.ID || len(delays) != 0 {
+		t.Fatalf("the admin's own device: %+v, %v, waited %v", u, err, delays)
+	}
+	if e := f.audit(t, store.AuditFilter{Actor: "admin", Outcome: auth.OutcomeOK}); len(e) != 1 || e[0].Detail != "known device" {
+		t.Fatalf("audit of the known device's sign-in = %+v", e)
+	}
+	// A known device is still held to its address's limit.
+	for i := range auth.DefaultMaxPairFailures {
+		f.advance(time.Second)
+		f.svc.SignInAttempt(ctx, auth.Attempt{Username: "admin", Password: fmt.Sprintf("typo-%d-password", i), Addr: "198.51.100.10", Device: device})
+	}
+	_, err = f.svc.SignInAttempt(ctx, auth.Attempt{Username: "admin", Password: "kunci-gudang-sekolah", Addr: "198.51.100.10", Device: device})
+	if !errors.As(err, &locked) || locked.ByUsername {
+		t.Fatalf("a known device after %d failures from its address: %v, want the address's lock", auth.DefaultMaxPairFailures, err)
+	}
+	// The lock ends on time.
+	f.advance(auth.DefaultLockDuration)
+	if _, err := f.svc.SignIn(ctx, "admin", "kunci-gudang-sekolah", "203.0.113.200"); err != nil {
+		t.Fatalf("after the lock: %v", err)
 	}
 }
 
@@ -202,6 +297,7 @@ func TestSignInSlowsDownUsername(t *testing.T) {
 		delays = append(delays, d)
 		return nil
 	}
+	f.svc.MaxUsernameFailures = 1000 // the slow-down alone, never the account-wide lock
 	f.user(t, "siti", auth.Finance, sitiPassword)
 	for i := range 12 {
 		f.advance(time.Second)
@@ -564,12 +660,32 @@ func TestEnsureBootstrapAdmin(t *testing.T) {
 			t.Errorf("err = %v, want ErrPasswordTooShort", err)
 		}
 	})
-	t.Run("users exist", func(t *testing.T) {
+	t.Run("an admin exists", func(t *testing.T) {
 		f := newFixture(t)
-		f.user(t, "siti", auth.Finance, sitiPassword)
+		f.user(t, "kepala.tu", auth.Admin, sitiPassword)
 		created, _, err := f.svc.EnsureBootstrapAdmin(t.Context(), "")
 		if err != nil || created {
-			t.Errorf("EnsureBootstrapAdmin with a user present = %v, %v", created, err)
+			t.Errorf("EnsureBootstrapAdmin with an admin present = %v, %v", created, err)
+		}
+	})
+	// Issue 30: accounts added with `portal user add` before the first start are no
+	// admin; the first start still makes one, with the password it is given.
+	t.Run("only other roles exist", func(t *testing.T) {
+		f := newFixture(t)
+		f.user(t, "siti", auth.Finance, sitiPassword)
+		created, generated, err := f.svc.EnsureBootstrapAdmin(t.Context(), "dari-variabel-env")
+		if err != nil || !created || generated != "" {
+			t.Fatalf("EnsureBootstrapAdmin beside a finance account = %v, %q, %v", created, generated, err)
+		}
+		if u, err := f.svc.SignIn(t.Context(), "admin", "dari-variabel-env", "127.0.0.1"); err != nil || u.Role != "admin" {
+			t.Fatalf("sign in as admin: %+v %v", u, err)
+		}
+	})
+	t.Run("admin is another role's name", func(t *testing.T) {
+		f := newFixture(t)
+		f.user(t, "admin", auth.Finance, sitiPassword)
+		if _, _, err := f.svc.EnsureBootstrapAdmin(t.Context(), ""); !errors.Is(err, auth.ErrAdminNameTaken) {
+			t.Fatalf("err = %v, want ErrAdminNameTaken", err)
 		}
 	})
 }

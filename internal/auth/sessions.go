@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/sekolah/portal/internal/audit"
 	"github.com/sekolah/portal/internal/store"
 )
 
@@ -29,7 +30,7 @@ const (
 	SessionTouchInterval = time.Minute
 )
 
-// Session audit actions.
+// The codes of the sessions' audit entries (their actions are in audit.go).
 const (
 	ActionSignOut        = "auth.signout"
 	ActionSessionEnd     = "session.end"
@@ -127,8 +128,8 @@ func (s *Service) SignOut(ctx context.Context, actor Actor, token string) error 
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return fmt.Errorf("auth: sign out: %w", err)
 	}
-	e := s.staffEntry(actor, ActionSignOut, actor.Username)
-	e.Outcome = OutcomeOK
+	e := s.staffEntry(actor, auditSignOut, actor.Username)
+	e.Outcome = audit.OK
 	s.audit(ctx, e)
 	return nil
 }
@@ -152,7 +153,7 @@ func (s *Service) Sessions(ctx context.Context, actor Actor, userID string) ([]s
 // person their own. ErrNoSession when userID has no such session (already ended).
 func (s *Service) EndSession(ctx context.Context, actor Actor, userID, sessionID string) error {
 	u, err := s.userForChange(ctx, actor, userID, true)
-	entry := s.staffEntry(actor, ActionSessionEnd, u.Username)
+	entry := s.staffEntry(actor, auditSessionEnd, u.Username)
 	entry.Detail = "session " + sessionID
 	if err == nil {
 		err = s.Store.DeleteSession(ctx, userID, sessionID)
@@ -170,7 +171,7 @@ func (s *Service) EndSession(ctx context.Context, actor Actor, userID, sessionID
 // how many ended: an admin may do it for anyone, a person for themself.
 func (s *Service) EndSessions(ctx context.Context, actor Actor, userID string) (int64, error) {
 	u, err := s.userForChange(ctx, actor, userID, true)
-	entry := s.staffEntry(actor, ActionSessionsEndAll, u.Username)
+	entry := s.staffEntry(actor, auditSessionsEndAll, u.Username)
 	var n int64
 	if err == nil {
 		if n, err = s.Store.DeleteUserSessions(ctx, userID); err != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/sekolah/portal/internal/audit"
 	"github.com/sekolah/portal/internal/store"
 )
 
@@ -61,9 +62,9 @@ func ValidateUsername(username string) (string, error) {
 
 // CreateUser validates and creates an account and audits the attempt.
 func (s *Service) CreateUser(ctx context.Context, actor Actor, username, displayName string, role Role, password string) (store.User, error) {
-	entry := s.staffEntry(actor, ActionStaffCreate, store.NormalizeUsername(username))
+	entry := s.staffEntry(actor, auditStaffCreate, store.NormalizeUsername(username), audit.Role(string(role)),
+		audit.Name(strings.TrimSpace(displayName)))
 	u, err := s.createUser(ctx, actor, username, displayName, role, password)
-	entry.Args["role"], entry.Args["name"] = string(role), strings.TrimSpace(displayName)
 	if err == nil {
 		entry.Detail = "role " + string(role)
 	}
@@ -107,7 +108,7 @@ func (s *Service) createUser(ctx context.Context, actor Actor, username, display
 // own, and audits the attempt. Every session of the account ends with the change.
 func (s *Service) SetPassword(ctx context.Context, actor Actor, userID, password string) error {
 	u, err := s.userForChange(ctx, actor, userID, actor.ID == userID)
-	entry := s.staffEntry(actor, ActionStaffPassword, u.Username)
+	entry := s.staffEntry(actor, auditStaffPassword, u.Username)
 	var ended int64
 	if err == nil {
 		ended, err = s.setPassword(ctx, u, password)
@@ -125,7 +126,7 @@ func (s *Service) SetPassword(ctx context.Context, actor Actor, userID, password
 // than the sign-in form allows (*LockedError once that address is locked).
 func (s *Service) ChangePassword(ctx context.Context, actor Actor, current, password string, d Device) (string, error) {
 	u, err := s.userForChange(ctx, actor, actor.ID, true)
-	entry := s.staffEntry(actor, ActionStaffPassword, u.Username)
+	entry := s.staffEntry(actor, auditStaffPassword, u.Username)
 	if err == nil {
 		err = s.checkCurrentPassword(ctx, u, current, actor.IP)
 	}
@@ -145,10 +146,12 @@ func (s *Service) ChangePassword(ctx context.Context, actor Actor, current, pass
 }
 
 // checkCurrentPassword checks a password a signed-in person retypes under the sign-in
-// throttle of their address.
+// throttle of their address (a signed-in device is a known one: the account-wide lock
+// does not apply).
 func (s *Service) checkCurrentPassword(ctx context.Context, u store.User, password, addr string) error {
+	addr = AddressGroup(addr)
 	now := s.now()
-	if lock, err := s.lockFor(ctx, u.Username, addr, now); err != nil {
+	if lock, err := s.lockFor(ctx, u.Username, addr, now, true); err != nil {
 		return err
 	} else if lock != nil {
 		return lock
@@ -178,9 +181,8 @@ func (s *Service) setPassword(ctx context.Context, u store.User, password string
 // change, so nobody keeps a page open under a role they no longer hold.
 func (s *Service) SetRole(ctx context.Context, actor Actor, userID string, role Role) error {
 	u, err := s.userForChange(ctx, actor, userID, false)
-	entry := s.staffEntry(actor, ActionStaffRole, u.Username)
+	entry := s.staffEntry(actor, auditStaffRole, u.Username, audit.RoleChange(u.Role, string(role)))
 	entry.Detail = u.Role + " -> " + string(role)
-	entry.Args["from"], entry.Args["role"] = u.Role, string(role)
 	if err == nil && !role.Valid() {
 		err = fmt.Errorf("auth: role %q: %w", role, ErrUnknownRole)
 	}
@@ -198,9 +200,9 @@ func (s *Service) SetRole(ctx context.Context, actor Actor, userID string, role 
 // disabling the last enabled admin gives ErrLastAdmin. Every session of the
 // account ends with the change (re-enabling finds none left to end).
 func (s *Service) SetDisabled(ctx context.Context, actor Actor, userID string, disabled bool) error {
-	action := ActionStaffEnable
+	action := auditStaffEnable
 	if disabled {
-		action = ActionStaffDisable
+		action = auditStaffDisable
 	}
 	u, err := s.userForChange(ctx, actor, userID, false)
 	entry := s.staffEntry(actor, action, u.Username)
@@ -221,11 +223,17 @@ func endedDetail(detail string, ended int64, err error) string {
 	return joinText(detail, sessionsEnded(ended))
 }
 
-// EnsureBootstrapAdmin creates the "admin" account when there are no users at
-// all, with password or, when that is empty, a generated one that is returned
-// so the caller can show it once. It does nothing when any user exists.
+// ErrAdminNameTaken: no admin account exists, and the bootstrap admin's username belongs
+// to an account of another role, so none can be made under it.
+var ErrAdminNameTaken = errors.New(`auth: no admin account exists, and the username "admin" is another role's`)
+
+// EnsureBootstrapAdmin creates the "admin" account when no enabled admin exists (a new
+// database, or one where `portal user add` made only finance or principal accounts
+// before the first start), with password or, when that is empty, a generated one that
+// is returned so the caller can show it once. It does nothing when an admin exists.
+// ErrAdminNameTaken when "admin" is the username of an account of another role.
 func (s *Service) EnsureBootstrapAdmin(ctx context.Context, password string) (created bool, generated string, err error) {
-	n, err := s.Store.CountUsers(ctx)
+	n, err := s.Store.CountAdmins(ctx)
 	if err != nil {
 		return false, "", fmt.Errorf("auth: bootstrap admin: %w", err)
 	}
@@ -238,7 +246,10 @@ func (s *Service) EnsureBootstrapAdmin(ctx context.Context, password string) (cr
 	}
 	_, err = s.CreateUser(ctx, SystemActor, BootstrapUsername, "Administrator", Admin, password)
 	if errors.Is(err, ErrUsernameTaken) {
-		// Another instance bootstrapped first.
+		// Another instance bootstrapped first, or "admin" is someone else's name.
+		if n, cerr := s.Store.CountAdmins(ctx); cerr != nil || n == 0 {
+			return false, "", errors.Join(ErrAdminNameTaken, cerr)
+		}
 		return false, "", nil
 	}
 	if err != nil {
@@ -279,23 +290,24 @@ func (s *Service) update(ctx context.Context, userID string, change store.UserCh
 	return ended, nil
 }
 
-func (s *Service) staffEntry(actor Actor, action, target string) store.AuditEntry {
-	return store.AuditEntry{
-		At: s.now(), Actor: actor.Username, ActorRole: string(actor.Role),
-		Action: action, Target: target, IP: actor.IP, Args: store.AuditArgs{"user": target},
-	}
+// staffEntry is an entry of action about the member of staff target (a username), with
+// more arguments.
+func (s *Service) staffEntry(actor Actor, action *audit.Action, target string, more ...audit.Arg) audit.Entry {
+	e := action.With(append([]audit.Arg{audit.StaffMember(target)}, more...)...)
+	e.At, e.Actor, e.Target = s.now(), actor.Audit(), target
+	return e
 }
 
 // auditResult writes entry with the outcome err implies; the detail names the
 // rule that failed, never a password.
-func (s *Service) auditResult(ctx context.Context, entry store.AuditEntry, err error) {
+func (s *Service) auditResult(ctx context.Context, entry audit.Entry, err error) {
 	switch {
 	case err == nil:
-		entry.Outcome = OutcomeOK
+		entry.Outcome = audit.OK
 	case errors.Is(err, ErrForbidden):
-		entry.Outcome, entry.Detail = OutcomeDenied, joinDetail(entry.Detail, err)
+		entry.Outcome, entry.Detail = audit.Denied, joinDetail(entry.Detail, err)
 	default:
-		entry.Outcome, entry.Detail = OutcomeFailed, joinDetail(entry.Detail, err)
+		entry.Outcome, entry.Detail = audit.Failed, joinDetail(entry.Detail, err)
 	}
 	s.audit(ctx, entry)
 }

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sekolah/portal/internal/audit"
 	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/clock"
@@ -24,8 +25,8 @@ import (
 	"github.com/sekolah/portal/internal/students"
 )
 
-// Audit actions of the writes. The values predate the package's name and stay as they are
-// in the audit log.
+// The codes of the writes' audit entries (what the log stores and filters by). The values
+// predate the package's name and stay as they are in the audit log.
 const (
 	ActionStudentsCreate   = "upstream.students.create"
 	ActionStudentUpdate    = "upstream.student.update"
@@ -37,12 +38,38 @@ const (
 	ActionPay              = "upstream.pay"
 )
 
+// The writes as the audit log's vocabulary: each about a student (or the first of
+// several), with the figures its words show.
+var (
+	auditStudentsCreate = audit.Register(audit.Action{Code: ActionStudentsCreate, About: audit.AboutStudent,
+		Keeps: []audit.Key{audit.KeySource}, Needs: []audit.Key{audit.KeyNIS}})
+	auditStudentUpdate = audit.Register(audit.Action{Code: ActionStudentUpdate, About: audit.AboutStudent,
+		Keeps: []audit.Key{audit.KeyClass}, Needs: []audit.Key{audit.KeyNIS}})
+	auditStudentDelete = audit.Register(audit.Action{Code: ActionStudentDelete, About: audit.AboutStudent, Removes: true,
+		Needs: []audit.Key{audit.KeyNIS}})
+	auditComponentsCreate = audit.Register(audit.Action{Code: ActionComponentsCreate, About: audit.AboutStudent,
+		Shows: []audit.Figure{audit.Items, audit.Money}, Keeps: []audit.Key{audit.KeyUpload},
+		Needs: []audit.Key{audit.KeyNIS, audit.KeyCount, audit.KeyTotal}})
+	auditComponentUpdate = audit.Register(audit.Action{Code: ActionComponentUpdate, About: audit.AboutStudent,
+		Shows: []audit.Figure{audit.ItemName}, Keeps: []audit.Key{audit.KeyComp, audit.KeyFields, audit.KeyJob},
+		Needs: []audit.Key{audit.KeyNIS, audit.KeyComp, audit.KeyFields}})
+	auditComponentsCancel = audit.Register(audit.Action{Code: ActionComponentsCancel, About: audit.AboutStudent,
+		Shows: []audit.Figure{audit.ItemName, audit.Items, audit.Money, audit.Why}, Keeps: []audit.Key{audit.KeyJob},
+		Needs: []audit.Key{audit.KeyCount, audit.KeyTotal}})
+	auditCheckout = audit.Register(audit.Action{Code: ActionCheckout, About: audit.AboutStudent,
+		Shows: []audit.Figure{audit.Items, audit.Money}, Keeps: []audit.Key{audit.KeySource, audit.KeyBill},
+		Needs: []audit.Key{audit.KeyNIS, audit.KeyCount, audit.KeyTotal, audit.KeyBill}})
+	auditPay = audit.Register(audit.Action{Code: ActionPay, About: audit.AboutStudent,
+		Shows: []audit.Figure{audit.Items, audit.Money, audit.Receipt},
+		Needs: []audit.Key{audit.KeyNIS, audit.KeyCount, audit.KeyTotal, audit.KeyRef}})
+)
+
 // Outcomes of an upstream write. Unknown means the call timed out or lost its connection:
 // the service may or may not have applied it.
 const (
-	OutcomeOK      = "ok"
-	OutcomeFailed  = "failed"
-	OutcomeUnknown = "unknown"
+	OutcomeOK      = string(audit.OK)
+	OutcomeFailed  = string(audit.Failed)
+	OutcomeUnknown = string(audit.Unknown)
 )
 
 // Writer makes audited writes through the billing client. cmd/portal builds one and every
@@ -93,15 +120,10 @@ func Ambiguous(err error) bool {
 
 func (w *Writer) now() time.Time { return w.Clock.Now() }
 
-// audit writes the entry for one upstream write; the write has already happened (or not),
-// so a failure here is logged, not returned.
-// args are the entry's structured arguments, which the log page words (see
-// store.AuditEntry.Args): nis, name, count, total, ref, upload, ….
-func (w *Writer) audit(ctx context.Context, actor auth.Actor, action, target, detail string, args store.AuditArgs, err error) {
-	e := store.AuditEntry{
-		Actor: actor.Username, ActorRole: string(actor.Role), IP: actor.IP,
-		Action: action, Target: truncate(target, 500), Outcome: Outcome(err), Detail: truncate(detail, 1000), Args: args,
-	}
+// audit writes the entry for one upstream write, e made with its action and arguments;
+// the write has already happened (or not), so a failure here is logged, not returned.
+func (w *Writer) audit(ctx context.Context, actor auth.Actor, e audit.Entry, target, detail string, err error) {
+	e.Actor, e.Target, e.Outcome, e.Detail = actor.Audit(), truncate(target, 500), audit.Outcome(Outcome(err)), truncate(detail, 1000)
 	var apiErr *billing.APIError
 	switch {
 	case errors.As(err, &apiErr):
@@ -113,8 +135,8 @@ func (w *Writer) audit(ctx context.Context, actor auth.Actor, action, target, de
 	// erase the record of a write that reached the service.
 	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
-	if aerr := w.DB.AppendAudit(actx, e); aerr != nil {
-		w.logger().Error("append audit entry for upstream write", "action", action, "target", e.Target, "err", aerr)
+	if aerr := (audit.Log{DB: w.DB, Clock: w.Clock}).Record(actx, e); aerr != nil {
+		w.logger().Error("append audit entry for upstream write", "action", e.Action.Code, "target", e.Target, "err", aerr)
 	}
 }
 
@@ -190,19 +212,6 @@ func (w *Writer) studentName(ctx context.Context, nis string) string {
 	return ""
 }
 
-// studentArgs are the arguments of an entry about one student, or about several (the
-// first one named and how many).
-func studentArgs(nis []string, names []string) store.AuditArgs {
-	a := store.AuditArgs{"students": strconv.Itoa(len(nis))}
-	if len(nis) > 0 {
-		a["nis"] = nis[0]
-	}
-	if len(names) > 0 && names[0] != "" {
-		a["name"] = names[0]
-	}
-	return a
-}
-
 func nisList(nis []string) string {
 	if len(nis) > 20 {
 		return strings.Join(nis[:20], ",") + fmt.Sprintf(",… (+%d)", len(nis)-20)
@@ -219,9 +228,8 @@ func (w *Writer) CreateStudents(ctx context.Context, actor auth.Actor, ss []bill
 		nis[i], names[i] = s.NIS, s.Name
 	}
 	created, err := w.Client.CreateStudents(ctx, ss)
-	args := studentArgs(nis, names)
-	args["source"] = source
-	w.audit(ctx, actor, ActionStudentsCreate, nisList(nis), fmt.Sprintf("%d students", len(ss)), args, err)
+	w.audit(ctx, actor, auditStudentsCreate.With(audit.Students(nis, names), audit.Source(source)),
+		nisList(nis), fmt.Sprintf("%d students", len(ss)), err)
 	if err != nil {
 		return nil, err
 	}
@@ -237,7 +245,7 @@ func (w *Writer) CreateStudents(ctx context.Context, actor auth.Actor, ss []bill
 // UpdateStudent changes a student's details at the service and in the roster.
 func (w *Writer) UpdateStudent(ctx context.Context, actor auth.Actor, s billing.Student) (billing.Student, error) {
 	updated, err := w.Client.UpdateStudent(ctx, s)
-	w.audit(ctx, actor, ActionStudentUpdate, s.NIS, s.Name, store.AuditArgs{"nis": s.NIS, "name": s.Name, "class": s.Description}, err)
+	w.audit(ctx, actor, auditStudentUpdate.With(audit.Student(s.NIS, s.Name), audit.Class(s.Description)), s.NIS, s.Name, err)
 	if err != nil {
 		return billing.Student{}, err
 	}
@@ -250,17 +258,28 @@ func (w *Writer) UpdateStudent(ctx context.Context, actor auth.Actor, s billing.
 	return updated, nil
 }
 
+// ErrStudentGone means the service no longer had the student to delete: someone deleted
+// them meanwhile. DeleteStudent has then taken them out of the roster and the ledger all
+// the same; the error also wraps the service's billing.ErrNotFound.
+var ErrStudentGone = errors.New("changes: the service no longer has the student")
+
 // DeleteStudent removes a student at the service (refused when payments exist) and then
-// from the roster, their unpaid components with them (as the service deletes them).
+// from the roster, their unpaid components with them (as the service deletes them). A
+// student the service no longer has goes from the roster and the ledger the same way
+// (ErrStudentGone), so no figure keeps counting their bills until the next reconcile.
 func (w *Writer) DeleteStudent(ctx context.Context, actor auth.Actor, nis string) error {
 	name := w.studentName(ctx, nis)
 	err := w.Client.DeleteStudent(ctx, nis)
-	w.audit(ctx, actor, ActionStudentDelete, nis, "", store.AuditArgs{"nis": nis, "name": name}, err)
-	if err != nil {
+	w.audit(ctx, actor, auditStudentDelete.With(audit.Student(nis, name)), nis, "", err)
+	gone := errors.Is(err, billing.ErrNotFound)
+	if err != nil && !gone {
 		return err
 	}
-	if err := w.removeStudent(ctx, nis); err != nil {
-		return fmt.Errorf("student deleted at the service but still in the roster: %w", err)
+	if rerr := w.removeStudent(ctx, nis); rerr != nil {
+		return fmt.Errorf("student deleted at the service but still in the roster: %w", rerr)
+	}
+	if gone {
+		return fmt.Errorf("%w: %w", ErrStudentGone, err)
 	}
 	return nil
 }
@@ -284,12 +303,8 @@ func (w *Writer) CreateComponents(ctx context.Context, actor auth.Actor, comps [
 	if len(nis) == 1 {
 		names = []string{w.studentName(ctx, nis[0])}
 	}
-	args := studentArgs(nis, names)
-	args["count"], args["total"] = strconv.Itoa(len(comps)), strconv.FormatInt(total, 10)
-	if upload := uploadOf(detail); upload != "" {
-		args["upload"] = upload
-	}
-	w.audit(ctx, actor, ActionComponentsCreate, nisList(nis), d, args, err)
+	e := auditComponentsCreate.With(audit.Students(nis, names), audit.Count(len(comps)), audit.Total(total), audit.Upload(uploadOf(detail)))
+	w.audit(ctx, actor, e, nisList(nis), d, err)
 	if err == nil {
 		w.recordComponents(ctx, "components create", bills)
 	}
@@ -318,13 +333,13 @@ func (w *Writer) Checkout(ctx context.Context, actor auth.Actor, req billing.Che
 	for _, c := range req.Components {
 		total += c.Amount
 	}
-	args := store.AuditArgs{"nis": req.Student.NIS, "name": req.Student.Name, "count": strconv.Itoa(len(req.Components)),
-		"total": strconv.FormatInt(total, 10), "source": source}
+	args := []audit.Arg{audit.Student(req.Student.NIS, req.Student.Name), audit.Count(len(req.Components)), audit.Total(total),
+		audit.Source(source)}
 	if err == nil {
 		detail += ", bill " + res.BillID + ", components " + strings.Join(res.ComponentIDs, ",")
-		args["bill"] = res.BillID
+		args = append(args, audit.Bill(res.BillID))
 	}
-	w.audit(ctx, actor, ActionCheckout, req.Student.NIS, detail, args, err)
+	w.audit(ctx, actor, auditCheckout.With(args...), req.Student.NIS, detail, err)
 	if err != nil {
 		return billing.CheckoutResult{}, err
 	}
@@ -348,22 +363,19 @@ func (w *Writer) Checkout(ctx context.Context, actor auth.Actor, req billing.Che
 func (w *Writer) Pay(ctx context.Context, actor auth.Actor, p billing.Payment) ([]billing.Bill, error) {
 	paid, err := w.Client.Pay(ctx, p)
 	detail := "ref " + p.RefNumber + ", components " + strings.Join(p.ComponentIDs, ",")
-	args := store.AuditArgs{"nis": p.NIS, "ref": p.RefNumber, "count": strconv.Itoa(len(p.ComponentIDs))}
+	figures := []audit.Arg{audit.Ref(p.RefNumber), audit.Count(len(p.ComponentIDs))}
+	name := ""
 	if err == nil {
 		var sum int64
 		for _, b := range paid {
 			sum += b.AmountPaid
-			if args["name"] == "" {
-				args["name"] = b.StudentName
-			}
+			name = cmp.Or(name, b.StudentName)
 		}
 		detail += fmt.Sprintf(", paid Rp %d", sum)
-		args["total"] = strconv.FormatInt(sum, 10)
+		figures = append(figures, audit.Total(sum))
 	}
-	if args["name"] == "" {
-		args["name"] = w.studentName(ctx, p.NIS)
-	}
-	w.audit(ctx, actor, ActionPay, p.NIS, detail, args, err)
+	name = cmp.Or(name, w.studentName(ctx, p.NIS))
+	w.audit(ctx, actor, auditPay.With(append(figures, audit.Student(p.NIS, name))...), p.NIS, detail, err)
 	if err == nil {
 		w.recordComponents(ctx, "pay", paid)
 	}
@@ -383,13 +395,10 @@ func (w *Writer) UpdateComponent(ctx context.Context, actor auth.Actor, id strin
 		after = updated
 	}
 	nis := cmp.Or(after.NIS, before.NIS)
-	args := store.AuditArgs{"nis": nis, "name": cmp.Or(after.StudentName, before.StudentName, w.studentName(ctx, nis)),
-		"item": cmp.Or(after.Name, before.Name), "component": id, "fields": strings.Join(changedFields(u), ",")}
-	if job := uploadOf(detail); job != "" {
-		args["job"] = job
-	}
+	e := auditComponentUpdate.With(audit.Student(nis, cmp.Or(after.StudentName, before.StudentName, w.studentName(ctx, nis))),
+		audit.Item(cmp.Or(after.Name, before.Name)), audit.Component(id), audit.Fields(changedFields(u)), audit.Job(uploadOf(detail)))
 	d := strings.TrimSpace(componentChanges(before, u) + " " + detail)
-	w.audit(ctx, actor, ActionComponentUpdate, id, d, args, err)
+	w.audit(ctx, actor, e, id, d, err)
 	if err != nil {
 		return billing.Bill{}, err
 	}
@@ -425,19 +434,17 @@ func (w *Writer) CancelComponents(ctx context.Context, actor auth.Actor, ids []s
 			nis, names = append(nis, b.NIS), append(names, b.StudentName)
 		}
 	}
-	args := studentArgs(nis, names)
-	if len(nis) == 1 && args["name"] == "" {
-		args["name"] = w.studentName(ctx, nis[0])
+	if len(nis) == 1 && names[0] == "" {
+		names[0] = w.studentName(ctx, nis[0])
 	}
-	args["count"], args["total"], args["reason"] = strconv.Itoa(len(ids)), strconv.FormatInt(total, 10), truncate(reason, 200)
+	item := ""
 	if len(known) == 1 {
-		args["item"] = known[0].Name
+		item = known[0].Name
 	}
-	if job := uploadOf(detail); job != "" {
-		args["job"] = job
-	}
+	e := auditComponentsCancel.With(audit.Students(nis, names), audit.Count(len(ids)), audit.Total(total), audit.Reason(reason),
+		audit.Item(item), audit.Job(uploadOf(detail)))
 	d := strings.TrimSpace(fmt.Sprintf("%d components (%s), Rp %d, reason %q %s", len(ids), strings.Join(ids, ","), total, reason, detail))
-	w.audit(ctx, actor, ActionComponentsCancel, nisList(nis), d, args, err)
+	w.audit(ctx, actor, e, nisList(nis), d, err)
 	if err != nil {
 		return nil, err
 	}
@@ -448,6 +455,18 @@ func (w *Writer) CancelComponents(ctx context.Context, actor auth.Actor, ids []s
 		w.record("components cancel", rerr)
 	}
 	return deleted, nil
+}
+
+// RefreshComponent reads component id at the service as it is now and records it in the
+// ledger: what a refused change is about when the ledger has not heard yet (paid at a
+// bank, cancelled elsewhere). It writes nothing at the service.
+func (w *Writer) RefreshComponent(ctx context.Context, id string) (billing.Bill, error) {
+	b, err := w.Client.GetComponent(ctx, id)
+	if err != nil {
+		return billing.Bill{}, err
+	}
+	w.recordComponents(ctx, "component read back", []billing.Bill{b})
+	return b, nil
 }
 
 // heldComponent is the ledger's record of id (zero when there is no ledger or it does not

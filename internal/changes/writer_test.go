@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sekolah/portal/internal/audit"
 	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/changes"
@@ -72,6 +73,10 @@ func lastAudit(t *testing.T, db *store.DB) store.AuditEntry {
 	entries, _, err := db.ListAudit(context.Background(), store.AuditFilter{Limit: 1})
 	if err != nil || len(entries) == 0 {
 		t.Fatalf("no audit entry: %v", err)
+	}
+	// Every entry carries what its action says it does (the log's words need it).
+	if err := audit.Read(entries[0]).Check(); err != nil {
+		t.Error(err)
 	}
 	return entries[0]
 }
@@ -164,6 +169,38 @@ func TestWritesAreAuditedAndMirrored(t *testing.T) {
 	}
 	if got := inLedger(t, l, "2602"); got["Uang Pangkal"].ComponentID != "" || got["deleted Uang Pangkal"].ComponentID == "" {
 		t.Fatalf("a deleted student's unpaid components are deleted with them: %+v", got)
+	}
+}
+
+// A student the service no longer has (deleted elsewhere meanwhile) leaves the roster and
+// the ledger the way a delete the portal makes does: one path, whatever the service says.
+func TestDeleteOfAStudentTheServiceNoLongerHas(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	w, _, db, l := setupLedger(t, 5*time.Second)
+	due := time.Date(2026, 12, 10, 0, 0, 0, 0, time.UTC)
+	if _, err := w.CreateStudents(ctx, actor, []billing.Student{{NIS: "2604", Name: "Wati", KeyName: "NIS"}}, store.SourcePortal); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.CreateComponents(ctx, actor, []billing.ComponentInput{{NIS: "2604", AccountCode: "SPP", Name: "SPP Desember",
+		Amount: 300_000, Due: due, Expiry: due.AddDate(0, 1, 0)}}, "form"); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Client.DeleteStudent(ctx, "2604"); err != nil { // elsewhere, not through the writer
+		t.Fatal(err)
+	}
+	err := w.DeleteStudent(ctx, actor, "2604")
+	if !errors.Is(err, changes.ErrStudentGone) || !errors.Is(err, billing.ErrNotFound) {
+		t.Fatalf("err = %v, want ErrStudentGone", err)
+	}
+	if _, err := db.StudentByNIS(ctx, "2604"); !errors.Is(err, store.ErrNotFound) {
+		t.Error("the student is still in the roster")
+	}
+	if got := inLedger(t, l, "2604"); got["SPP Desember"].ComponentID != "" || got["deleted SPP Desember"].ComponentID == "" {
+		t.Errorf("the student's unpaid components are still counted: %+v", got)
+	}
+	if e := lastAudit(t, db); e.Action != changes.ActionStudentDelete || e.Outcome != changes.OutcomeFailed {
+		t.Errorf("audit: %+v", e)
 	}
 }
 

@@ -97,3 +97,8 @@ func (c Clock) Func() func() time.Time {
 	c.check()
 	return c.Now
 }
+
+// Deadline is the moment d from now on the system's clock, for a deadline of I/O (a
+// network connection's read deadline): the operating system keeps those on the wall
+// clock, whatever the portal's clock says (a test fixes the portal's, never the network's).
+func Deadline(d time.Duration) time.Time { return time.Now().Add(d) }

@@ -1,9 +1,16 @@
-// Package corrections is how the portal fixes components already at the service: what a
+// Package corrections is how the portal fixes what is already at the service: what a
 // correction may touch (an unpaid component: provisioned or expired; a paid one keeps its
 // payment history, a deleted one is gone), the change a form asks for reduced to the
-// fields that differ, and the persisted correction job that sends many changes in chunks
-// under a lease, exactly once under faults and restarts (job.go, runner.go). Every change
-// goes through changes.Writer, so each is audited.
+// fields that differ, a cancel's reason; the correction steps (Steps: update or cancel a
+// component, update a student's record, and read each back to decide it after a lost
+// answer or a refusal), which every job that changes what exists sends through (a bulk
+// correction, the undo of an upload, a corrections sheet, "naik kelas"); and the correction
+// job (job.go, runner.go), a kind of internal/jobs: many changes sent in chunks under a
+// lease, exactly once under faults and restarts. Every change goes through
+// changes.Writer, so each is audited.
+//
+// A new kind of correction (instalments replacing a component, say) is added here: its
+// steps beside the others in steps.go, its job's items in Request, its preview beside Bulk.
 package corrections
 
 import (

@@ -5,37 +5,38 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math/rand/v2"
 	"strconv"
-	"sync"
+	"strings"
 	"time"
 
 	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/changes"
 	"github.com/sekolah/portal/internal/clock"
+	"github.com/sekolah/portal/internal/jobs"
 	"github.com/sekolah/portal/internal/store"
 )
 
 // Config shapes the runner.
 type Config struct {
-	// Clock is the portal's clock (internal/app sets it; required): leases, waits and the
-	// items' times.
-	Clock clock.Clock
 	// ChunkSize is how many items one chunk holds: a cancel sends a chunk in one call.
 	ChunkSize int
 	// LeaseTTL is how long a job's lease lasts unless renewed every LeaseRenew; a job
 	// whose instance died is taken up by another once it lapses. LeaseRenew is also how
 	// often the runner looks for jobs made on other instances.
 	LeaseTTL, LeaseRenew time.Duration
-	// RetryBase and RetryMax bound the pause before trying again while the service does
-	// not answer (doubling from RetryBase, at most RetryMax).
-	RetryBase, RetryMax time.Duration
+	// RetryBase and RetryMax bound the pause before trying again while the service fails
+	// (doubling from RetryBase, at most RetryMax: 500ms and 15s); WaitMax the pause while
+	// it does not answer at all (growing from RetryMax to 5 minutes). A correction job
+	// waits for the service as long as it takes, saying since when.
+	RetryBase, RetryMax, WaitMax time.Duration
 	// Settle is how long a call that ended without an answer (timed out, cut by a stop,
 	// or left by a process that died) is given to land at the service before its items
 	// are read there (default 15s, the client's timeout): read sooner, a change still on
 	// its way looks unapplied and would be sent a second time.
 	Settle time.Duration
+	// Clock is the portal's clock (required: NewRunner refuses the zero Clock).
+	Clock clock.Clock
 }
 
 func (c *Config) defaults() {
@@ -48,50 +49,37 @@ func (c *Config) defaults() {
 	if c.LeaseRenew <= 0 {
 		c.LeaseRenew = c.LeaseTTL / 3
 	}
-	if c.RetryBase <= 0 {
-		c.RetryBase = 500 * time.Millisecond
-	}
-	if c.RetryMax <= 0 {
-		c.RetryMax = 2 * time.Minute
-	}
-	if c.Settle <= 0 {
-		c.Settle = billing.DefaultTimeout
-	}
+	// RetryBase, RetryMax, WaitMax and Settle left zero take the job engine's defaults
+	// (internal/jobs).
 }
 
 // Runner is the worker that runs correction jobs, one at a time, under each job's lease
-// in the database: only the instance holding it sends, and a job left by a stopped or
-// dead instance is taken up again (items without an answer are read at the service
-// before anything is sent again).
+// in the database (internal/jobs): only the instance holding it sends, and a job left by
+// a stopped or dead instance is taken up again (items without an answer are read at the
+// service before anything is sent again).
 type Runner struct {
-	cfg    Config
-	owner  string
-	db     *store.DB
-	client *billing.Client
-	writer *changes.Writer
-	log    *slog.Logger
-
-	mu      sync.Mutex
-	started bool
-	stopped bool
-	ctx     context.Context
-	cancel  context.CancelFunc
-	quit    chan struct{}
-	wake    chan struct{}
-	wg      sync.WaitGroup
+	cfg   Config
+	db    *store.DB
+	steps Steps
+	log   *slog.Logger
+	jobs  *jobs.Runner
 }
 
-// NewRunner builds a runner; nothing runs until Start.
-func NewRunner(cfg Config, db *store.DB, client *billing.Client, writer *changes.Writer, log *slog.Logger) *Runner {
+// NewRunner builds a runner; nothing runs until Start. Its changes go through writer
+// (whose client is the service's).
+func NewRunner(cfg Config, db *store.DB, writer *changes.Writer, log *slog.Logger) *Runner {
 	cfg.defaults()
-	if cfg.Clock.IsZero() {
-		panic("corrections: NewRunner without a clock (Config.Clock: internal/app hands every worker the portal's)")
-	}
+	cfg.Clock.Zone() // the zero Clock panics here, not in the job loop
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Runner{cfg: cfg, owner: store.NewID(), db: db, client: client, writer: writer, log: log,
-		quit: make(chan struct{}), wake: make(chan struct{}, 1)}
+	r := &Runner{cfg: cfg, db: db, steps: Steps{Writer: writer, Clock: cfg.Clock}, log: log}
+	r.jobs = jobs.NewRunner(jobs.RunnerConfig{
+		Engine:   jobs.Config{RetryBase: cfg.RetryBase, RetryMax: cfg.RetryMax, WaitMax: cfg.WaitMax, Settle: cfg.Settle},
+		Classify: jobs.BillingFault, Clock: cfg.Clock, Log: log,
+		Leases: db.JobLeases(store.CorrectionJobsTable), Owner: store.NewID(), LeaseTTL: cfg.LeaseTTL, LeaseRenew: cfg.LeaseRenew,
+		Next: r.next, Run: r.run})
+	return r
 }
 
 // ErrStopped is Submit's answer when the runner no longer runs.
@@ -102,42 +90,16 @@ var ErrAlreadyUndone = errors.New("corrections: the upload was already undone")
 
 // Start starts the job loop; jobs left running by a previous process are resumed.
 func (r *Runner) Start(ctx context.Context) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.started {
-		return errors.New("corrections: runner already started")
+	if err := r.jobs.Start(ctx); err != nil {
+		return fmt.Errorf("corrections: %w", err)
 	}
-	r.started = true
-	r.ctx, r.cancel = context.WithCancel(context.WithoutCancel(ctx))
-	r.wg.Add(1)
-	go r.loop()
 	return nil
 }
 
 // Stop stops taking work, waits for the call in flight (until ctx ends: then it is
 // aborted, and its items are read at the service at the next start) and releases the
 // job's lease.
-func (r *Runner) Stop(ctx context.Context) error {
-	r.mu.Lock()
-	if !r.started || r.stopped {
-		r.mu.Unlock()
-		return nil
-	}
-	r.stopped = true
-	close(r.quit)
-	r.mu.Unlock()
-	done := make(chan struct{})
-	go func() { r.wg.Wait(); close(done) }()
-	select {
-	case <-done:
-		r.cancel()
-		return nil
-	case <-ctx.Done():
-		r.cancel()
-		<-done
-		return ctx.Err()
-	}
-}
+func (r *Runner) Stop(ctx context.Context) error { return r.jobs.Stop(ctx) }
 
 // Submit stores a job with its items, cut into chunks, and wakes the loop. A second undo
 // of one upload is ErrAlreadyUndone.
@@ -164,107 +126,18 @@ func (r *Runner) Submit(ctx context.Context, req Request) (string, error) {
 		}
 		return "", fmt.Errorf("corrections: submit: %w", err)
 	}
-	r.wakeUp()
+	r.jobs.Wake()
 	return j.ID, nil
 }
 
-func (r *Runner) wakeUp() {
-	select {
-	case r.wake <- struct{}{}:
-	default:
+// next lists the jobs to run, oldest first.
+func (r *Runner) next(ctx context.Context) ([]string, error) {
+	list, err := r.db.CorrectionJobsInStates(ctx, StateQueued, StateRunning)
+	ids := make([]string, len(list))
+	for i, j := range list {
+		ids[i] = j.ID
 	}
-}
-
-func (r *Runner) quitting() bool {
-	select {
-	case <-r.quit:
-		return true
-	default:
-		return false
-	}
-}
-
-// idle waits for a wake-up, LeaseRenew, or the stop; false when stopping.
-func (r *Runner) idle() bool {
-	t := time.NewTimer(r.cfg.LeaseRenew)
-	defer t.Stop()
-	select {
-	case <-r.wake:
-	case <-t.C:
-	case <-r.quit:
-		return false
-	}
-	return true
-}
-
-// loop runs jobs, oldest first, one at a time, until the runner stops.
-func (r *Runner) loop() {
-	defer r.wg.Done()
-	for !r.quitting() {
-		jobs, err := r.db.CorrectionJobsInStates(r.ctx, StateQueued, StateRunning)
-		if err != nil {
-			r.log.Error("correction jobs", "err", err)
-			if !r.idle() {
-				return
-			}
-			continue
-		}
-		ran := false
-		for _, j := range jobs {
-			now := r.cfg.Clock.Now()
-			ok, err := r.db.ClaimCorrectionJob(r.ctx, j.ID, r.owner, now.Add(r.cfg.LeaseTTL), now)
-			if err != nil {
-				r.log.Error("correction job: claim", "job", j.ID, "err", err)
-				break
-			}
-			if !ok {
-				continue // another instance runs it
-			}
-			ran = true
-			if err := r.runLeased(j); err != nil && r.ctx.Err() == nil && !r.quitting() {
-				r.log.Error("correction job", "job", j.ID, "err", err)
-			}
-			break
-		}
-		if !ran && !r.idle() {
-			return
-		}
-	}
-}
-
-// runLeased runs a job whose lease the runner holds, renewing it, and releases it at the
-// end; a lost lease cancels the job's work here.
-func (r *Runner) runLeased(j store.CorrectionJob) error {
-	ctx, cancel := context.WithCancel(r.ctx)
-	defer cancel()
-	renewed := make(chan struct{})
-	go func() {
-		defer close(renewed)
-		t := time.NewTicker(r.cfg.LeaseRenew)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-			}
-			ok, err := r.db.RenewCorrectionJob(ctx, j.ID, r.owner, r.cfg.Clock.Now().Add(r.cfg.LeaseTTL))
-			if err == nil && !ok {
-				r.log.Error("correction job: lease taken by another instance; stopping it here", "job", j.ID)
-				cancel()
-				return
-			}
-		}
-	}()
-	err := r.run(ctx, j)
-	cancel()
-	<-renewed
-	rctx, rcancel := context.WithTimeout(context.WithoutCancel(r.ctx), 5*time.Second)
-	defer rcancel()
-	if rerr := r.db.ReleaseCorrectionJob(rctx, j.ID, r.owner); rerr != nil {
-		r.log.Error("correction job: release lease", "job", j.ID, "err", rerr)
-	}
-	return err
+	return ids, err
 }
 
 func actorOf(j store.CorrectionJob) auth.Actor {
@@ -273,27 +146,25 @@ func actorOf(j store.CorrectionJob) auth.Actor {
 
 // run sends every chunk still to be sent and finishes the job. Stopping (ctx ends)
 // leaves it where it is: the next start, here or elsewhere, goes on.
-func (r *Runner) run(ctx context.Context, j store.CorrectionJob) error {
+func (r *Runner) run(ctx context.Context, id string) error {
+	j, err := r.db.CorrectionJobByID(ctx, id)
+	if err != nil {
+		return err
+	}
 	if err := r.db.SetCorrectionJobState(ctx, j.ID, StateRunning, false); err != nil {
 		return err
 	}
-	items, err := r.db.CorrectionItems(ctx, j.ID, ItemPending, ItemSent)
-	if err != nil {
+	finished, err := r.jobs.Engine.Run(ctx, j.ID, &job{r: r, j: j, actor: actorOf(j)})
+	if err != nil || !finished {
 		return err
 	}
-	for start := 0; start < len(items); {
-		end := start
-		for end < len(items) && items[end].Chunk == items[start].Chunk {
-			end++
-		}
-		if err := r.runChunk(ctx, j, items[start:end]); err != nil {
-			return err
-		}
-		start = end
-	}
-	j, err = r.db.CorrectionJobByID(ctx, j.ID)
-	if err != nil {
+	if j, err = r.db.CorrectionJobByID(ctx, j.ID); err != nil {
 		return err
+	}
+	if open, err := r.db.CorrectionOpenChunks(ctx, j.ID); err != nil || len(open) > 0 {
+		// An item still without an answer (the service could not be read): the loop takes
+		// the job up again after a pause.
+		return errors.Join(err, fmt.Errorf("corrections: job %s: %d chunks still open", j.ID, len(open)))
 	}
 	state := StateDone
 	if j.Failed > 0 {
@@ -303,296 +174,161 @@ func (r *Runner) run(ctx context.Context, j store.CorrectionJob) error {
 	return r.db.SetCorrectionJobState(ctx, j.ID, state, true)
 }
 
-// errDown says the service did not answer: the chunk waits and tries again.
-var errDown = errors.New("corrections: the billing service does not answer")
-
-// runChunk takes one chunk's items to an end: items sent without an answer are read at
-// the service first (applied: done; paid or cancelled meanwhile: skipped), the rest are
-// sent; while the service does not answer the chunk waits, for as long as it takes.
-func (r *Runner) runChunk(ctx context.Context, j store.CorrectionJob, items []store.CorrectionItem) error {
-	detail := "correction " + j.ID + " chunk " + strconv.Itoa(items[0].Chunk)
-	attempt := 0
-	for {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		err := r.reconcile(ctx, j, items)
-		if err == nil {
-			var todo []*store.CorrectionItem
-			for i := range items {
-				if items[i].State == ItemPending {
-					todo = append(todo, &items[i])
-				}
-			}
-			if len(todo) == 0 {
-				return r.db.SetCorrectionWaiting(ctx, j.ID, time.Time{})
-			}
-			if j.Kind == KindCancel {
-				err = r.sendCancel(ctx, j, todo, detail)
-			} else {
-				err = r.sendUpdates(ctx, j, todo, detail)
-			}
-		}
-		switch {
-		case err == nil:
-			attempt = 0
-		case errors.Is(err, errDown):
-			if werr := r.wait(ctx, j, attempt); werr != nil {
-				return werr
-			}
-			attempt++
-		default:
-			return err
-		}
-	}
+// job is a correction job as the engine runs it: its items in chunks (correction_items),
+// sent through the correction steps as the person who asked for it.
+type job struct {
+	r     *Runner
+	j     store.CorrectionJob
+	actor auth.Actor
 }
 
-// wait pauses before trying again, recording since when the job waits for the service.
-func (r *Runner) wait(ctx context.Context, j store.CorrectionJob, attempt int) error {
-	if attempt == 2 {
-		if err := r.db.SetCorrectionWaiting(ctx, j.ID, r.cfg.Clock.Now()); err != nil {
-			return err
-		}
-		r.log.Warn("correction job: the billing service does not answer; waiting for it", "job", j.ID)
-	}
-	d := r.cfg.RetryMax
-	if attempt < 20 {
-		d = min(r.cfg.RetryBase<<attempt, r.cfg.RetryMax)
-	}
-	d = d/2 + rand.N(d/2+1)
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
+// OpenChunks implements jobs.Store.
+func (c *job) OpenChunks(ctx context.Context, id string) ([]int, error) {
+	return c.r.db.CorrectionOpenChunks(ctx, id)
 }
 
-// set moves items to state with problem, in the database and in memory.
-func (r *Runner) set(ctx context.Context, j store.CorrectionJob, items []*store.CorrectionItem, state, problem string) error {
-	seqs := make([]int, len(items))
-	now := store.Time(r.cfg.Clock.Now())
+// LoadChunk implements jobs.Store: the chunk's items as they are kept; the chunk is
+// unknown when one of them was sent without an answer, since the last of their times.
+func (c *job) LoadChunk(ctx context.Context, id string, seq int) (*jobs.Chunk, error) {
+	items, err := c.r.db.CorrectionChunk(ctx, id, seq)
+	if err != nil {
+		return nil, err
+	}
+	ch := &jobs.Chunk{Job: id, Seq: seq, State: jobs.ChunkPending, OneByOne: c.j.Kind == KindUpdate, Items: make([]jobs.Item, len(items)),
+		Data: items}
 	for i, it := range items {
-		seqs[i] = it.Seq
-		it.State, it.Problem, it.UpdatedAt = state, problem, now
+		ch.Items[i] = jobs.Item{Key: it.Seq, State: jobs.State(it.State), Problem: problemOf(it.Problem)}
+		if it.State == ItemSent {
+			ch.State = jobs.ChunkUnknown
+			if it.UpdatedAt.After(ch.SentAt) {
+				ch.SentAt = it.UpdatedAt
+			}
+		}
 	}
-	return r.db.SetCorrectionItems(ctx, j.ID, seqs, state, problem)
+	return ch, nil
 }
 
-// unanswered notes that the call sending items ended without an answer: they stay sent
-// and are read at the service once Settle has passed from now. Noted even while the
-// runner stops, since the next start reads them too.
-func (r *Runner) unanswered(ctx context.Context, j store.CorrectionJob, items []*store.CorrectionItem) error {
-	seqs := make([]int, len(items))
-	now := store.Time(r.cfg.Clock.Now())
-	for i, it := range items {
-		seqs[i] = it.Seq
-		it.UpdatedAt = now
+// SaveChunk implements jobs.Store: the changed items, by state and problem; one sent
+// carries the chunk's time (when its call left, or ended without an answer).
+func (c *job) SaveChunk(ctx context.Context, ch *jobs.Chunk) error {
+	type group struct {
+		state   jobs.State
+		problem string
 	}
-	return r.db.MarkCorrectionItemsUnanswered(context.WithoutCancel(ctx), j.ID, seqs, now)
-}
-
-// settle waits until a call about it that ended without an answer can no longer land
-// at the service; false when ctx ends first.
-func (r *Runner) settle(ctx context.Context, it store.CorrectionItem) bool {
-	wait := it.UpdatedAt.Add(r.cfg.Settle).Sub(r.cfg.Clock.Now())
-	if wait <= 0 {
-		return true
-	}
-	t := time.NewTimer(wait)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
-}
-
-// reconcile reads each item sent without an answer at the service, once its call can
-// no longer land (Settle), and decides it: the change is there (done), the component was
-// paid or cancelled meanwhile (skipped), or it is to be sent again (pending). errDown
-// when the service does not answer a read.
-func (r *Runner) reconcile(ctx context.Context, j store.CorrectionJob, items []store.CorrectionItem) error {
-	for i := range items {
-		it := &items[i]
-		if it.State != ItemSent {
+	var order []group
+	seqs := map[group][]int{}
+	for i := range ch.Items {
+		it := &ch.Items[i]
+		if !it.Changed() {
 			continue
 		}
-		if !r.settle(ctx, *it) {
-			return ctx.Err()
+		g := group{it.State, problemText(it.Problem)}
+		if _, ok := seqs[g]; !ok {
+			order = append(order, g)
 		}
-		b, err := r.client.GetComponent(ctx, it.ComponentID)
-		switch {
-		case errors.Is(err, billing.ErrNotFound):
-			if err := r.set(ctx, j, []*store.CorrectionItem{it}, ItemFailed, ProblemNotFound); err != nil {
-				return err
-			}
-			continue
-		case err != nil && ctx.Err() != nil:
-			return ctx.Err()
-		case err != nil:
-			r.log.Warn("correction job: read a component sent without an answer", "job", j.ID, "component", it.ComponentID, "err", err)
-			return errDown
+		seqs[g] = append(seqs[g], it.Key)
+	}
+	for _, g := range order {
+		at := c.r.cfg.Clock.Now()
+		if g.state == jobs.Sent {
+			at = ch.SentAt
 		}
-		state, problem, err := decide(j.Kind, *it, b)
-		if err != nil {
-			return err
-		}
-		if err := r.set(ctx, j, []*store.CorrectionItem{it}, state, problem); err != nil {
+		if err := c.r.db.SetCorrectionItems(ctx, ch.Job, seqs[g], string(g.state), g.problem, at); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// The problems an item keeps (catalogue keys, worded on the job's page).
-const (
-	ProblemPaid     = KeyPaid
-	ProblemDeleted  = KeyDeleted
-	ProblemNotFound = "corrections.problem.not_found"
-)
+// Waiting implements jobs.Store: a correction job waits without a person's hurry.
+func (c *job) Waiting(ctx context.Context, id string) (since, hurry time.Time, err error) {
+	j, err := c.r.db.CorrectionJobByID(ctx, id)
+	return j.WaitingSince, time.Time{}, err
+}
 
-// decide is what the service's record b says about item it of a job of kind.
-func decide(kind string, it store.CorrectionItem, b billing.Bill) (state, problem string, err error) {
-	if kind == KindCancel {
-		switch b.State {
-		case billing.StateDeleted:
-			return ItemDone, "", nil // cancelled: by this job, or before it; either way the goal holds
-		case billing.StatePaid:
-			return ItemSkipped, ProblemPaid, nil
+// SetWaiting implements jobs.Store.
+func (c *job) SetWaiting(ctx context.Context, id string, since time.Time) error {
+	return c.r.db.SetCorrectionWaiting(ctx, id, since)
+}
+
+// item is the stored item behind it.
+func item(ch *jobs.Chunk, it *jobs.Item) store.CorrectionItem {
+	for _, s := range ch.Data.([]store.CorrectionItem) {
+		if s.Seq == it.Key {
+			return s
 		}
-		return ItemPending, "", nil
 	}
+	return store.CorrectionItem{}
+}
+
+// Send implements jobs.Steps: a chunk of cancels in one call, an update by itself.
+func (c *job) Send(ctx context.Context, ch *jobs.Chunk, items []*jobs.Item) error {
+	detail := "correction " + c.j.ID + " chunk " + strconv.Itoa(ch.Seq)
+	if c.j.Kind == KindCancel {
+		ids := make([]string, len(items))
+		for i, it := range items {
+			ids[i] = item(ch, it).ComponentID
+		}
+		return c.r.steps.CancelComponents(ctx, c.actor, ids, c.j.Reason, detail)
+	}
+	it := item(ch, items[0])
 	u, err := decodeUpdate(it.Payload)
 	if err != nil {
-		return "", "", err
-	}
-	switch {
-	case b.State == billing.StatePaid:
-		return ItemSkipped, ProblemPaid, nil
-	case b.State == billing.StateDeleted:
-		return ItemSkipped, ProblemDeleted, nil
-	case Applied(b, u):
-		return ItemDone, "", nil
-	}
-	return ItemPending, "", nil
-}
-
-// refusal is the item's problem when the service refused it: its words, kept as they are.
-func refusal(err error) string {
-	var apiErr *billing.APIError
-	if errors.As(err, &apiErr) && apiErr.StatusDesc != "" {
-		return apiErr.StatusDesc
-	}
-	return err.Error()
-}
-
-// sendCancel cancels the chunk's pending items in one call (all or none at the service).
-func (r *Runner) sendCancel(ctx context.Context, j store.CorrectionJob, todo []*store.CorrectionItem, detail string) error {
-	if err := r.set(ctx, j, todo, ItemSent, ""); err != nil {
 		return err
 	}
-	ids := make([]string, len(todo))
-	for i, it := range todo {
-		ids[i] = it.ComponentID
-	}
-	_, err := r.writer.CancelComponents(ctx, actorOf(j), ids, j.Reason, detail)
-	switch {
-	case err == nil:
-		return r.set(ctx, j, todo, ItemDone, "")
-	case ctx.Err() != nil:
-		return errors.Join(ctx.Err(), r.unanswered(ctx, j, todo)) // left sent: read at the next start
-	case changes.Ambiguous(err):
-		return r.unanswered(ctx, j, todo) // left sent: reconcile reads them before anything is sent again
-	case errors.Is(err, billing.ErrUnavailable) || errors.Is(err, billing.ErrUnauthorized):
-		if err := r.set(ctx, j, todo, ItemPending, ""); err != nil {
-			return err
-		}
-		return errDown
-	}
-	// Refused (all or none): one was paid or cancelled meanwhile, or something else is
-	// wrong. Read them: the paid are left out, the cancelled done, and the rest sent again
-	// without them; when nothing explains it, the rest fail with the service's words.
-	changed := false
-	for _, it := range todo {
-		b, gerr := r.client.GetComponent(ctx, it.ComponentID)
-		if gerr != nil {
-			if errors.Is(gerr, billing.ErrNotFound) {
-				changed = true
-				if err := r.set(ctx, j, []*store.CorrectionItem{it}, ItemFailed, ProblemNotFound); err != nil {
-					return err
-				}
-				continue
-			}
-			return errDown // still sent: reconcile reads it again
-		}
-		state, problem, derr := decide(j.Kind, *it, b)
-		if derr != nil {
-			return derr
-		}
-		changed = changed || state != ItemPending
-		if err := r.set(ctx, j, []*store.CorrectionItem{it}, state, problem); err != nil {
-			return err
-		}
-	}
-	if !changed {
-		var rest []*store.CorrectionItem
-		for _, it := range todo {
-			if it.State == ItemPending {
-				rest = append(rest, it)
-			}
-		}
-		return r.set(ctx, j, rest, ItemFailed, refusal(err))
-	}
-	return nil
+	return c.r.steps.UpdateComponent(ctx, c.actor, it.ComponentID, u, detail)
 }
 
-// sendUpdates sends the chunk's pending updates one by one (the service has no batch
-// update); each is marked sent before it leaves.
-func (r *Runner) sendUpdates(ctx context.Context, j store.CorrectionJob, todo []*store.CorrectionItem, detail string) error {
-	for _, it := range todo {
-		u, err := decodeUpdate(it.Payload)
+// Check implements jobs.Steps: each item's component read at the service.
+func (c *job) Check(ctx context.Context, ch *jobs.Chunk, items []*jobs.Item) error {
+	for _, it := range items {
+		s := item(ch, it)
+		var d jobs.Decision
+		var err error
+		if c.j.Kind == KindCancel {
+			d, err = c.r.steps.CheckCancel(ctx, s.ComponentID)
+		} else {
+			var u billing.ComponentUpdate
+			if u, err = decodeUpdate(s.Payload); err == nil {
+				d, err = c.r.steps.CheckUpdate(ctx, s.ComponentID, u)
+			}
+		}
 		if err != nil {
 			return err
 		}
-		if err := r.set(ctx, j, []*store.CorrectionItem{it}, ItemSent, ""); err != nil {
-			return err
-		}
-		_, err = r.writer.UpdateComponent(ctx, actorOf(j), it.ComponentID, u, detail)
-		switch {
-		case err == nil:
-			if err := r.set(ctx, j, []*store.CorrectionItem{it}, ItemDone, ""); err != nil {
-				return err
-			}
-			continue
-		case ctx.Err() != nil:
-			return errors.Join(ctx.Err(), r.unanswered(ctx, j, []*store.CorrectionItem{it}))
-		case changes.Ambiguous(err):
-			return r.unanswered(ctx, j, []*store.CorrectionItem{it}) // left sent: reconcile reads it first
-		case errors.Is(err, billing.ErrUnavailable) || errors.Is(err, billing.ErrUnauthorized):
-			if err := r.set(ctx, j, []*store.CorrectionItem{it}, ItemPending, ""); err != nil {
-				return err
-			}
-			return errDown
-		}
-		// Refused: paid or cancelled meanwhile is left alone with why; else it fails with
-		// the service's words.
-		b, gerr := r.client.GetComponent(ctx, it.ComponentID)
-		if gerr != nil && !errors.Is(gerr, billing.ErrNotFound) {
-			return errDown // still sent: reconcile decides it
-		}
-		state, problem := ItemFailed, refusal(err)
-		if gerr != nil {
-			problem = ProblemNotFound
-		} else if s, p, derr := decide(j.Kind, *it, b); derr == nil && s != ItemPending {
-			state, problem = s, p
-		}
-		if err := r.set(ctx, j, []*store.CorrectionItem{it}, state, problem); err != nil {
-			return err
+		if d.State != jobs.Pending {
+			ch.Decide(it, d)
 		}
 	}
 	return nil
+}
+
+// Refused implements jobs.Steps: a refusal is explained by the components' records (paid
+// or cancelled meanwhile), else the items fail with the service's words.
+func (c *job) Refused(ctx context.Context, ch *jobs.Chunk, items []*jobs.Item, _ error) error {
+	return c.Check(ctx, ch, items)
+}
+
+// problemText is an item's problem as kept: a catalogue key, or the service's own words.
+func problemText(p jobs.Problem) string {
+	switch p.Code {
+	case "":
+		return ""
+	case jobs.ProblemRefused:
+		return p.Arg
+	case jobs.ProblemUnsent:
+		return "corrections.problem." + p.Arg
+	}
+	return p.Code
+}
+
+// problemOf reads what problemText kept.
+func problemOf(s string) jobs.Problem {
+	switch {
+	case s == "":
+		return jobs.Problem{}
+	case strings.HasPrefix(s, "corrections."):
+		return jobs.Problem{Code: s}
+	}
+	return jobs.Problem{Code: jobs.ProblemRefused, Arg: s}
 }

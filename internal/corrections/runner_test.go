@@ -177,8 +177,8 @@ func (e *env) runner(t *testing.T, chunk int) *corrections.Runner {
 		t.Fatal(err)
 	}
 	w := &changes.Writer{Client: client, DB: e.db, Log: e.log, Clock: clock.System(time.UTC)}
-	r := corrections.NewRunner(corrections.Config{Clock: clock.System(time.UTC), ChunkSize: chunk, LeaseTTL: time.Second, LeaseRenew: 200 * time.Millisecond,
-		RetryBase: 5 * time.Millisecond, RetryMax: 50 * time.Millisecond, Settle: e.settle}, e.db, client, w, e.log)
+	r := corrections.NewRunner(corrections.Config{ChunkSize: chunk, LeaseTTL: time.Second, LeaseRenew: 200 * time.Millisecond,
+		RetryBase: 5 * time.Millisecond, RetryMax: 50 * time.Millisecond, Settle: e.settle, Clock: clock.System(time.UTC)}, e.db, w, e.log)
 	if err := r.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}

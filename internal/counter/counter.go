@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sekolah/portal/internal/audit"
 	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/billlist"
@@ -322,13 +323,14 @@ func (s *Service) receiptPeople(ctx context.Context, r *Receipt) {
 			r.StudentName = st.Name
 		}
 	}
-	entries, err := s.DB.LatestAudit(ctx, changes.ActionPay, r.NIS, changes.OutcomeOK, 50)
+	entries, err := (audit.Log{DB: s.DB}).Latest(ctx, changes.ActionPay, r.NIS, 50)
 	if err != nil {
 		s.logger().Warn("counter: who recorded the payment", "nis", r.NIS, "ref", r.Ref, "err", err)
 		return
 	}
 	for _, e := range entries {
-		if !strings.EqualFold(e.Args["ref"], r.Ref) && !strings.Contains(e.Detail, "ref "+r.Ref+",") {
+		// Entries written before they carried arguments name the reference in the detail.
+		if !strings.EqualFold(e.Args.Get(audit.KeyRef), r.Ref) && !strings.Contains(e.Detail, "ref "+r.Ref+",") {
 			continue
 		}
 		r.CashierUsername = e.Actor

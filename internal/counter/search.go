@@ -9,6 +9,7 @@ import (
 
 	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/i18n"
+	"github.com/sekolah/portal/internal/problem"
 	"github.com/sekolah/portal/internal/store"
 	"github.com/sekolah/portal/internal/students"
 )
@@ -42,12 +43,17 @@ type Matches struct {
 // NIS, in the roster. A NIS (with a digit in it) that matches nobody in the roster is
 // asked of the service (a student registered elsewhere since the last sync), and added to
 // the roster when found; names are never sent to the service. An empty query finds
-// nothing.
+// nothing; one over students.MaxSearchLen is a problem.List of field "q", searched for
+// nowhere.
 func (s *Service) Search(ctx context.Context, q string) (Matches, error) {
 	q = strings.Join(strings.Fields(q), " ")
 	m := Matches{Query: q}
 	if q == "" {
 		return m, nil
+	}
+	var ps problem.List
+	if !students.CheckSearch(&ps, "q", q) {
+		return m, ps
 	}
 	classes, err := s.DB.Classes(ctx)
 	if err != nil {

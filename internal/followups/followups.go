@@ -12,10 +12,10 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
+	"github.com/sekolah/portal/internal/audit"
 	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/clock"
@@ -44,18 +44,27 @@ func ParseChannel(s string) (Channel, bool) {
 	return "", false
 }
 
-// The audit actions of a follow-up, one per channel.
+// The codes of a follow-up's audit entries, one per channel.
 const (
 	ActionWhatsApp = "followup.whatsapp"
 	ActionLetter   = "followup.letter"
 )
 
-// Action is the audit action of a follow-up by c.
-func (c Channel) Action() string {
+// A follow-up in the audit log: about the student, with the overdue items it named and
+// their total.
+var (
+	auditWhatsApp = audit.Register(audit.Action{Code: ActionWhatsApp, About: audit.AboutStudent,
+		Shows: []audit.Figure{audit.OverdueItems, audit.Money}, Needs: []audit.Key{audit.KeyNIS, audit.KeyOverdue, audit.KeyTotal}})
+	auditLetter = audit.Register(audit.Action{Code: ActionLetter, About: audit.AboutStudent,
+		Shows: []audit.Figure{audit.OverdueItems, audit.Money}, Needs: []audit.Key{audit.KeyNIS, audit.KeyOverdue, audit.KeyTotal}})
+)
+
+// auditAction is the audit action of a follow-up by c.
+func (c Channel) auditAction() *audit.Action {
 	if c == Letter {
-		return ActionLetter
+		return auditLetter
 	}
-	return ActionWhatsApp
+	return auditWhatsApp
 }
 
 var (
@@ -195,6 +204,22 @@ type Service struct {
 	WhatsAppTo func(ctx context.Context, st store.Student) (string, error)
 }
 
+// FollowUp is a follow-up as recorded: the student, the channel, when, by whom, and the
+// overdue items it named with their total.
+type FollowUp = store.FollowUp
+
+// Last is the newest follow-up of student nis by c, and whether there is one.
+func (s *Service) Last(ctx context.Context, nis string, c Channel) (FollowUp, bool, error) {
+	f, err := s.DB.LastFollowUp(ctx, nis, string(c))
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return FollowUp{}, false, nil
+	case err != nil:
+		return FollowUp{}, false, fmt.Errorf("followups: the last of %s: %w", nis, err)
+	}
+	return f, true, nil
+}
+
 func (s *Service) today() time.Time { return s.Clock.Today() }
 
 // Overdue reads what st owes past due today from the ledger.
@@ -209,7 +234,7 @@ func (s *Service) Overdue(ctx context.Context, st store.Student) (Overdue, error
 // Sent is a recorded follow-up: what it named, and for WhatsApp the link to open.
 type Sent struct {
 	Overdue  Overdue
-	FollowUp store.FollowUp
+	FollowUp FollowUp
 	URL      string // the wa.me link (WhatsApp only)
 }
 
@@ -242,10 +267,9 @@ func (s *Service) Send(ctx context.Context, actor auth.Actor, byName string, st 
 	}
 	f := store.FollowUp{NIS: st.NIS, Channel: string(c), At: s.now(), Actor: actor.Username, ActorName: byName,
 		Components: len(o.Items), Total: o.Total}
-	entry := store.AuditEntry{Actor: actor.Username, ActorRole: actor.Role.String(), Action: c.Action(), Target: st.NIS,
-		Outcome: "ok", IP: actor.IP, Args: store.AuditArgs{
-			"nis": st.NIS, "name": o.Name, "overdue": strconv.Itoa(len(o.Items)), "total": strconv.FormatInt(o.Total, 10)}}
-	if out.FollowUp, err = s.DB.RecordFollowUp(ctx, f, entry); err != nil {
+	entry := c.auditAction().With(audit.Student(st.NIS, o.Name), audit.Overdue(len(o.Items)), audit.Total(o.Total))
+	entry.Actor, entry.Target, entry.Outcome = actor.Audit(), st.NIS, audit.OK
+	if out.FollowUp, err = s.DB.RecordFollowUp(ctx, f, entry.Row()); err != nil {
 		return out, fmt.Errorf("followups: %w", err)
 	}
 	return out, nil

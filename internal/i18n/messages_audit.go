@@ -1,9 +1,11 @@
 package i18n
 
-// The audit log in words. Each audited action has two phrases: audit.act.<action> when it
-// succeeded and audit.try.<action> when it failed or its outcome is unknown (the outcome
-// badge beside it says which). An action without them shows its code; a package that adds
-// an action adds its phrases here or in its own messages file.
+// The audit log in words. Each audited action (internal/audit.Action, declared by the
+// package that makes it) has two phrases: audit.act.<code> when it succeeded and
+// audit.try.<code> when it failed or its outcome is unknown (the outcome badge beside it
+// says which). A package that adds an action adds its phrases here or in its own messages
+// file; web's TestEveryActionHasItsWords fails on an action without both in both
+// languages.
 func init() {
 	Register(map[string]Message{
 		"audit.intro":          {ID: "Siapa melakukan apa, kapan. Rincian teknis ada di balik “Rincian”.", EN: "Who did what, and when. Technical details are behind “Details”."},
@@ -25,6 +27,7 @@ func init() {
 		"audit.receipt":        {ID: "kuitansi %[1]s", EN: "receipt %[1]s"},
 		"audit.lines":          {ID: "%[1]d komponen", EN: "%[1]d {1:item|items}"},
 		"audit.file":           {ID: "berkas “%[1]s”", EN: "file “%[1]s”"},
+		"audit.an_upload":      {ID: "unggahan", EN: "an upload"},
 		"audit.reason":         {ID: "alasan: %[1]s", EN: "reason: %[1]s"},
 		"audit.from_upload":    {ID: "dari unggahan", EN: "from an upload"},
 		"audit.role_change":    {ID: "%[1]s → %[2]s", EN: "%[1]s → %[2]s"},
@@ -66,6 +69,8 @@ func init() {
 		"audit.try.ledger.reconcile.student":   {ID: "Mengoreksi data siswa sesuai layanan pembayaran", EN: "Correcting student details from the payment service"},
 		"audit.act.ledger.callback":            {ID: "Pembayaran dari bank diterima", EN: "Bank payment received"},
 		"audit.try.ledger.callback":            {ID: "Menerima pembayaran dari bank", EN: "Receiving a bank payment"},
+		"audit.act.ledger.reconcile.ask":       {ID: "Pencocokan penuh dengan layanan pembayaran diminta", EN: "A full reconcile with the payment service asked for"},
+		"audit.try.ledger.reconcile.ask":       {ID: "Meminta pencocokan penuh dengan layanan pembayaran", EN: "Asking for a full reconcile with the payment service"},
 
 		// Uploads.
 		"audit.act.upload.receive": {ID: "Berkas diunggah", EN: "File uploaded"},
@@ -104,19 +109,23 @@ func init() {
 		"audit.try.staff.enable":    {ID: "Mengaktifkan kembali akun staf", EN: "Enabling a staff account"},
 
 		// Settings.
-		"audit.act.settings.fee_template.create": {ID: "Template biaya dibuat", EN: "Fee template created"},
-		"audit.try.settings.fee_template.create": {ID: "Membuat template biaya", EN: "Creating a fee template"},
-		"audit.act.settings.fee_template.update": {ID: "Template biaya diubah", EN: "Fee template changed"},
-		"audit.try.settings.fee_template.update": {ID: "Mengubah template biaya", EN: "Changing a fee template"},
-		"audit.act.settings.fee_template.delete": {ID: "Template biaya dihapus", EN: "Fee template deleted"},
-		"audit.try.settings.fee_template.delete": {ID: "Menghapus template biaya", EN: "Deleting a fee template"},
-		"audit.act.settings.registration.update": {ID: "Pengaturan pendaftaran daring diubah", EN: "Online registration settings changed"},
-		"audit.try.settings.registration.update": {ID: "Mengubah pengaturan pendaftaran daring", EN: "Changing the online registration settings"},
-		"audit.act.settings.school.update":       {ID: "Profil sekolah diubah", EN: "School profile changed"},
-		"audit.try.settings.school.update":       {ID: "Mengubah profil sekolah", EN: "Changing the school profile"},
-		"audit.act.settings.school.logo":         {ID: "Logo sekolah diganti", EN: "School logo replaced"},
-		"audit.try.settings.school.logo":         {ID: "Mengganti logo sekolah", EN: "Replacing the school logo"},
-		"audit.act.settings.school.logo_remove":  {ID: "Logo sekolah dihapus", EN: "School logo removed"},
-		"audit.try.settings.school.logo_remove":  {ID: "Menghapus logo sekolah", EN: "Removing the school logo"},
+		"audit.act.settings.fee_template.create":     {ID: "Template biaya dibuat", EN: "Fee template created"},
+		"audit.try.settings.fee_template.create":     {ID: "Membuat template biaya", EN: "Creating a fee template"},
+		"audit.act.settings.fee_template.update":     {ID: "Template biaya diubah", EN: "Fee template changed"},
+		"audit.try.settings.fee_template.update":     {ID: "Mengubah template biaya", EN: "Changing a fee template"},
+		"audit.act.settings.fee_template.delete":     {ID: "Template biaya dihapus", EN: "Fee template deleted"},
+		"audit.try.settings.fee_template.delete":     {ID: "Menghapus template biaya", EN: "Deleting a fee template"},
+		"audit.act.settings.registration.update":     {ID: "Pengaturan pendaftaran daring diubah", EN: "Online registration settings changed"},
+		"audit.try.settings.registration.update":     {ID: "Mengubah pengaturan pendaftaran daring", EN: "Changing the online registration settings"},
+		"audit.act.registration.application.approve": {ID: "Pendaftaran online disetujui", EN: "Online application approved"},
+		"audit.try.registration.application.approve": {ID: "Menyetujui pendaftaran online", EN: "Approving an online application"},
+		"audit.act.registration.application.reject":  {ID: "Pendaftaran online ditolak", EN: "Online application rejected"},
+		"audit.try.registration.application.reject":  {ID: "Menolak pendaftaran online", EN: "Rejecting an online application"},
+		"audit.act.settings.school.update":           {ID: "Profil sekolah diubah", EN: "School profile changed"},
+		"audit.try.settings.school.update":           {ID: "Mengubah profil sekolah", EN: "Changing the school profile"},
+		"audit.act.settings.school.logo":             {ID: "Logo sekolah diganti", EN: "School logo replaced"},
+		"audit.try.settings.school.logo":             {ID: "Mengganti logo sekolah", EN: "Replacing the school logo"},
+		"audit.act.settings.school.logo_remove":      {ID: "Logo sekolah dihapus", EN: "School logo removed"},
+		"audit.try.settings.school.logo_remove":      {ID: "Menghapus logo sekolah", EN: "Removing the school logo"},
 	})
 }

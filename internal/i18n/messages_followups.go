@@ -40,6 +40,8 @@ func init() {
 		"followups.audit_overdue":      {ID: "%[1]d tagihan terlambat", EN: "%[1]d overdue {1:item|items}"},
 		"audit.act.followup.whatsapp":  {ID: "Tindak lanjut WhatsApp", EN: "WhatsApp follow-up"},
 		"audit.act.followup.letter":    {ID: "Surat pengingat dicatat terkirim", EN: "Reminder letter recorded as sent"},
+		"audit.try.followup.whatsapp":  {ID: "Mencatat tindak lanjut WhatsApp", EN: "Recording a WhatsApp follow-up"},
+		"audit.try.followup.letter":    {ID: "Mencatat surat pengingat", EN: "Recording a reminder letter"},
 
 		// The reminder letter.
 		"reminder.title":     {ID: "Surat pengingat tunggakan", EN: "Arrears reminder letter"},

@@ -11,6 +11,7 @@ func init() {
 		"login.disabled":         {ID: "Akun ini dinonaktifkan. Hubungi admin sekolah.", EN: "This account is disabled. Contact the school admin."},
 		"login.locked":           {ID: "Terlalu banyak percobaan gagal. Akun ini dikunci dari alamat Anda sampai %[1]s (%[2]d menit lagi).", EN: "Too many failed attempts. This account is locked from your address until %[1]s (%[2]d more {2:minute|minutes})."},
 		"login.locked_addr":      {ID: "Terlalu banyak percobaan gagal dari alamat ini. Coba lagi setelah %[1]s (%[2]d menit lagi).", EN: "Too many failed attempts from this address. Try again after %[1]s (%[2]d more {2:minute|minutes})."},
+		"login.locked_user":      {ID: "Terlalu banyak percobaan gagal untuk akun ini dari berbagai alamat. Sampai %[1]s (%[2]d menit lagi) akun ini hanya dapat dipakai masuk dari perangkat yang pernah dipakai masuk sebelumnya. Bila perlu, minta admin sekolah memeriksanya.", EN: "Too many failed attempts at this account from various addresses. Until %[1]s (%[2]d more {2:minute|minutes}) it can only be signed in to from a device that signed in to it before. If needed, ask the school admin to look into it."},
 		"login.signed_out":       {ID: "Anda sudah keluar.", EN: "You have signed out."},
 		"login.missing":          {ID: "Isi nama pengguna dan kata sandi.", EN: "Enter your username and password."},
 		"home.greeting":          {ID: "Selamat datang, %[1]s", EN: "Welcome, %[1]s"},

@@ -39,7 +39,7 @@ func init() {
 		"ledger.changed.removed":   {ID: "%[1]s siswa dihapus", EN: "%[1]s {1:student|students} removed"},
 		"ledger.changed.looked_up": {ID: "%[1]s tagihan dicek satu per satu", EN: "%[1]s {1:bill|bills} looked up one by one"},
 		"ledger.changed.corrected": {ID: "%[1]s selisih diperbaiki (tercatat di log audit)", EN: "%[1]s differences corrected (in the audit log)"},
-		"ledger.changed.callbacks": {ID: "%[1]s pembayaran dari notifikasi tertunda", EN: "%[1]s {1:payment|payments} from waiting callbacks"},
+		"ledger.changed.callbacks": {ID: "%[1]s pembayaran notifikasi lama dikoreksi sesuai layanan", EN: "%[1]s {1:payment|payments} of old callbacks corrected from the service"},
 		"ledger.changed.calls":     {ID: "%[1]s panggilan", EN: "%[1]s {1:call|calls}"},
 
 		// The admins' data page.
@@ -79,7 +79,6 @@ func init() {
 		"settings.data.callback_url_unset": {ID: "Alamat notifikasi pembayaran untuk operator adalah alamat publik portal ditambah /hooks/payments. Atur PORTAL_PUBLIC_URL (mis. https://portal.sekolah.sch.id) agar halaman ini menampilkannya.", EN: "The payment callback address for the operator is the portal's public address followed by /hooks/payments. Set PORTAL_PUBLIC_URL (e.g. https://portal.sekolah.sch.id) for this page to show it."},
 		"settings.data.callbacks_week":     {ID: "%[1]s notifikasi diterima dalam 7 hari terakhir; terakhir %[2]s.", EN: "%[1]s callbacks received in the last 7 days; the last one %[2]s."},
 		"settings.data.callbacks_never":    {ID: "Belum pernah ada notifikasi pembayaran yang diterima.", EN: "No payment callback has ever been received."},
-		"settings.data.callbacks_pending":  {ID: "%[1]s notifikasi menyebut tagihan yang belum ada di salinan; sinkron berikutnya melengkapinya.", EN: "%[1]s callbacks name bills not in the copy yet; the next sync brings them."},
 		"settings.data.callbacks_hint":     {ID: "Dalam 7 hari terakhir tercatat %[1]s pembayaran tetapi tidak ada satu pun notifikasi pembayaran yang sampai. Jika orang tua membayar di bank, periksa bahwa operator layanan pembayaran memakai alamat di atas dan bahwa alamat itu dapat dijangkau dari internet. Sementara itu pembayaran tetap masuk lewat sinkron berkala, hanya lebih lambat.", EN: "%[1]s {1:payment was|payments were} recorded in the last 7 days, yet not one payment callback arrived. If parents pay at banks, check that the payment service's operator uses the address above and that it can be reached from the internet. Meanwhile payments still arrive through the incremental sync, only later."},
 	})
 }

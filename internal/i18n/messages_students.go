@@ -4,6 +4,11 @@ package i18n
 // add-components form.
 func init() {
 	Register(map[string]Message{
+		// A student's standing (students.Status).
+		"students.status.active":    {ID: "Aktif", EN: "Active"},
+		"students.status.graduated": {ID: "Lulus", EN: "Graduated"},
+		"students.status.moved":     {ID: "Pindah", EN: "Moved to another school"},
+		"students.status.left":      {ID: "Keluar", EN: "Left"},
 		// Roster.
 		"students.lead":               {ID: "Daftar siswa yang dikenal portal, dengan tagihan yang belum dibayar per siswa.", EN: "The students the portal knows, with what each one has unpaid."},
 		"students.add":                {ID: "Tambah siswa", EN: "Add student"},
@@ -48,6 +53,7 @@ func init() {
 		"students.field.class_hint": {ID: "Contoh: Kelas 7A", EN: "For example: Kelas 7A"},
 		"students.field.phone_hint": {ID: "Nomor Indonesia, contoh: 0812-3456-7890 atau +62 812 3456 7890.", EN: "An Indonesian number, e.g. 0812-3456-7890 or +62 812 3456 7890."},
 		"students.err.nis":          {ID: "NIS hanya boleh berisi 1–32 huruf, angka, titik (.) atau tanda hubung (-), tanpa spasi.", EN: "The student ID may only hold 1–32 letters, digits, dots (.) or dashes (-), without spaces."},
+		"students.err.search_long":  {ID: "Pencarian ini terlalu panjang: paling banyak %[1]d karakter. Ketik sebagian nama atau NIS saja.", EN: "This search is too long: at most %[1]d {1:character|characters}. Type part of a name or a student ID."},
 		"students.err.phone":        {ID: "Nomor telepon tidak valid. Tulis seperti 0812-3456-7890 atau +62 812 3456 7890.", EN: "Not a valid phone number. Write it like 0812-3456-7890 or +62 812 3456 7890."},
 		"students.err.exists":       {ID: "NIS %[1]s sudah terdaftar di layanan pembayaran. Periksa nomornya, atau cari siswa ini di daftar siswa.", EN: "Student ID %[1]s is already registered at the payment service. Check the number, or look the student up in the list."},
 		"students.err.service":      {ID: "Ditolak layanan pembayaran: %[1]s", EN: "Rejected by the payment service: %[1]s"},

@@ -142,13 +142,18 @@ func (r row) bill(today int64) billing.Bill {
 func rank(kind int64) int { return int(kind) }
 
 // supersedes reports whether a record read from the service (in) may replace what the
-// ledger holds (old): the later updated_at wins when both have one; otherwise (or on a
-// tie) a record never moves a component back from paid or deleted. Reading is not
-// atomic with writing, so a page read before a payment and written after its callback
-// must not undo it.
+// ledger holds (old): the later updated_at wins when both have one; a record with one
+// replaces a row without (a payment callback marked it paid as it came, before callbacks
+// were confirmed with the service: never the service's word); otherwise (or on a tie) a
+// record never moves a component back from paid or deleted. Reading is not atomic with
+// writing, so a page read before a payment and written after its confirmation must not
+// undo it.
 func supersedes(in, old row) bool {
 	if in.UpdatedUS != 0 && old.UpdatedUS != 0 && in.UpdatedUS != old.UpdatedUS {
 		return in.UpdatedUS > old.UpdatedUS
+	}
+	if in.UpdatedUS != 0 && old.UpdatedUS == 0 {
+		return true
 	}
 	return rank(in.Kind) >= rank(old.Kind)
 }

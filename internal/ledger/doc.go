@@ -16,9 +16,13 @@
 //     person's request to sync or reconcile now (AskSync, AskReconcile) is a row of the
 //     database that the instance holding the lease serves within AskPoll, whichever
 //     instance it was made on: every instance shows and does the same.
-//   - ReceiveCallback, the domain side of the service's payment callback (the portal's
-//     POST /hooks/payments): verified, stored once per ref_number, applied and audited
-//     in one transaction.
+//   - The service's payment callbacks (the portal's POST /hooks/payments), as notices,
+//     not facts: ReceiveCallback verifies one and stores it once per ref_number (a
+//     resend with another body is kept aside, never applied), and the Confirmer asks the
+//     service what it holds of the reference (one search) and records only that answer,
+//     at once and, while the service does not answer, with a back-off under a lease. A
+//     callback that disagrees with the service is kept, audited and listed
+//     (FlaggedCallbacks); one that waits is counted (UnconfirmedPayments). See callback.go.
 //   - Upsert, MarkDeleted, RecordStudents and StudentRemoved, for the portal's own writes
 //     (changes.Writer) to record the service's answer at once.
 //
@@ -40,5 +44,6 @@
 // and exports), StudentTotals (the roster's what-is-owed column), Freshness and
 // ChangeSeq (how fresh the figures are, and a cheap "what changed since" for live
 // pages: every write to the components or the roster moves it, the roster's writes in
-// internal/store included), Counts and CallbackStats (the admins' Data page).
+// internal/store included), Counts, CallbackStats and FlaggedCallbacks (the admins' Data
+// page), UnconfirmedPayments (the dashboard's payments announced but not confirmed yet).
 package ledger

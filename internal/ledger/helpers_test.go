@@ -34,19 +34,20 @@ type env struct {
 	db    *store.DB
 	l     *ledger.Ledger
 	s     *ledger.Syncer
-	calls atomic.Int64 // service calls (not /_sandbox)
+	cf    *ledger.Confirmer // not started: a test that wants its worker starts it
+	calls atomic.Int64      // service calls (not /_sandbox)
 	// down makes the service answer 503 to every call after this many (0: never).
 	down   atomic.Int64
 	recv   *receiver
 	recvTS *httptest.Server
 }
 
-// receiver answers the sandbox's callbacks through Ledger.ReceiveCallback; fail makes it
+// receiver answers the sandbox's callbacks through Confirmer.Receive; fail makes it
 // answer 500 without storing, lose stores and then answers 500 (the answer lost), drop
 // answers 500 always (the callback never arrives).
 type receiver struct {
 	mu sync.Mutex
-	l  *ledger.Ledger
+	cf *ledger.Confirmer
 	// route, when set, is the address of a portal whose own callback route (POST
 	// /hooks/payments) gets every callback that gets through, over HTTP; its answer is
 	// the answer (lose still answers 500 once it stored).
@@ -61,7 +62,7 @@ type receiver struct {
 func (rv *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	rv.mu.Lock()
-	l, fail, lose, drop := rv.l, rv.fail > 0, rv.lose > 0, rv.drop
+	cf, fail, lose, drop := rv.cf, rv.fail > 0, rv.lose > 0, rv.drop
 	if fail {
 		rv.fail--
 	}
@@ -70,7 +71,7 @@ func (rv *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	route := rv.route
 	rv.mu.Unlock()
-	if drop || fail || l == nil && route == "" {
+	if drop || fail || cf == nil && route == "" {
 		http.Error(w, "not now", http.StatusInternalServerError)
 		return
 	}
@@ -97,7 +98,7 @@ func (rv *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(res.StatusCode)
 		return
 	}
-	res, err := l.ReceiveCallback(r.Context(), r.Header.Get(billing.CallbackHeader), body)
+	res, err := cf.Receive(r.Context(), r.Header.Get(billing.CallbackHeader), body)
 	rv.mu.Lock()
 	rv.received = append(rv.received, res)
 	if err != nil {
@@ -179,8 +180,14 @@ func newEnvOn(t testing.TB, engine string, now time.Time) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
+	e.cf, err = ledger.NewConfirmer(ledger.ConfirmConfig{Ledger: e.l, Client: e.c, Clock: clock.New(sb.Now, jakarta),
+		RetryBase: 10 * time.Millisecond, RetryMax: 100 * time.Millisecond, Poll: 100 * time.Millisecond,
+		Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
 	e.recv.mu.Lock()
-	e.recv.l = e.l
+	e.recv.cf = e.cf
 	e.recv.mu.Unlock()
 	e.s, err = ledger.NewSyncer(ledger.SyncConfig{Ledger: e.l, Client: e.c, ReconcileHour: -1, FillConcurrency: 3,
 		Logger: slog.New(slog.DiscardHandler)})

@@ -30,7 +30,7 @@ type Run struct {
 	Removed           int // roster entries the service no longer lists
 	LookedUp          int // components a walk did not meet, asked for one by one
 	Corrected         int // differences a reconcile corrected (each audited)
-	Callbacks         int // components paid by callbacks that waited for a sync
+	Callbacks         int // components an old callback had marked paid, corrected from the service
 }
 
 // Took is how long the run took (0 while it runs).

@@ -201,7 +201,7 @@ func TestCallbackStats(t *testing.T) {
 	// At a bank: the callback comes.
 	e.bankPay(bills[3].NIS, bills[3].ComponentID)
 	e.waitCallbacks()
-	if s, _ := e.l.CallbackStats(ctx, week); s.Received != 1 || s.Last.IsZero() || s.Payments != 2 || s.Pending != 0 {
+	if s, _ := e.l.CallbackStats(ctx, week); s.Received != 1 || s.Last.IsZero() || s.Payments != 2 || s.Waiting != 0 {
 		t.Errorf("after a bank payment: %+v", s)
 	}
 }

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/clock"
+	"github.com/sekolah/portal/internal/jobs"
 	"github.com/sekolah/portal/internal/store"
 )
 
@@ -58,16 +60,12 @@ type Syncer struct {
 	log    *slog.Logger
 	lease  *lease
 
-	mu      sync.Mutex
-	started bool
-	stopped bool
-	cancel  context.CancelFunc
-	done    chan struct{}
-	wake    chan struct{} // Nudge: run now
-	ask     chan struct{} // a request to sync or reconcile now was made here
-	first   chan struct{} // closed after the loop's first run
-	runMu   sync.Mutex    // one run at a time in this process
-	served  atomic.Int64  // the requests to sync now that a run of this instance has started after
+	worker *jobs.Worker
+	wake   chan struct{} // Nudge: run now
+	ask    chan struct{} // a request to sync or reconcile now was made here
+	first  chan struct{} // closed after the loop's first run
+	runMu  sync.Mutex    // one run at a time in this process
+	served atomic.Int64  // the requests to sync now that a run of this instance has started after
 }
 
 // NewSyncer makes a syncer; Start sets it going.
@@ -85,47 +83,25 @@ func NewSyncer(cfg SyncConfig) (*Syncer, error) {
 	}
 	log := cmp.Or(cfg.Logger, cfg.Ledger.log)
 	s := &Syncer{cfg: cfg, l: cfg.Ledger, client: cfg.Client, log: log, wake: make(chan struct{}, 1), ask: make(chan struct{}, 1),
-		first: make(chan struct{})}
-	s.lease = &lease{db: cfg.Ledger.db, name: syncLease, owner: cfg.Owner, ttl: cfg.LeaseTTL,
-		renew: max(cfg.LeaseTTL/5, time.Millisecond), now: cfg.Ledger.now, log: log}
+		first: make(chan struct{}), worker: jobs.NewWorker()}
+	s.lease = &lease{name: syncLease, Lease: jobs.Lease{Leases: cfg.Ledger.db.NamedLeases(), Owner: cfg.Owner, TTL: cfg.LeaseTTL,
+		Renew: max(cfg.LeaseTTL/5, time.Millisecond), Clock: clock.New(cfg.Ledger.now, time.UTC), Log: log}}
 	return s, nil
 }
 
 // Start runs the sync loop in the background: a run at once, then every Every (and
 // whenever Nudge asks). It returns at once.
 func (s *Syncer) Start(ctx context.Context) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.started {
-		return errors.New("ledger: syncer already started")
+	if err := s.worker.Run(ctx, s.loop); err != nil {
+		return fmt.Errorf("ledger: syncer: %w", err)
 	}
-	s.started = true
-	lctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	s.cancel, s.done = cancel, make(chan struct{})
-	go s.loop(lctx)
 	return nil
 }
 
 // Stop ends the loop, aborting a run in flight (every write is its own transaction and
 // a fill resumes where it stopped), releases the lease so another instance may go on,
 // and waits for the loop to end or ctx.
-func (s *Syncer) Stop(ctx context.Context) error {
-	s.mu.Lock()
-	if !s.started || s.stopped {
-		s.mu.Unlock()
-		return nil
-	}
-	s.stopped = true
-	s.cancel()
-	done := s.done
-	s.mu.Unlock()
-	select {
-	case <-done:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
+func (s *Syncer) Stop(ctx context.Context) error { return s.worker.Halt(ctx) }
 
 // AskReconcile asks for a full reconcile (an admin's button, by a username): recorded
 // in the database so whichever instance holds the sync's lease runs it within AskPoll,
@@ -171,7 +147,6 @@ func (s *Syncer) signal(ch chan struct{}) {
 func (s *Syncer) FirstRun() <-chan struct{} { return s.first }
 
 func (s *Syncer) loop(ctx context.Context) {
-	defer close(s.done)
 	defer func() {
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
@@ -249,22 +224,19 @@ func (s *Syncer) RunReconcile(ctx context.Context) (RunResult, error) {
 func (s *Syncer) run(ctx context.Context, want string) (RunResult, error) {
 	s.runMu.Lock()
 	defer s.runMu.Unlock()
-	ok, err := s.lease.claim(ctx)
-	if err != nil {
-		return RunResult{}, err
+	var res RunResult
+	held, err := s.lease.hold(ctx, func(rctx context.Context) (err error) {
+		res, err = s.runHeld(rctx, want)
+		return err
+	})
+	if err == nil && !held {
+		err = ErrLeaseHeld
 	}
-	if !ok {
-		return RunResult{}, ErrLeaseHeld
-	}
-	rctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	kept := make(chan struct{})
-	go func() {
-		defer close(kept)
-		s.lease.keep(rctx, cancel)
-	}()
-	defer func() { cancel(); <-kept }()
+	return res, err
+}
 
+// runHeld is a run under the sync's lease.
+func (s *Syncer) runHeld(rctx context.Context, want string) (RunResult, error) {
 	st, err := s.l.syncState(rctx)
 	if err != nil {
 		return RunResult{}, err
@@ -354,7 +326,7 @@ type RunResult struct {
 	Removed    int         // roster entries the service no longer lists
 	Missing    int         // ledger components a walk did not see, looked up one by one
 	Corrected  int         // differences a reconcile corrected (each audited)
-	Callbacks  int         // components paid by callbacks that waited for a sync
+	Callbacks  int         // components an old callback had marked paid, corrected from the service (callback_check.go)
 }
 
 // Summary is one line for the sync state and the logs.
@@ -371,7 +343,7 @@ func (r RunResult) Summary() string {
 	add(r.Removed, "students removed")
 	add(r.Missing, "components looked up")
 	add(r.Corrected, "differences corrected")
-	add(r.Callbacks, "waiting callbacks applied")
+	add(r.Callbacks, "callback payments corrected")
 	if len(parts) == 0 {
 		return fmt.Sprintf("no changes (%d calls)", r.Calls)
 	}
@@ -437,12 +409,16 @@ func provesEnd(n, limit, seen int) bool {
 	return n == 0 || n < min(limit, seen)
 }
 
-// incremental reads what changed since the last sync: new components newest first
-// until the first one the ledger knows, the payments of the days since the last sync
-// (with a day of overlap), and the newest students until the first known one. When
-// nothing changed that is three calls.
+// incremental first asks about any component an old callback marked paid that the
+// service never confirmed (callback_check.go; none after the first run), then reads what
+// changed since the last sync: new components newest first until the first one the
+// ledger knows, the payments of the days since the last sync (with a day of overlap), and
+// the newest students until the first known one. When nothing changed that is three calls.
 func (s *Syncer) incremental(ctx context.Context, st syncState, r *RunResult) error {
 	start := r.Start
+	if err := s.checkCallbackRows(ctx, r); err != nil {
+		return err
+	}
 	if err := s.newComponents(ctx, &st, r); err != nil {
 		return err
 	}
@@ -452,11 +428,6 @@ func (s *Syncer) incremental(ctx context.Context, st syncState, r *RunResult) er
 	if err := s.newStudents(ctx, &st, r); err != nil {
 		return err
 	}
-	n, err := s.l.applyPendingCallbacks(ctx)
-	if err != nil {
-		return err
-	}
-	r.Callbacks = n
 	return s.l.setState(ctx, s.l.sql, `payments_since = $1, search_page = $2, student_page = $3`,
 		store.Time(start), st.searchPage, st.studentPage)
 }

@@ -337,11 +337,6 @@ func (s *Syncer) reconcile(ctx context.Context, st syncState, r *RunResult) erro
 	if err != nil {
 		return fmt.Errorf("reconcile: %w", err)
 	}
-	n, err := s.l.applyPendingCallbacks(ctx)
-	if err != nil {
-		return err
-	}
-	r.Callbacks = n
 	if err := s.l.setState(ctx, s.l.sql, `reconciled_at = $1, payments_since = $1, search_page = $2, student_page = $3,
 		reconcile_asked_at = CASE WHEN reconcile_asked_at <= $1 THEN NULL ELSE reconcile_asked_at END`,
 		store.Time(r.Start), st.searchPage, st.studentPage); err != nil {
@@ -431,7 +426,7 @@ const (
 	ActionReconcile          = "ledger.reconcile"           // a reconcile ended: what it found
 	ActionReconcileComponent = "ledger.reconcile.component" // a component corrected
 	ActionReconcileStudent   = "ledger.reconcile.student"   // a roster entry corrected
-	ActionCallback           = "ledger.callback"            // a payment callback received
+	ActionCallback           = "ledger.callback"            // a payment callback confirmed by the service
 	ActorSync                = "ledger-sync"
 	ActorService             = "billing-service"
 	ActorRole                = "system"

@@ -18,6 +18,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sekolah/portal/internal/audit"
 	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/clock"
 	"github.com/sekolah/portal/internal/followups"
@@ -147,6 +148,13 @@ func AsSendError(err error) (*SendError, bool) {
 	return e, ok
 }
 
+// Record is a message as the portal recorded it (what it said, to whom, the provider's id
+// and answer, its status); Filter selects records.
+type (
+	Record = store.Message
+	Filter = store.MessageFilter
+)
+
 // ErrNoChannel: the channel is not configured (no WhatsApp account, no mail server).
 var ErrNoChannel = errors.New("messaging: channel not configured")
 
@@ -175,7 +183,7 @@ func (s *Service) Send(ctx context.Context, o Outgoing) (store.Message, error) {
 	return s.send(ctx, o, nil)
 }
 
-func (s *Service) send(ctx context.Context, o Outgoing, audit *store.AuditEntry) (store.Message, error) {
+func (s *Service) send(ctx context.Context, o Outgoing, entry *store.AuditEntry) (store.Message, error) {
 	if !s.Configured(o.Channel) {
 		return store.Message{}, ErrNoChannel
 	}
@@ -209,13 +217,13 @@ func (s *Service) send(ctx context.Context, o Outgoing, audit *store.AuditEntry)
 	}
 	if sendErr != nil {
 		m.Status, m.StatusRank, m.ErrorCode, m.Error = string(whatsapp.StatusFailed), whatsapp.StatusFailed.Rank(), sendErr.Code, sendErr.Reason
-		if audit != nil {
-			audit.Outcome = "failed"
+		if entry != nil {
+			entry.Outcome = string(audit.Failed)
 		}
 	}
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
-	rec, err := s.DB.AddMessage(rctx, m, audit)
+	rec, err := s.DB.AddMessage(rctx, m, entry)
 	if err != nil {
 		s.logger().Error("record a message", "channel", o.Channel, "provider_id", m.ProviderID, "err", err)
 		if sendErr == nil {
@@ -330,20 +338,29 @@ func (s *Service) VerifyToken() string {
 }
 
 // Recent lists the messages by f, newest first, and how many match.
-func (s *Service) Recent(ctx context.Context, f store.MessageFilter) ([]store.Message, int, error) {
+func (s *Service) Recent(ctx context.Context, f Filter) ([]Record, int, error) {
 	return s.DB.Messages(ctx, f)
 }
 
 // ActionTest is the audit action of an admin's test message.
 const ActionTest = "messages.test"
 
+// What a test message's entry keeps: the channel and the recipient.
+const (
+	keyChannel audit.Key = "channel"
+	keyTo      audit.Key = "to"
+)
+
+var auditTest = audit.Register(audit.Action{Code: ActionTest, Keeps: []audit.Key{keyChannel, keyTo}, Needs: []audit.Key{keyChannel, keyTo}})
+
 // SendTest sends an admin's test message on channel to to (a number or an address), so
 // they see the configuration works; recorded and audited.
 func (s *Service) SendTest(ctx context.Context, actor auth.Actor, channel Channel, to, school string) (store.Message, error) {
 	c, _ := Compose(KindTest, school)
-	audit := &store.AuditEntry{Actor: actor.Username, ActorRole: actor.Role.String(), IP: actor.IP, Action: ActionTest, Target: to,
-		Outcome: "ok", Args: store.AuditArgs{"channel": string(channel), "to": to}}
-	return s.send(ctx, Outgoing{Channel: channel, Content: c, To: to, Actor: actor.Username}, audit)
+	e := auditTest.With(audit.ArgOf(keyChannel, string(channel)), audit.ArgOf(keyTo, to))
+	e.Actor, e.Target, e.Outcome = actor.Audit(), to, audit.OK
+	row := e.Row()
+	return s.send(ctx, Outgoing{Channel: channel, Content: c, To: to, Actor: actor.Username}, &row)
 }
 
 func (s *Service) logger() *slog.Logger {

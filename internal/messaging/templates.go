@@ -6,9 +6,9 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/sekolah/portal/internal/audit"
 	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/problem"
-	"github.com/sekolah/portal/internal/store"
 )
 
 // Template names an approved WhatsApp template and its language.
@@ -29,6 +29,8 @@ var DefaultTemplates = map[Kind]Template{
 
 // ActionTemplates is the audit action of a change of the templates.
 const ActionTemplates = "settings.messages"
+
+var auditTemplates = audit.Register(audit.Action{Code: ActionTemplates, Shows: []audit.Figure{audit.Items}, Needs: []audit.Key{audit.KeyCount}})
 
 var (
 	templateNameRE = regexp.MustCompile(`^[a-z0-9_]{1,512}$`)
@@ -102,9 +104,9 @@ func (s *Service) SaveTemplates(ctx context.Context, actor auth.Actor, in map[Ki
 		}
 		changed = append(changed, string(k)+"="+out[k].Name+":"+out[k].Language)
 	}
-	entry := store.AuditEntry{Actor: actor.Username, ActorRole: actor.Role.String(), IP: actor.IP, Action: ActionTemplates, Outcome: "ok",
-		At: s.Clock.Now(), Detail: strings.Join(changed, " "), Args: store.AuditArgs{"count": fmt.Sprint(len(changed))}}
-	if err := s.DB.AppendAudit(ctx, entry); err != nil {
+	entry := auditTemplates.With(audit.Count(len(changed)))
+	entry.Actor, entry.Outcome, entry.Detail = actor.Audit(), audit.OK, strings.Join(changed, " ")
+	if err := (audit.Log{DB: s.DB, Clock: s.Clock}).Record(ctx, entry); err != nil {
 		s.logger().Error("append audit entry", "action", ActionTemplates, "err", err)
 	}
 	return out, nil

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/sekolah/portal/internal/audit"
 	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/store"
 )
@@ -92,10 +93,10 @@ func (s *Service) RenewLink(ctx context.Context, actor auth.Actor, nis, name str
 	}
 	next := s.link(nis, cur.Generation+1)
 	now := s.Clock.Now()
-	entry := store.AuditEntry{Actor: actor.Username, ActorRole: actor.Role.String(), IP: actor.IP, Action: ActionLinkRenew, Target: nis,
-		Outcome: "ok", At: now, Args: store.AuditArgs{"nis": nis, "name": name}, Detail: fmt.Sprintf("generation %d", next.Generation)}
+	entry := auditLinkRenew.With(audit.Student(nis, name))
+	entry.Actor, entry.Target, entry.Outcome, entry.At, entry.Detail = actor.Audit(), nis, audit.OK, now, fmt.Sprintf("generation %d", next.Generation)
 	if err := s.DB.ReplaceParentLink(ctx, store.ParentLink{NIS: nis, TokenHash: hashToken(next.Token), Generation: next.Generation,
-		CreatedAt: now, CreatedBy: actor.Username}, cur.Generation, entry); err != nil {
+		CreatedAt: now, CreatedBy: actor.Username}, cur.Generation, entry.Row()); err != nil {
 		return Link{}, fmt.Errorf("parents: %w", err)
 	}
 	return next, nil

@@ -20,6 +20,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/sekolah/portal/internal/audit"
 	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/clock"
 	"github.com/sekolah/portal/internal/followups"
@@ -34,6 +35,22 @@ const (
 	ActionContacts   = "parents.contacts"
 	ActionLinkRenew  = "parents.link_renew"
 	ActionRegistered = "parents.contacts_registration"
+)
+
+// What the parents' entries keep besides the student: the number, the address and the
+// channels opted out of (details, not worded).
+const (
+	keyPhone  audit.Key = "phone"
+	keyEmail  audit.Key = "email"
+	keyOptOut audit.Key = "opt_out"
+)
+
+var (
+	auditContacts = audit.Register(audit.Action{Code: ActionContacts, About: audit.AboutStudent,
+		Keeps: []audit.Key{keyPhone, keyEmail, keyOptOut}, Needs: []audit.Key{audit.KeyNIS}})
+	auditRegistered = audit.Register(audit.Action{Code: ActionRegistered, About: audit.AboutStudent,
+		Keeps: []audit.Key{keyPhone, keyEmail, keyOptOut}, Needs: []audit.Key{audit.KeyNIS}})
+	auditLinkRenew = audit.Register(audit.Action{Code: ActionLinkRenew, About: audit.AboutStudent, Needs: []audit.Key{audit.KeyNIS}})
 )
 
 // The contacts form's fields, as problem fields.
@@ -212,10 +229,10 @@ func (s *Service) SetContacts(ctx context.Context, actor auth.Actor, nis string,
 	if len(l) > 0 {
 		return c, l
 	}
-	return c, s.save(ctx, actor, ActionContacts, c)
+	return c, s.save(ctx, actor, auditContacts, c)
 }
 
-func (s *Service) save(ctx context.Context, actor auth.Actor, action string, c Contacts) error {
+func (s *Service) save(ctx context.Context, actor auth.Actor, action *audit.Action, c Contacts) error {
 	c.UpdatedAt, c.UpdatedBy = s.Clock.Now(), actor.Username
 	optOut := []string{}
 	if c.WhatsAppOptOut {
@@ -224,11 +241,14 @@ func (s *Service) save(ctx context.Context, actor auth.Actor, action string, c C
 	if c.EmailOptOut {
 		optOut = append(optOut, "email")
 	}
-	entry := store.AuditEntry{Actor: actor.Username, ActorRole: actor.Role.String(), IP: actor.IP, Action: action, Target: c.NIS,
-		Outcome: "ok", At: c.UpdatedAt,
-		Args:   store.AuditArgs{"nis": c.NIS, "name": c.Name, "phone": c.WhatsApp, "email": c.Email, "opt_out": strings.Join(optOut, ",")},
-		Detail: fmt.Sprintf("name=%q whatsapp=%q email=%q opt_out=%q", c.Name, c.WhatsApp, c.Email, strings.Join(optOut, ","))}
-	if err := s.DB.SaveParentContacts(ctx, store.ParentContacts(c), entry); err != nil {
+	entry := action.With(audit.Student(c.NIS, c.Name), audit.ArgOf(keyPhone, c.WhatsApp), audit.ArgOf(keyEmail, c.Email),
+		audit.ArgOf(keyOptOut, strings.Join(optOut, ",")))
+	entry.Actor, entry.Target, entry.Outcome, entry.At = actor.Audit(), c.NIS, audit.OK, c.UpdatedAt
+	entry.Detail = fmt.Sprintf("name=%q whatsapp=%q email=%q opt_out=%q", c.Name, c.WhatsApp, c.Email, strings.Join(optOut, ","))
+	if err := entry.Check(); err != nil {
+		return fmt.Errorf("parents: %w", err)
+	}
+	if err := s.DB.SaveParentContacts(ctx, store.ParentContacts(c), entry.Row()); err != nil {
 		return fmt.Errorf("parents: %w", err)
 	}
 	return nil
@@ -265,5 +285,5 @@ func (s *Service) FromRegistration(ctx context.Context, actor auth.Actor, nis, n
 	if c.Name == cur.Name && c.WhatsApp == cur.WhatsApp && c.Email == cur.Email {
 		return nil
 	}
-	return s.save(ctx, actor, ActionRegistered, c)
+	return s.save(ctx, actor, auditRegistered, c)
 }

@@ -275,6 +275,11 @@ func (p *Portal) serve(t testing.TB, ln net.Listener) {
 			if p.opts.Sync != nil {
 				p.opts.Sync(s)
 			}
+		},
+		// A payment callback the service did not confirm at once is asked about again
+		// within moments, not seconds.
+		Callbacks: func(c *ledger.ConfirmConfig) {
+			c.RetryBase, c.RetryMax, c.Poll = 20*time.Millisecond, 200*time.Millisecond, 200*time.Millisecond
 		}})
 	if err != nil {
 		t.Fatalf("build the portal: %v", err)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sekolah/portal/internal/audit"
 	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/changes"
@@ -18,7 +19,8 @@ import (
 	"github.com/sekolah/portal/internal/students"
 )
 
-// Audit actions of this package (checkouts themselves are the writer's upstream.checkout).
+// The codes of this package's audit entries (checkouts themselves are the writer's
+// upstream.checkout).
 const (
 	ActionTemplateCreate = "settings.fee_template.create"
 	ActionTemplateUpdate = "settings.fee_template.update"
@@ -26,17 +28,45 @@ const (
 	ActionPublicSettings = "settings.registration.update"
 )
 
+// The same as the audit log's vocabulary: a fee template with its lines and total, and
+// the public form opened or closed with the template it offers.
+var (
+	auditTemplateCreate = audit.Register(audit.Action{Code: ActionTemplateCreate, About: audit.AboutFeeTemplate,
+		Shows: []audit.Figure{audit.Lines, audit.Money}, Needs: []audit.Key{audit.KeyName, audit.KeyCount, audit.KeyTotal}})
+	auditTemplateUpdate = audit.Register(audit.Action{Code: ActionTemplateUpdate, About: audit.AboutFeeTemplate,
+		Shows: []audit.Figure{audit.Lines, audit.Money}, Needs: []audit.Key{audit.KeyName, audit.KeyCount, audit.KeyTotal}})
+	auditTemplateDelete = audit.Register(audit.Action{Code: ActionTemplateDelete, About: audit.AboutFeeTemplate,
+		Shows: []audit.Figure{audit.Lines, audit.Money}, Needs: []audit.Key{audit.KeyName, audit.KeyCount, audit.KeyTotal}})
+	auditPublicSettings = audit.Register(audit.Action{Code: ActionPublicSettings, About: audit.AboutPublicForm,
+		Shows: []audit.Figure{audit.Named, hourlyCap}, Keeps: []audit.Key{audit.KeyClass}, Needs: []audit.Key{audit.KeyEnabled}})
+)
+
+// publicUsername is who the audit log names for registrations from the public form.
+const publicUsername = "public"
+
+func init() { audit.RegisterMachine(publicUsername, audit.ThePublic) }
+
 // Settings keys of the public registration form.
 const (
 	settingPublicEnabled  = "registration.public.enabled"
 	settingPublicTemplate = "registration.public.template"
 	settingPublicClass    = "registration.public.class"
+	settingPublicCap      = "registration.public.hourly_cap"
 )
 
-// Public form rate limit defaults: submissions per address per window.
+// Public form rate limit defaults: submissions per address (an IPv6 one by its /64) per
+// window.
 const (
 	DefaultPublicLimit  = 5
 	DefaultPublicWindow = time.Hour
+)
+
+// The public form's cap: registrations it sends to the service on its own per hour, from
+// every address together; past it, applications wait for staff. MaxHourlyCap bounds the
+// setting.
+const (
+	DefaultHourlyCap = 30
+	MaxHourlyCap     = 1000
 )
 
 // Errors callers branch on.
@@ -59,7 +89,7 @@ func (e *TotalShownError) Error() string {
 }
 
 // PublicActor is who the audit log names for registrations from the public form.
-func PublicActor(ip string) auth.Actor { return auth.Actor{Username: "public", IP: ip} }
+func PublicActor(ip string) auth.Actor { return auth.Actor{Username: publicUsername, IP: ip} }
 
 // Service makes the audited changes of this package and registers students.
 type Service struct {
@@ -75,6 +105,8 @@ type Service struct {
 	// PublicLimit submissions per PublicWindow from one address; zero: the defaults.
 	PublicLimit  int
 	PublicWindow time.Duration
+	// Nudge, when set, wakes the Intake for an application just stored.
+	Nudge func()
 	// ParentContacts keeps the form's contact (name, phone, e-mail) as the new student's
 	// parents' contacts (internal/parents), after the registration; nil: not kept.
 	ParentContacts func(ctx context.Context, actor auth.Actor, nis, name, phone, email string) error
@@ -94,19 +126,18 @@ func (s *Service) logger() *slog.Logger {
 func (s *Service) Today() time.Time { return s.Clock.Day() }
 
 // audit records a change; the change already happened, so a failure is logged only.
-func (s *Service) audit(ctx context.Context, actor auth.Actor, action, target, detail string, args store.AuditArgs) {
-	e := store.AuditEntry{Actor: actor.Username, ActorRole: string(actor.Role), IP: actor.IP,
-		Action: action, Target: target, Outcome: "ok", Detail: detail, Args: args}
+func (s *Service) audit(ctx context.Context, actor auth.Actor, e audit.Entry, target, detail string) {
+	e.Actor, e.Target, e.Outcome, e.Detail = actor.Audit(), target, audit.OK, detail
 	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
-	if err := s.DB.AppendAudit(actx, e); err != nil {
-		s.logger().Error("append audit entry", "action", action, "target", target, "err", err)
+	if err := (audit.Log{DB: s.DB, Clock: s.Clock}).Record(actx, e); err != nil {
+		s.logger().Error("append audit entry", "action", e.Action.Code, "target", target, "err", err)
 	}
 }
 
-// templateArgs are the audit arguments of a change to template t.
-func templateArgs(t store.FeeTemplate) store.AuditArgs {
-	return store.AuditArgs{"name": t.Name, "count": strconv.Itoa(len(t.Lines)), "total": strconv.FormatInt(t.Total(), 10)}
+// templateEntry is the entry of action about template t.
+func templateEntry(action *audit.Action, t store.FeeTemplate) audit.Entry {
+	return action.With(audit.Name(t.Name), audit.Count(len(t.Lines)), audit.Total(t.Total()))
 }
 
 func templateDetail(t store.FeeTemplate) string {
@@ -129,7 +160,7 @@ func (s *Service) CreateTemplate(ctx context.Context, actor auth.Actor, in Templ
 	} else if err != nil {
 		return store.FeeTemplate{}, err
 	}
-	s.audit(ctx, actor, ActionTemplateCreate, created.Name, templateDetail(created), templateArgs(created))
+	s.audit(ctx, actor, templateEntry(auditTemplateCreate, created), created.Name, templateDetail(created))
 	return created, nil
 }
 
@@ -147,7 +178,7 @@ func (s *Service) UpdateTemplate(ctx context.Context, actor auth.Actor, id strin
 	} else if err != nil {
 		return store.FeeTemplate{}, err
 	}
-	s.audit(ctx, actor, ActionTemplateUpdate, updated.Name, templateDetail(updated), templateArgs(updated))
+	s.audit(ctx, actor, templateEntry(auditTemplateUpdate, updated), updated.Name, templateDetail(updated))
 	return updated, nil
 }
 
@@ -163,7 +194,7 @@ func (s *Service) DeleteTemplate(ctx context.Context, actor auth.Actor, t store.
 	if err := s.DB.DeleteFeeTemplate(ctx, t.ID); err != nil {
 		return err
 	}
-	s.audit(ctx, actor, ActionTemplateDelete, t.Name, templateDetail(t), templateArgs(t))
+	s.audit(ctx, actor, templateEntry(auditTemplateDelete, t), t.Name, templateDetail(t))
 	return nil
 }
 
@@ -173,6 +204,17 @@ type Public struct {
 	TemplateID string
 	// Class is the description (class) new students get; empty: the template's name.
 	Class string
+	// HourlyCap is how many registrations the form sends to the service on its own in an
+	// hour (DefaultHourlyCap unless set); past it, applications wait for staff. 0: every
+	// application waits for staff.
+	HourlyCap int
+}
+
+// PublicInput is the settings form as typed.
+type PublicInput struct {
+	Enabled           bool
+	TemplateID, Class string
+	HourlyCap         string
 }
 
 // PublicSettings reads the public form's settings; it is off until an admin turns it on.
@@ -190,14 +232,39 @@ func (s *Service) PublicSettings(ctx context.Context) (Public, error) {
 		return Public{}, err
 	}
 	p.Enabled, _ = strconv.ParseBool(v)
+	p.HourlyCap = DefaultHourlyCap
+	if v, ok, err := s.DB.Setting(ctx, settingPublicCap); err != nil {
+		return Public{}, err
+	} else if n, perr := strconv.Atoi(v); ok && perr == nil && n >= 0 {
+		p.HourlyCap = min(n, MaxHourlyCap)
+	}
 	return p, nil
 }
 
-// SetPublicSettings stores the public form's settings; turning it on needs an existing
-// template. A mistake is a problem.List.
-func (s *Service) SetPublicSettings(ctx context.Context, actor auth.Actor, p Public) error {
-	p.Class = strings.Join(strings.Fields(p.Class), " ")
+// ParsePublic reads the settings form: a mistake in the cap is a problem of its field,
+// "hourly_cap" (a whole number from 0 to MaxHourlyCap; empty is the default).
+func ParsePublic(in PublicInput) (Public, problem.List) {
+	p := Public{Enabled: in.Enabled, TemplateID: in.TemplateID, Class: in.Class, HourlyCap: DefaultHourlyCap}
 	var ps problem.List
+	if c := strings.TrimSpace(in.HourlyCap); c != "" {
+		n, err := strconv.Atoi(c)
+		switch {
+		case err != nil || n < 0:
+			ps.Add("hourly_cap", "registration.settings.err.cap")
+		case n > MaxHourlyCap:
+			ps.Add("hourly_cap", "registration.settings.err.cap_max", MaxHourlyCap)
+		default:
+			p.HourlyCap = n
+		}
+	}
+	return p, ps
+}
+
+// SetPublicSettings stores the public form's settings as typed (see ParsePublic);
+// turning it on needs an existing template. A mistake is a problem.List.
+func (s *Service) SetPublicSettings(ctx context.Context, actor auth.Actor, in PublicInput) error {
+	p, ps := ParsePublic(in)
+	p.Class = strings.Join(strings.Fields(p.Class), " ")
 	name := ""
 	if p.TemplateID != "" {
 		t, err := s.DB.FeeTemplate(ctx, p.TemplateID)
@@ -219,14 +286,15 @@ func (s *Service) SetPublicSettings(ctx context.Context, actor auth.Actor, p Pub
 	}
 	for key, v := range map[string]string{
 		settingPublicEnabled: strconv.FormatBool(p.Enabled), settingPublicTemplate: p.TemplateID, settingPublicClass: p.Class,
+		settingPublicCap: strconv.Itoa(p.HourlyCap),
 	} {
 		if err := s.DB.SetSetting(ctx, key, v); err != nil {
 			return err
 		}
 	}
-	s.audit(ctx, actor, ActionPublicSettings, "public registration form",
-		fmt.Sprintf("enabled=%t template=%q class=%q", p.Enabled, name, p.Class),
-		store.AuditArgs{"enabled": strconv.FormatBool(p.Enabled), "name": name, "class": p.Class})
+	s.audit(ctx, actor, auditPublicSettings.With(audit.Enabled(p.Enabled), audit.Name(name), audit.Class(p.Class),
+		audit.ArgOf(keyHourlyCap, strconv.Itoa(p.HourlyCap))),
+		"public registration form", fmt.Sprintf("enabled=%t template=%q class=%q cap=%d", p.Enabled, name, p.Class, p.HourlyCap))
 	return nil
 }
 

@@ -64,13 +64,13 @@ func TestServiceTemplatesAndPublicSettings(t *testing.T) {
 	if p, err := s.PublicSettings(ctx); err != nil || p.Enabled {
 		t.Fatalf("default public settings: %+v %v", p, err)
 	}
-	if err := s.SetPublicSettings(ctx, admin, registration.Public{Enabled: true}); !errors.As(err, &ps) || !ps.Has("template") {
+	if err := s.SetPublicSettings(ctx, admin, registration.PublicInput{Enabled: true}); !errors.As(err, &ps) || !ps.Has("template") {
 		t.Fatalf("enable without template: %v", err)
 	}
-	if err := s.SetPublicSettings(ctx, admin, registration.Public{Enabled: true, TemplateID: "nope"}); !errors.As(err, &ps) || !ps.Has("template") {
+	if err := s.SetPublicSettings(ctx, admin, registration.PublicInput{Enabled: true, TemplateID: "nope"}); !errors.As(err, &ps) || !ps.Has("template") {
 		t.Fatalf("enable with unknown template: %v", err)
 	}
-	if err := s.SetPublicSettings(ctx, admin, registration.Public{Enabled: true, TemplateID: tpl.ID, Class: " Calon  Siswa "}); err != nil {
+	if err := s.SetPublicSettings(ctx, admin, registration.PublicInput{Enabled: true, TemplateID: tpl.ID, Class: " Calon  Siswa "}); err != nil {
 		t.Fatal(err)
 	}
 	if p, _ := s.PublicSettings(ctx); !p.Enabled || p.TemplateID != tpl.ID || p.Class != "Calon Siswa" {
@@ -80,7 +80,7 @@ func TestServiceTemplatesAndPublicSettings(t *testing.T) {
 	if err := s.DeleteTemplate(ctx, admin, tpl); !errors.Is(err, registration.ErrTemplateInUse) {
 		t.Fatalf("delete the public form's template: %v", err)
 	}
-	if err := s.SetPublicSettings(ctx, admin, registration.Public{TemplateID: tpl.ID}); err != nil {
+	if err := s.SetPublicSettings(ctx, admin, registration.PublicInput{TemplateID: tpl.ID}); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.DeleteTemplate(ctx, admin, tpl); err != nil {
@@ -145,5 +145,39 @@ func TestEnsureDemoTemplateOnce(t *testing.T) {
 	}
 	if created, err := s.EnsureDemoTemplate(ctx); err != nil || created {
 		t.Fatalf("second: %v %v", created, err)
+	}
+}
+
+// TestPublicHourlyCap: the form's cap is 30 unless set, a whole number from 0 to 1000;
+// anything else is a problem of its field and nothing is stored.
+func TestPublicHourlyCap(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := storetest.OpenTest(t)
+	s := &registration.Service{DB: db, Accounts: accounts}
+	tpl, err := s.CreateTemplate(ctx, admin, registration.TemplateInput{Name: "SMP", Lines: []registration.LineInput{goodLine()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, err := s.PublicSettings(ctx); err != nil || p.HourlyCap != registration.DefaultHourlyCap {
+		t.Fatalf("default: %+v %v", p, err)
+	}
+	for _, tc := range []struct {
+		in   string
+		want int
+		key  string
+	}{{"", 30, ""}, {" 0 ", 0, ""}, {"1000", 1000, ""}, {"12", 12, ""}, {"-1", 0, "registration.settings.err.cap"},
+		{"1,5", 0, "registration.settings.err.cap"}, {"1001", 0, "registration.settings.err.cap_max"}} {
+		err := s.SetPublicSettings(ctx, admin, registration.PublicInput{Enabled: true, TemplateID: tpl.ID, HourlyCap: tc.in})
+		ps, _ := problem.As(err)
+		if tc.key != "" {
+			if len(ps) != 1 || ps[0].Field != "hourly_cap" || ps[0].Key != tc.key {
+				t.Errorf("%q: %v, want %s", tc.in, err, tc.key)
+			}
+			continue
+		}
+		if p, _ := s.PublicSettings(ctx); err != nil || p.HourlyCap != tc.want {
+			t.Errorf("%q: cap %d %v, want %d", tc.in, p.HourlyCap, err, tc.want)
+		}
 	}
 }

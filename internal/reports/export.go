@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sekolah/portal/internal/celltext"
 	"github.com/sekolah/portal/internal/i18n"
 )
 
@@ -154,15 +155,12 @@ func newTableWriter(ex Export) (tableWriter, error) {
 	return nil, errors.New("reports: unknown export format")
 }
 
-// Neutralise defuses a cell that a spreadsheet would read as a formula (or as the start
-// of one, or that hides its content behind a tab or carriage return): such a cell gets a
-// leading apostrophe, so it shows as the text it is.
+// Neutralise defuses a CSV cell that a spreadsheet would read as a formula (or as the
+// start of one, or that hides its content behind a tab or carriage return): such a cell
+// gets a leading apostrophe, so it shows as the text it is. (An .xlsx keeps the text and
+// marks the cell with the quote prefix instead: celltext.)
 func Neutralise(s string) string {
-	if s == "" {
-		return s
-	}
-	switch s[0] {
-	case '=', '+', '-', '@', '\t', '\r':
+	if celltext.Formulaic(s) {
 		return "'" + s
 	}
 	return s

@@ -14,6 +14,7 @@ import (
 	"github.com/xuri/excelize/v2"
 
 	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/celltext/celltexttest"
 	"github.com/sekolah/portal/internal/i18n"
 	"github.com/sekolah/portal/internal/reports"
 	"github.com/sekolah/portal/internal/store"
@@ -110,7 +111,7 @@ func TestExportPaymentsXLSX(t *testing.T) {
 		"H7": "500000", "I7": "0", "J7": "500000", "K7": "REF-A",
 		"C8": "1002", "K8": "REF-G",
 		"C9": "1001", "H9": "500000", "I9": "25000", "J9": "525000",
-		"A10": "46461", "C10": "1003", "D10": "Citra Dewi", "E10": "Tanpa kelas", "K10": `'=HYPERLINK("x")`,
+		"A10": "46461", "C10": "1003", "D10": "Citra Dewi", "E10": "Tanpa kelas", "K10": `=HYPERLINK("x")`,
 		"A11": "Total", "H11": "1800000", "I11": "50000", "J11": "1850000",
 	}
 	for ref, w := range want {
@@ -122,6 +123,14 @@ func TestExportPaymentsXLSX(t *testing.T) {
 		if got, _ := x.GetCellFormula(s, ref); got != w {
 			t.Errorf("formula %s = %q, want %q", ref, got, w)
 		}
+	}
+	// The reference that looks like a formula is a string as typed, no apostrophe, with
+	// Excel's quote prefix; the others have none.
+	if c := celltexttest.Read(t, buf.Bytes(), "xl/worksheets/sheet1.xml", "K10"); !c.String || c.Text != `=HYPERLINK("x")` || !c.QuotePrefix || c.Formula != "" {
+		t.Errorf("K10 = %+v, want the text as typed, quote-prefixed", c)
+	}
+	if c := celltexttest.Read(t, buf.Bytes(), "xl/worksheets/sheet1.xml", "K7"); c.QuotePrefix {
+		t.Errorf("K7 = %+v, quote-prefixed", c)
 	}
 	for ref, w := range map[string]string{"A7": reports.DateFormat, "B7": reports.TimeFormat, "H7": reports.RupiahFormat, "J10": reports.RupiahFormat, "J11": reports.RupiahFormat} {
 		if got := numFmt(t, x, s, ref); got != w {
@@ -379,13 +388,19 @@ func TestExportFormulaInjection(t *testing.T) {
 		r := rows[6+i]
 		for _, col := range []int{3, 4, 5, 10} {
 			ref, _ := excelize.CoordinatesToCellName(col+1, 7+i)
-			if r[col] != "'"+s {
-				t.Errorf("xlsx %s = %q, want %q", ref, r[col], "'"+s)
+			if r[col] != s {
+				t.Errorf("xlsx %s = %q, want %q as typed", ref, r[col], s)
 			}
 			if f, _ := x.GetCellFormula("Pembayaran", ref); f != "" {
 				t.Errorf("xlsx %s holds formula %q", ref, f)
 			}
+			if c := celltexttest.Read(t, buf.Bytes(), "xl/worksheets/sheet1.xml", ref); !c.String || c.Text != s || !c.QuotePrefix {
+				t.Errorf("xlsx %s = %+v, want the string %q quote-prefixed", ref, c, s)
+			}
 		}
+	}
+	if c := celltexttest.Read(t, buf.Bytes(), "xl/worksheets/sheet1.xml", "B4"); !strings.HasSuffix(c.Text, "oleh =evil()") || c.QuotePrefix {
+		t.Errorf("generated-by line %+v: a text that does not start like a formula needs no prefix", c)
 	}
 }
 

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/xuri/excelize/v2"
+
+	"github.com/sekolah/portal/internal/celltext"
 )
 
 // RupiahFormat is the number format of money cells.
@@ -40,6 +42,19 @@ type xlsxWriter struct {
 	rowNum int // last row written
 	sums   []int64
 	vals   []any
+	// quoted gives the quote-prefixed copy of a style, for a text that starts like a
+	// formula: kept as typed, shown and edited as text (CSV's apostrophe would show).
+	quoted   *celltext.Quoted
+	colStyle []int // each column's style
+}
+
+// text is a text cell of style st, quote-prefixed when it starts like a formula.
+func (x *xlsxWriter) text(st int, s string) (excelize.Cell, error) {
+	if !celltext.Formulaic(s) {
+		return excelize.Cell{StyleID: st, Value: s}, nil
+	}
+	q, err := x.quoted.Style(st)
+	return excelize.Cell{StyleID: q, Value: s}, err
 }
 
 func newXLSXWriter(ex Export) *xlsxWriter {
@@ -93,6 +108,7 @@ func (x *xlsxWriter) begin(t table) error {
 		}
 		flushOut(x.ex.W)
 		x.f = excelize.NewFile()
+		x.quoted = celltext.NewQuoted(x.f)
 		if err := x.styles(); err != nil {
 			return fmt.Errorf("reports: xlsx styles: %w", err)
 		}
@@ -121,6 +137,7 @@ func (x *xlsxWriter) begin(t table) error {
 	x.header = 1 + len(t.Filters) + 1 + 2
 	x.sums = make([]int64, last)
 	x.vals = make([]any, last)
+	x.colStyle = make([]int, last)
 
 	for i, c := range t.Columns {
 		col := i + 1
@@ -141,6 +158,7 @@ func (x *xlsxWriter) begin(t table) error {
 		if err := sw.SetColStyle(col, col, st); err != nil {
 			return err
 		}
+		x.colStyle[i] = st
 	}
 	if err := sw.SetPanes(&excelize.Panes{
 		Freeze: true, YSplit: x.header, TopLeftCell: "A" + strconv.Itoa(x.header+1), ActivePane: "bottomLeft",
@@ -164,10 +182,15 @@ func (x *xlsxWriter) begin(t table) error {
 	for _, m := range meta {
 		r++
 		cell := "A" + strconv.Itoa(r)
-		if err := sw.SetRow(cell, []any{
-			excelize.Cell{StyleID: x.st.metaLabel, Value: Neutralise(m.Label)},
-			excelize.Cell{StyleID: x.st.metaValue, Value: Neutralise(m.Value)},
-		}); err != nil {
+		label, err := x.text(x.st.metaLabel, m.Label)
+		if err != nil {
+			return err
+		}
+		value, err := x.text(x.st.metaValue, m.Value)
+		if err != nil {
+			return err
+		}
+		if err := sw.SetRow(cell, []any{label, value}); err != nil {
 			return err
 		}
 		if last > 2 {
@@ -178,7 +201,11 @@ func (x *xlsxWriter) begin(t table) error {
 	}
 	head := make([]any, last)
 	for i, c := range t.Columns {
-		head[i] = excelize.Cell{StyleID: x.st.header, Value: Neutralise(c.Title)}
+		h, err := x.text(x.st.header, c.Title)
+		if err != nil {
+			return err
+		}
+		head[i] = h
 	}
 	if err := sw.SetRow("A"+strconv.Itoa(x.header), head, excelize.RowOpts{Height: 30}); err != nil {
 		return err
@@ -197,8 +224,12 @@ func (x *xlsxWriter) row(vals []any) error {
 		case string:
 			if v == "" {
 				x.vals[i] = nil
-			} else if n := Neutralise(v); len(n) != len(v) {
-				x.vals[i] = n
+			} else if celltext.Formulaic(v) {
+				c, err := x.text(x.colStyle[i], v)
+				if err != nil {
+					return err
+				}
+				x.vals[i] = c
 			}
 		case int64:
 			if x.t.Columns[i].Total {
@@ -236,7 +267,11 @@ func (x *xlsxWriter) end() error {
 		for i, c := range t.Columns {
 			switch {
 			case i == 0:
-				cells[i] = excelize.Cell{StyleID: x.st.totalLabel, Value: Neutralise(t.TotalLabel)}
+				c, err := x.text(x.st.totalLabel, t.TotalLabel)
+				if err != nil {
+					return err
+				}
+				cells[i] = c
 			case c.Total:
 				st := x.st.totalMoney
 				if c.Kind == KindInt {

@@ -15,22 +15,32 @@ import (
 	"image/png"
 	"log/slog"
 	"regexp"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
+	"github.com/sekolah/portal/internal/audit"
 	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/clock"
 	"github.com/sekolah/portal/internal/problem"
 	"github.com/sekolah/portal/internal/store"
 )
 
-// Audit actions of this package.
+// The codes of this package's audit entries.
 const (
 	ActionProfile    = "settings.school.update"
 	ActionLogo       = "settings.school.logo"
 	ActionLogoRemove = "settings.school.logo_remove"
+)
+
+// The same as the audit log's vocabulary: the profile by the school's name with its
+// receipt pattern, the logo by its file's name.
+var (
+	auditProfile = audit.Register(audit.Action{Code: ActionProfile, About: audit.AboutSchool,
+		Shows: []audit.Figure{audit.ReceiptPattern}, Needs: []audit.Key{audit.KeyName}})
+	auditLogo = audit.Register(audit.Action{Code: ActionLogo, About: audit.AboutFile,
+		Keeps: []audit.Key{audit.KeyBytes}, Needs: []audit.Key{audit.KeyFile, audit.KeyBytes}})
+	auditLogoRemove = audit.Register(audit.Action{Code: ActionLogoRemove})
 )
 
 // The profile form's fields, as problem fields.
@@ -240,14 +250,13 @@ func (s *Service) Update(ctx context.Context, actor auth.Actor, in Input, logo *
 		if err != nil {
 			return p, err
 		}
-		s.audit(ctx, actor, ActionLogo, logo.Name, store.AuditArgs{"file": logo.Name, "bytes": strconv.Itoa(len(logo.Data))},
+		s.audit(ctx, actor, auditLogo.With(audit.File(logo.Name), audit.Bytes(len(logo.Data))), logo.Name,
 			fmt.Sprintf("%s %q, %d bytes, sha256 %s", ct, logo.Name, len(logo.Data), stored.SHA256))
 	}
 	if err := s.DB.SaveSchoolProfile(ctx, p); err != nil {
 		return p, err
 	}
-	s.audit(ctx, actor, ActionProfile, p.Name, store.AuditArgs{"name": p.Name, "pattern": p.ReceiptPattern,
-		"letter_pattern": p.LetterPattern, "bursar": p.BursarName, "principal": p.PrincipalName},
+	s.audit(ctx, actor, auditProfile.With(audit.Name(p.Name), audit.Pattern(p.ReceiptPattern)), p.Name,
 		fmt.Sprintf("npsn=%q phone=%q pattern=%q city=%q bursar=%q bursar_nip=%q principal=%q principal_nip=%q letter_pattern=%q",
 			p.NPSN, p.Phone, p.ReceiptPattern, p.City, p.BursarName, p.BursarNIP, p.PrincipalName, p.PrincipalNIP, p.LetterPattern))
 	return p, nil
@@ -294,24 +303,26 @@ func (s *Service) RemoveLogo(ctx context.Context, actor auth.Actor) error {
 	if err := s.DB.RemoveSchoolLogo(ctx); err != nil {
 		return err
 	}
-	s.audit(ctx, actor, ActionLogoRemove, "", nil, "")
+	s.audit(ctx, actor, auditLogoRemove.With(), "", "")
 	return nil
 }
 
-// Logo reads the logo; store.ErrNotFound when there is none.
+// ErrNoLogo means the school has no logo: the store's not-found, which Logo answers.
+var ErrNoLogo = store.ErrNotFound
+
+// Logo reads the logo; ErrNoLogo when there is none.
 func (s *Service) Logo(ctx context.Context) (store.SchoolLogo, error) { return s.DB.SchoolLogo(ctx) }
 
-func (s *Service) audit(ctx context.Context, actor auth.Actor, action, target string, args store.AuditArgs, detail string) {
-	e := store.AuditEntry{Actor: actor.Username, ActorRole: string(actor.Role), IP: actor.IP, Action: action,
-		Target: target, Outcome: "ok", Detail: detail, Args: args}
+func (s *Service) audit(ctx context.Context, actor auth.Actor, e audit.Entry, target, detail string) {
+	e.Actor, e.Target, e.Outcome, e.Detail = actor.Audit(), target, audit.OK, detail
 	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
-	if err := s.DB.AppendAudit(actx, e); err != nil {
+	if err := (audit.Log{DB: s.DB, Clock: s.Clock}).Record(actx, e); err != nil {
 		log := s.Log
 		if log == nil {
 			log = slog.Default()
 		}
-		log.Error("append audit entry", "action", action, "err", err)
+		log.Error("append audit entry", "action", e.Action.Code, "err", err)
 	}
 }
 

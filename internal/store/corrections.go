@@ -146,29 +146,9 @@ func (db *DB) CorrectionJobsInStates(ctx context.Context, states ...string) ([]C
 	return out, rows.Err()
 }
 
-func correctionLease(id string) leaseRow {
-	return leaseRow{table: "correction_jobs", keyColumn: "id", key: id, what: "correction job " + id}
-}
-
-// ClaimCorrectionJob takes the job's lease for owner (see claimLease).
-func (db *DB) ClaimCorrectionJob(ctx context.Context, id, owner string, until, now time.Time) (bool, error) {
-	return db.claimLease(ctx, correctionLease(id), owner, until, now)
-}
-
-// RenewCorrectionJob extends owner's lease on the job; false when owner lost it.
-func (db *DB) RenewCorrectionJob(ctx context.Context, id, owner string, until time.Time) (bool, error) {
-	return db.renewLease(ctx, correctionLease(id), owner, until)
-}
-
-// ReleaseCorrectionJob frees owner's lease on the job.
-func (db *DB) ReleaseCorrectionJob(ctx context.Context, id, owner string) error {
-	return db.releaseLease(ctx, correctionLease(id), owner)
-}
-
 // CorrectionItems lists a job's items in any of states (all when none), in order.
 func (db *DB) CorrectionItems(ctx context.Context, jobID string, states ...string) ([]CorrectionItem, error) {
-	q := `SELECT job_id, seq, chunk, component_id, nis, student_name, item_name, amount, payload, state, attempts, problem,
-		updated_at FROM correction_items WHERE job_id = $1`
+	q := ` WHERE job_id = $1`
 	args := []any{jobID}
 	if len(states) > 0 {
 		ph := make([]string, len(states))
@@ -178,7 +158,17 @@ func (db *DB) CorrectionItems(ctx context.Context, jobID string, states ...strin
 		}
 		q += ` AND state IN (` + strings.Join(ph, ", ") + `)`
 	}
-	rows, err := db.sql.QueryContext(ctx, q+` ORDER BY seq`, args...)
+	return db.correctionItems(ctx, jobID, q, args...)
+}
+
+// CorrectionChunk lists the items of one chunk of a job, in order.
+func (db *DB) CorrectionChunk(ctx context.Context, jobID string, chunk int) ([]CorrectionItem, error) {
+	return db.correctionItems(ctx, jobID, ` WHERE job_id = $1 AND chunk = $2`, jobID, chunk)
+}
+
+func (db *DB) correctionItems(ctx context.Context, jobID, where string, args ...any) ([]CorrectionItem, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT job_id, seq, chunk, component_id, nis, student_name, item_name, amount, payload,
+		state, attempts, problem, updated_at FROM correction_items`+where+` ORDER BY seq`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: correction items of %s: %w", jobID, err)
 	}
@@ -197,25 +187,44 @@ func (db *DB) CorrectionItems(ctx context.Context, jobID string, states ...strin
 	return out, rows.Err()
 }
 
-// SetCorrectionItems moves the items seqs of a job to state with problem (a call about
-// to leave counts an attempt when state is sent), and the job's counts with them.
-func (db *DB) SetCorrectionItems(ctx context.Context, jobID string, seqs []int, state, problem string) error {
+// CorrectionOpenChunks lists the chunks of a job that still have items pending or sent,
+// in order.
+func (db *DB) CorrectionOpenChunks(ctx context.Context, jobID string) ([]int, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT DISTINCT chunk FROM correction_items WHERE job_id = $1
+		AND state IN ('pending', 'sent') ORDER BY chunk`, jobID)
+	if err != nil {
+		return nil, fmt.Errorf("store: open chunks of correction job %s: %w", jobID, err)
+	}
+	defer rows.Close()
+	var out []int
+	for rows.Next() {
+		var n int64
+		if err := rows.Scan(&n); err != nil {
+			return nil, fmt.Errorf("store: open chunks of correction job %s: %w", jobID, err)
+		}
+		out = append(out, int(n))
+	}
+	return out, rows.Err()
+}
+
+// SetCorrectionItems moves the items seqs of a job to state with problem, as of at, and
+// the job's counts with them. An item moving to sent counts an attempt (its call is about
+// to leave); one noted sent again keeps its count and takes the new time (its call ended
+// without an answer then: it may still land for a while).
+func (db *DB) SetCorrectionItems(ctx context.Context, jobID string, seqs []int, state, problem string, at time.Time) error {
 	if len(seqs) == 0 {
 		return nil
 	}
 	now := db.Now()
 	err := db.InTx(ctx, func(tx *sql.Tx) error {
 		ph := make([]string, len(seqs))
-		args := []any{state, problem, now, jobID}
+		args := []any{state, problem, Time(at), jobID}
 		for i, s := range seqs {
 			ph[i] = fmt.Sprintf("$%d", i+5)
 			args = append(args, s)
 		}
-		attempt := ""
-		if state == "sent" {
-			attempt = ", attempts = attempts + 1"
-		}
-		if _, err := tx.ExecContext(ctx, `UPDATE correction_items SET state = $1, problem = $2, updated_at = $3`+attempt+`
+		if _, err := tx.ExecContext(ctx, `UPDATE correction_items SET state = $1, problem = $2, updated_at = $3,
+			attempts = attempts + CASE WHEN $1 = 'sent' AND state <> 'sent' THEN 1 ELSE 0 END
 			WHERE job_id = $4 AND seq IN (`+strings.Join(ph, ", ")+`)`, args...); err != nil {
 			return err
 		}
@@ -227,25 +236,6 @@ func (db *DB) SetCorrectionItems(ctx context.Context, jobID string, seqs []int, 
 		return err
 	})
 	if err != nil {
-		return fmt.Errorf("store: correction items of %s: %w", jobID, err)
-	}
-	return nil
-}
-
-// MarkCorrectionItemsUnanswered notes that the call sending the items seqs ended at at
-// without an answer: they stay sent, and may still land at the service for a while.
-func (db *DB) MarkCorrectionItemsUnanswered(ctx context.Context, jobID string, seqs []int, at time.Time) error {
-	if len(seqs) == 0 {
-		return nil
-	}
-	ph := make([]string, len(seqs))
-	args := []any{Time(at), jobID}
-	for i, s := range seqs {
-		ph[i] = fmt.Sprintf("$%d", i+3)
-		args = append(args, s)
-	}
-	if _, err := db.sql.ExecContext(ctx, `UPDATE correction_items SET updated_at = $1
-		WHERE job_id = $2 AND state = 'sent' AND seq IN (`+strings.Join(ph, ", ")+`)`, args...); err != nil {
 		return fmt.Errorf("store: correction items of %s: %w", jobID, err)
 	}
 	return nil

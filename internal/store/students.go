@@ -35,7 +35,25 @@ type Student struct {
 	SyncedAt     time.Time
 	CreatedAt    time.Time
 	UpdatedAt    time.Time
+	// Status is the student's standing, the portal's own (internal/students names the
+	// values: active, graduated, moved, left); StatusOn the day it began (zero for active)
+	// and StatusNote why. The roster sync never changes them.
+	Status     string
+	StatusOn   time.Time
+	StatusNote string
+	// Aid are the government-aid flags a Dapodik export carries.
+	Aid StudentAid
 }
+
+// StudentAid are the government-aid flags of a student as Dapodik exports them.
+type StudentAid struct {
+	KIP bool // Penerima KIP
+	KPS bool // Penerima KPS
+	PIP bool // Layak PIP
+}
+
+// Any reports whether any flag is set.
+func (a StudentAid) Any() bool { return a.KIP || a.KPS || a.PIP }
 
 // HasTotals reports whether the bill totals have been computed for the student.
 func (s Student) HasTotals() bool { return !s.TotalsAt.IsZero() }
@@ -54,17 +72,59 @@ type StudentFilter struct {
 }
 
 const studentColumns = `nis, name, key_name, phone, email, description, source,
-	outstanding, overdue_count, totals_at, synced_at, created_at, updated_at`
+	outstanding, overdue_count, totals_at, synced_at, created_at, updated_at,
+	status, status_on, status_note, aid_kip, aid_kps, aid_pip`
 
 func scanStudent(row interface{ Scan(...any) error }) (Student, error) {
 	var s Student
 	var outstanding, overdue sql.NullInt64
-	var totalsAt, syncedAt, createdAt, updatedAt nullTime
+	var totalsAt, syncedAt, createdAt, updatedAt, statusOn nullTime
 	err := row.Scan(&s.NIS, &s.Name, &s.KeyName, &s.Phone, &s.Email, &s.Description, &s.Source,
-		&outstanding, &overdue, &totalsAt, &syncedAt, &createdAt, &updatedAt)
+		&outstanding, &overdue, &totalsAt, &syncedAt, &createdAt, &updatedAt,
+		&s.Status, &statusOn, &s.StatusNote, &s.Aid.KIP, &s.Aid.KPS, &s.Aid.PIP)
 	s.Outstanding, s.OverdueCount = outstanding.Int64, int(overdue.Int64)
 	s.TotalsAt, s.SyncedAt, s.CreatedAt, s.UpdatedAt = totalsAt.Time, syncedAt.Time, createdAt.Time, updatedAt.Time
+	s.StatusOn = statusOn.Time
 	return s, err
+}
+
+// SetStudentStatus records student nis's standing (status, from the day on, why), in tx
+// when it is not nil (with the audit entry of the change); ErrNotFound for a NIS the
+// roster does not have.
+func (db *DB) SetStudentStatus(ctx context.Context, tx *sql.Tx, nis, status string, on time.Time, note string) error {
+	var x execer = db.sql
+	if tx != nil {
+		x = tx
+	}
+	res, err := x.ExecContext(ctx, `UPDATE students SET status = $1, status_on = $2, status_note = $3 WHERE nis = $4`,
+		status, nullable(on), note, nis)
+	if err != nil {
+		return fmt.Errorf("store: set the status of %s: %w", nis, err)
+	}
+	if n, err := res.RowsAffected(); err == nil && n == 0 {
+		return ErrNotFound
+	}
+	return nil
+}
+
+// SetStudentAid records the government-aid flags of the students by NIS (a Dapodik
+// import), in one transaction; NIS the roster does not have are left out and counted.
+func (db *DB) SetStudentAid(ctx context.Context, aid map[string]StudentAid) (missing int, err error) {
+	err = db.InTx(ctx, func(tx *sql.Tx) error {
+		missing = 0
+		for nis, a := range aid {
+			res, err := tx.ExecContext(ctx, `UPDATE students SET aid_kip = $1, aid_kps = $2, aid_pip = $3 WHERE nis = $4`,
+				a.KIP, a.KPS, a.PIP, nis)
+			if err != nil {
+				return fmt.Errorf("store: set the aid flags of %s: %w", nis, err)
+			}
+			if n, err := res.RowsAffected(); err == nil && n == 0 {
+				missing++
+			}
+		}
+		return nil
+	})
+	return missing, err
 }
 
 func nullable(t time.Time) any {

@@ -89,3 +89,43 @@ func TestRoster(t *testing.T) {
 		t.Fatal("deleted student still there")
 	}
 }
+
+// A student's standing and aid flags are the portal's: the roster's sync (an upsert of
+// the service's record) never changes them.
+func TestStudentStatusAndAidSurviveTheSync(t *testing.T) {
+	t.Parallel()
+	eachDB(t, testStudentStatusAndAid)
+}
+
+func testStudentStatusAndAid(t *testing.T, db *store.DB) {
+	ctx := context.Background()
+	if err := db.UpsertStudents(ctx, []store.Student{{NIS: "0012345", Name: "Budi", Description: "Kelas 9A", Source: store.SourceSync},
+		{NIS: "0012346", Name: "Sari", Description: "Kelas 9A", Source: store.SourceSync}}); err != nil {
+		t.Fatal(err)
+	}
+	if s, _ := db.StudentByNIS(ctx, "0012345"); s.Status != "active" || !s.StatusOn.IsZero() || s.Aid.Any() {
+		t.Fatalf("a new student: %+v", s)
+	}
+	left := time.Date(2027, 1, 15, 0, 0, 0, 0, time.UTC)
+	if err := db.SetStudentStatus(ctx, nil, "0012345", "moved", left, "pindah ke Bandung"); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.SetStudentStatus(ctx, nil, "nope", "left", left, ""); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("an unknown NIS: %v", err)
+	}
+	missing, err := db.SetStudentAid(ctx, map[string]store.StudentAid{"0012346": {KIP: true, PIP: true}, "nope": {KPS: true}})
+	if err != nil || missing != 1 {
+		t.Fatalf("aid: %d missing, %v", missing, err)
+	}
+	// The sync comes again with the service's records.
+	if err := db.UpsertStudents(ctx, []store.Student{{NIS: "0012345", Name: "Budi S", Description: "Kelas 9A", Source: store.SourceSync},
+		{NIS: "0012346", Name: "Sari", Description: "Kelas 9B", Source: store.SourceSync}}); err != nil {
+		t.Fatal(err)
+	}
+	if s, _ := db.StudentByNIS(ctx, "0012345"); s.Status != "moved" || !s.StatusOn.Equal(left) || s.StatusNote != "pindah ke Bandung" || s.Name != "Budi S" {
+		t.Fatalf("the leaver after a sync: %+v", s)
+	}
+	if s, _ := db.StudentByNIS(ctx, "0012346"); s.Aid != (store.StudentAid{KIP: true, PIP: true}) || s.Description != "Kelas 9B" {
+		t.Fatalf("the aid flags after a sync: %+v", s)
+	}
+}

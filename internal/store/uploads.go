@@ -766,23 +766,6 @@ func (db *DB) SetUploadProblem(ctx context.Context, id, problem string, args []s
 	return nil
 }
 
-func uploadJobLease(id string) leaseRow {
-	return leaseRow{table: "upload_jobs", keyColumn: "id", key: id, what: "upload job " + id}
-}
-
-// ClaimUploadJob takes the job's lease for owner until `until`, when the lease is free,
-// already owner's, or lapsed by `now`; it reports whether owner holds the lease. The
-// check and the write are one statement, so two instances cannot both win.
-func (db *DB) ClaimUploadJob(ctx context.Context, id, owner string, until, now time.Time) (bool, error) {
-	return db.claimLease(ctx, uploadJobLease(id), owner, until, now)
-}
-
-// RenewUploadJob extends owner's lease on the job to `until`; it reports false when owner
-// no longer holds it (another instance took it after it lapsed).
-func (db *DB) RenewUploadJob(ctx context.Context, id, owner string, until time.Time) (bool, error) {
-	return db.renewLease(ctx, uploadJobLease(id), owner, until)
-}
-
 // UploadJobsFreeToTake returns the jobs in state whose lease is free or lapsed by now:
 // work an instance that stopped or died left, for a running one to take over.
 func (db *DB) UploadJobsFreeToTake(ctx context.Context, state string, now time.Time) ([]UploadJob, error) {
@@ -808,31 +791,4 @@ func (db *DB) DiscardUploadJob(ctx context.Context, id, to string, from ...strin
 	}
 	n, err := res.RowsAffected()
 	return n == 1, err
-}
-
-// ReleaseUploadJob frees owner's lease on the job; a lease held by another is left alone.
-func (db *DB) ReleaseUploadJob(ctx context.Context, id, owner string) error {
-	return db.releaseLease(ctx, uploadJobLease(id), owner)
-}
-
-// ReleaseUploadJobUnlessIn frees owner's lease on the job unless the job is by now in one
-// of states; the check and the release are one statement. An analysis ends this way: the
-// job it read may already be committed and its lease claimed again by the same owner, to
-// send it, and that lease must stay.
-func (db *DB) ReleaseUploadJobUnlessIn(ctx context.Context, id, owner string, states ...string) error {
-	args := []any{id, owner}
-	ph := make([]string, len(states))
-	for i, s := range states {
-		args = append(args, s)
-		ph[i] = "$" + strconv.Itoa(len(args))
-	}
-	cond := ""
-	if len(states) > 0 {
-		cond = ` AND state NOT IN (` + strings.Join(ph, ",") + `)`
-	}
-	if _, err := db.sql.ExecContext(ctx, `UPDATE upload_jobs SET lease_owner = '', lease_until = NULL
-		WHERE id = $1 AND lease_owner = $2`+cond, args...); err != nil {
-		return fmt.Errorf("store: release lease of upload job %s: %w", id, err)
-	}
-	return nil
 }

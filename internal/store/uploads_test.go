@@ -164,50 +164,51 @@ func TestUploadJobLease(t *testing.T) {
 		}
 		t0 := time.Date(2026, 7, 1, 3, 0, 0, 0, time.UTC)
 		ttl := time.Minute
+		leases := db.JobLeases(store.UploadJobsTable)
 		steps := []struct {
 			name string
 			do   func() (bool, error)
 			want bool
 		}{
-			{"a claims a free job", func() (bool, error) { return db.ClaimUploadJob(ctx, j.ID, "a", t0.Add(ttl), t0) }, true},
-			{"a claims again", func() (bool, error) { return db.ClaimUploadJob(ctx, j.ID, "a", t0.Add(ttl), t0) }, true},
+			{"a claims a free job", func() (bool, error) { return leases.Claim(ctx, j.ID, "a", t0.Add(ttl), t0) }, true},
+			{"a claims again", func() (bool, error) { return leases.Claim(ctx, j.ID, "a", t0.Add(ttl), t0) }, true},
 			{"b is kept out of a live lease", func() (bool, error) {
-				return db.ClaimUploadJob(ctx, j.ID, "b", t0.Add(30*time.Second+ttl), t0.Add(30*time.Second))
+				return leases.Claim(ctx, j.ID, "b", t0.Add(30*time.Second+ttl), t0.Add(30*time.Second))
 			}, false},
-			{"b cannot renew a's lease", func() (bool, error) { return db.RenewUploadJob(ctx, j.ID, "b", t0.Add(2*ttl)) }, false},
-			{"a renews", func() (bool, error) { return db.RenewUploadJob(ctx, j.ID, "a", t0.Add(50*time.Second+ttl)) }, true},
+			{"b cannot renew a's lease", func() (bool, error) { return leases.Renew(ctx, j.ID, "b", t0.Add(2*ttl)) }, false},
+			{"a renews", func() (bool, error) { return leases.Renew(ctx, j.ID, "a", t0.Add(50*time.Second+ttl)) }, true},
 			{"b is kept out past the first expiry", func() (bool, error) {
-				return db.ClaimUploadJob(ctx, j.ID, "b", t0.Add(90*time.Second+ttl), t0.Add(90*time.Second))
+				return leases.Claim(ctx, j.ID, "b", t0.Add(90*time.Second+ttl), t0.Add(90*time.Second))
 			}, false},
 			{"b takes the lapsed lease", func() (bool, error) {
-				return db.ClaimUploadJob(ctx, j.ID, "b", t0.Add(111*time.Second+ttl), t0.Add(111*time.Second))
+				return leases.Claim(ctx, j.ID, "b", t0.Add(111*time.Second+ttl), t0.Add(111*time.Second))
 			}, true},
-			{"a lost it and cannot renew", func() (bool, error) { return db.RenewUploadJob(ctx, j.ID, "a", t0.Add(3*ttl)) }, false},
+			{"a lost it and cannot renew", func() (bool, error) { return leases.Renew(ctx, j.ID, "a", t0.Add(3*ttl)) }, false},
 			{"a releasing does not free b's lease", func() (bool, error) {
-				if err := db.ReleaseUploadJob(ctx, j.ID, "a"); err != nil {
+				if err := leases.Release(ctx, j.ID, "a"); err != nil {
 					return false, err
 				}
-				return db.ClaimUploadJob(ctx, j.ID, "c", t0.Add(2*ttl), t0.Add(112*time.Second))
+				return leases.Claim(ctx, j.ID, "c", t0.Add(2*ttl), t0.Add(112*time.Second))
 			}, false},
 			{"c claims once b released", func() (bool, error) {
-				if err := db.ReleaseUploadJob(ctx, j.ID, "b"); err != nil {
+				if err := leases.Release(ctx, j.ID, "b"); err != nil {
 					return false, err
 				}
-				return db.ClaimUploadJob(ctx, j.ID, "c", t0.Add(2*ttl), t0.Add(112*time.Second))
+				return leases.Claim(ctx, j.ID, "c", t0.Add(2*ttl), t0.Add(112*time.Second))
 			}, true},
 			{"c's release unless queued keeps the lease of the queued job", func() (bool, error) {
-				if err := db.ReleaseUploadJobUnlessIn(ctx, j.ID, "c", "queued", "sending"); err != nil {
+				if err := leases.ReleaseUnlessIn(ctx, j.ID, "c", "queued", "sending"); err != nil {
 					return false, err
 				}
-				return db.ClaimUploadJob(ctx, j.ID, "d", t0.Add(2*ttl), t0.Add(113*time.Second))
+				return leases.Claim(ctx, j.ID, "d", t0.Add(2*ttl), t0.Add(113*time.Second))
 			}, false},
 			{"c's release unless sending frees it", func() (bool, error) {
-				if err := db.ReleaseUploadJobUnlessIn(ctx, j.ID, "c", "sending"); err != nil {
+				if err := leases.ReleaseUnlessIn(ctx, j.ID, "c", "sending"); err != nil {
 					return false, err
 				}
-				return db.ClaimUploadJob(ctx, j.ID, "d", t0.Add(2*ttl), t0.Add(113*time.Second))
+				return leases.Claim(ctx, j.ID, "d", t0.Add(2*ttl), t0.Add(113*time.Second))
 			}, true},
-			{"no lease on a job that does not exist", func() (bool, error) { return db.ClaimUploadJob(ctx, "nope", "c", t0, t0) }, false},
+			{"no lease on a job that does not exist", func() (bool, error) { return leases.Claim(ctx, "nope", "c", t0, t0) }, false},
 		}
 		for _, s := range steps {
 			got, err := s.do()

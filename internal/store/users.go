@@ -142,6 +142,15 @@ func (db *DB) CountUsers(ctx context.Context) (int, error) {
 	return n, nil
 }
 
+// CountAdmins returns how many enabled admin accounts exist.
+func (db *DB) CountAdmins(ctx context.Context) (int, error) {
+	var n int
+	if err := db.sql.QueryRowContext(ctx, `SELECT COUNT(*) FROM users WHERE role = $1 AND disabled = $2`, AdminRole, false).Scan(&n); err != nil {
+		return 0, fmt.Errorf("store: count admins: %w", err)
+	}
+	return n, nil
+}
+
 // UpdateUser applies change to the user id. A change that would leave no
 // enabled admin (while one existed) is refused with ErrLastAdmin; the check and
 // the write share one transaction so two concurrent demotions cannot both pass.

@@ -47,13 +47,28 @@ const (
 	MaxKeyNameLen = 50
 	MaxEmailLen   = 254
 	MaxClassLen   = 100
+	// MaxSearchLen bounds a search by name or NIS: longer than any name, short enough for
+	// the database (a 50,000-character one was SQLite's "pattern too complex").
+	MaxSearchLen = 200
 )
+
+// CheckSearch checks a search of students by name or NIS as field: at most MaxSearchLen
+// characters. It reports whether q may be searched for.
+func CheckSearch(l *problem.List, field, q string) bool {
+	if utf8.RuneCountInString(q) > MaxSearchLen {
+		l.Add(field, KeySearchLong, MaxSearchLen)
+		return false
+	}
+	return true
+}
 
 // The message keys of the student rules.
 const (
 	KeyNIS   = "students.err.nis"   // not 1–32 of [A-Za-z0-9.-]
 	KeyPhone = "students.err.phone" // not an Indonesian phone number
 	KeyEmail = "form.invalid_email"
+	// KeySearchLong: a search over MaxSearchLen characters.
+	KeySearchLong = "students.err.search_long"
 )
 
 // KeyNames are the NIS kinds the form offers; the service accepts any non-empty text and

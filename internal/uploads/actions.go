@@ -8,9 +8,13 @@ import (
 	"github.com/sekolah/portal/internal/store"
 )
 
+// The steps a person takes on an upload. Each checks the upload's state (ErrState when it
+// does not allow the step: committed twice, discarded meanwhile), makes the change and
+// audits it as actor's.
+
 // Analyse starts the analysis of a held upload (the person confirmed despite the earlier
 // upload of the same file) or analyses an invalid one again (the service did not answer).
-func (r *Runner) Analyse(ctx context.Context, id string) error {
+func (r *Runner) Analyse(ctx context.Context, id string, actor auth.Actor) error {
 	j, err := r.db.UploadJobByID(ctx, id)
 	if err != nil {
 		return err
@@ -25,6 +29,7 @@ func (r *Runner) Analyse(ctx context.Context, id string) error {
 	if !ok {
 		return ErrState
 	}
+	r.audit(ctx, actor, ActionAnalyse, j)
 	r.startAnalysis(id)
 	return nil
 }
@@ -39,26 +44,30 @@ func (r *Runner) Commit(ctx context.Context, id string, actor auth.Actor) error 
 	if !ok {
 		return ErrState
 	}
-	r.wakeUp()
+	if j, err := r.db.UploadJobByID(ctx, id); err == nil {
+		r.audit(ctx, actor, ActionCommit, j)
+	}
+	r.jobs.Wake()
 	return nil
 }
 
 // Retry queues again a job that ended with rows not sent (the service was unavailable,
 // or calls went unanswered); rows the service refused stay refused. A job still waiting
-// for the service is asked to try again now, in whichever instance runs it.
-func (r *Runner) Retry(ctx context.Context, id string) error {
+// for the service is asked to try again now, in whichever instance runs it (Hurried).
+func (r *Runner) Retry(ctx context.Context, id string, actor auth.Actor) error {
 	j, err := r.db.UploadJobByID(ctx, id)
 	if err != nil {
 		return err
 	}
-	if Running(j.State) && !j.WaitingSince.IsZero() {
+	if Hurried(j) {
 		if err := r.db.SetUploadHurry(ctx, id, r.now()); err != nil {
 			return err
 		}
-		r.wakeUp()
+		r.audit(ctx, actor, ActionRetry, j)
+		r.jobs.Wake()
 		return nil
 	}
-	if j.State != StatePartial && j.State != StateFailed {
+	if !StateOf(j).Finished() || j.State == StateDone {
 		return ErrState
 	}
 	// The chunks first, the job's state last: the job loop must not find the job sending
@@ -94,14 +103,15 @@ func (r *Runner) Retry(ctx context.Context, id string) error {
 	if !ok {
 		return ErrState
 	}
-	r.wakeUp()
+	r.audit(ctx, actor, ActionRetry, j)
+	r.jobs.Wake()
 	return nil
 }
 
 // Discard drops an upload before it was committed, and its sheet and problems; also one
 // still being checked (stuck, its instance gone, or simply not wanted any more): the
 // analysis, here or in the instance that holds it, stops.
-func (r *Runner) Discard(ctx context.Context, id string) error {
+func (r *Runner) Discard(ctx context.Context, id string, actor auth.Actor) error {
 	ok, err := r.db.DiscardUploadJob(ctx, id, StateDiscarded, StateHeld, StateReady, StateInvalid, StateAnalysing)
 	if err != nil {
 		return err
@@ -111,6 +121,9 @@ func (r *Runner) Discard(ctx context.Context, id string) error {
 	}
 	r.stopAnalysis(id)
 	r.removeFile(ctx, id)
+	if j, err := r.db.UploadJobByID(ctx, id); err == nil {
+		r.audit(ctx, actor, ActionDiscard, j)
+	}
 	return nil
 }
 
@@ -130,7 +143,7 @@ func (r *Runner) Wait(ctx context.Context, id string) (store.UploadJob, error) {
 		if err != nil {
 			return j, err
 		}
-		if j.State != StateAnalysing && !Running(j.State) {
+		if !StateOf(j).Busy() {
 			return j, nil
 		}
 		t := time.NewTimer(20 * time.Millisecond)

@@ -11,7 +11,6 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/store"
@@ -44,25 +43,21 @@ func (r *Runner) previewOptions(kind Kind) Options {
 // startAnalysis analyses a job in the background (once at a time per job).
 func (r *Runner) startAnalysis(id string) {
 	r.mu.Lock()
-	if _, running := r.analyses[id]; running || r.stopped || r.ctx == nil {
-		r.mu.Unlock()
+	defer r.mu.Unlock()
+	if _, running := r.analyses[id]; running {
 		return
 	}
-	ctx, cancel := context.WithCancel(r.ctx)
-	r.analyses[id] = cancel
-	r.wg.Add(1)
-	r.mu.Unlock()
-	go func() {
+	ctx, cancel := context.WithCancel(r.jobs.Context())
+	started := r.jobs.Go(func() {
 		defer func() {
 			r.mu.Lock()
 			delete(r.analyses, id)
 			r.mu.Unlock()
-			r.wg.Done()
 		}()
 		defer cancel()
 		go func() {
 			select {
-			case <-r.quit:
+			case <-r.jobs.Quit():
 				cancel() // an analysis is cheap to redo: stopping ends it
 			case <-ctx.Done():
 			}
@@ -73,10 +68,15 @@ func (r *Runner) startAnalysis(id string) {
 		case <-ctx.Done():
 			return
 		}
-		if err := r.analyseLeased(ctx, cancel, id); err != nil && ctx.Err() == nil {
+		if err := r.analyseLeased(ctx, id); err != nil && ctx.Err() == nil {
 			r.log.Error("upload analysis", "job", id, "err", err)
 		}
-	}()
+	})
+	if !started {
+		cancel()
+		return
+	}
+	r.analyses[id] = cancel
 }
 
 // stopAnalysis stops the job's analysis if this instance runs it.
@@ -93,11 +93,11 @@ func (r *Runner) stopAnalysis(id string) {
 // those of an instance that stopped or died while reading a sheet, and uploads received
 // by a busy instance.
 func (r *Runner) watchAnalyses() {
-	defer r.wg.Done()
-	for r.sleep(r.cfg.LeaseRenew) {
-		jobs, err := r.db.UploadJobsFreeToTake(r.ctx, StateAnalysing, r.now())
+	ctx := r.jobs.Context()
+	for r.jobs.Sleep(ctx, r.cfg.LeaseRenew) {
+		jobs, err := r.db.UploadJobsFreeToTake(ctx, StateAnalysing, r.now())
 		if err != nil {
-			if r.ctx.Err() == nil {
+			if ctx.Err() == nil {
 				r.log.Error("upload analyses to take over", "err", err)
 			}
 			continue
@@ -108,41 +108,34 @@ func (r *Runner) watchAnalyses() {
 	}
 }
 
+// analysisLeases are the upload jobs' leases as an analysis holds them: at its end it
+// frees the lease only if the upload was not committed meanwhile. This instance's loop
+// may hold the lease again by then to send it, and that lease is not the analysis's to
+// free (freed, another instance could take the job from under the sending one).
+type analysisLeases struct{ store.JobLeases }
+
+// Release implements jobs.Leases.
+func (l analysisLeases) Release(ctx context.Context, id, owner string) error {
+	return l.JobLeases.ReleaseUnlessIn(ctx, id, owner, StateQueued, StateChecking, StateSending)
+}
+
 // analyseLeased analyses under the job's lease, like a job's run: when several portal
 // instances start together, each resumes the unfinished analyses, and only the one that
 // claims an upload reads it (two would trip over each other's problem rows). One whose
 // lease is held elsewhere is left to that instance, or to the next start after it lapsed.
-func (r *Runner) analyseLeased(ctx context.Context, cancel context.CancelFunc, id string) error {
-	now := r.now()
-	until := now.Add(r.cfg.LeaseTTL)
-	ok, err := r.db.ClaimUploadJob(ctx, id, r.owner, until, now)
-	if err != nil {
-		return fmt.Errorf("claim: %w", err)
-	}
-	if !ok {
+func (r *Runner) analyseLeased(ctx context.Context, id string) error {
+	l := r.jobs.Lease
+	l.Leases = analysisLeases{r.db.JobLeases(store.UploadJobsTable)}
+	held, err := l.Hold(ctx, id, func(ctx context.Context) error {
+		err := r.analyse(ctx, id)
+		if j, jerr := r.db.UploadJobByID(context.WithoutCancel(ctx), id); jerr == nil && j.State == StateDiscarded {
+			// Discarded while it was read: what the analysis wrote since goes too.
+			r.removeFile(context.WithoutCancel(ctx), id)
+		}
+		return err
+	})
+	if !held && err == nil {
 		r.log.Info("upload analysis runs in another instance", "job", id)
-		return nil
-	}
-	leaseCtx, stopLease := context.WithCancel(ctx)
-	renewed := make(chan struct{})
-	go func() {
-		defer close(renewed)
-		r.keepLease(leaseCtx, cancel, id, until)
-	}()
-	err = r.analyse(ctx, id)
-	stopLease()
-	<-renewed
-	if j, jerr := r.db.UploadJobByID(context.WithoutCancel(ctx), id); jerr == nil && j.State == StateDiscarded {
-		// Discarded while it was read: what the analysis wrote since goes too.
-		r.removeFile(context.WithoutCancel(ctx), id)
-	}
-	// The preview may have been committed already, and this instance's loop may hold the
-	// lease again to send it: that lease is not the analysis's to free (freed, another
-	// instance could take the job from under the sending one).
-	rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-	defer rcancel()
-	if rerr := r.db.ReleaseUploadJobUnlessIn(rctx, id, r.owner, StateQueued, StateChecking, StateSending); rerr != nil {
-		r.log.Error("upload analysis: release lease", "job", id, "err", rerr)
 	}
 	return err
 }

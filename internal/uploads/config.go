@@ -11,9 +11,11 @@ import (
 
 // ConfigFrom makes the runner's configuration from the portal's: the upload settings, the
 // account codes, the upstream timeout as the time a call without an answer is given to
-// land, and the data directory's old upload folder to move sheets from.
-func ConfigFrom(c config.Config) Config {
+// land, and the data directory's old upload folder to move sheets from; and the portal's
+// clock.
+func ConfigFrom(c config.Config, clk clock.Clock) Config {
 	return Config{
+		Clock:       clk,
 		LegacyDir:   filepath.Join(c.DataDir, "uploads"),
 		MaxBytes:    c.UploadMaxBytes,
 		ChunkSize:   c.UploadChunkSize,
@@ -95,23 +97,10 @@ func (c *Config) defaults() {
 	if c.LookupConcurrency <= 0 {
 		c.LookupConcurrency = 8
 	}
-	if c.RetryBase <= 0 {
-		c.RetryBase = 500 * time.Millisecond
-	}
-	if c.RetryMax <= 0 {
-		c.RetryMax = 15 * time.Second
-	}
-	if c.MaxAttempts <= 0 {
-		c.MaxAttempts = 10
-	}
+	// RetryBase, RetryMax, MaxAttempts, WaitMax and Settle left zero take the job
+	// engine's defaults (internal/jobs); an upload waits for the service WaitFor at most.
 	if c.WaitFor <= 0 {
 		c.WaitFor = 12 * time.Hour
-	}
-	if c.WaitMax <= 0 {
-		c.WaitMax = 5 * time.Minute
-	}
-	if c.Settle <= 0 {
-		c.Settle = billing.DefaultTimeout
 	}
 	if c.Retention <= 0 {
 		c.Retention = 14 * 24 * time.Hour

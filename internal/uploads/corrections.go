@@ -1,21 +1,18 @@
 package uploads
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/jobs"
 	"github.com/sekolah/portal/internal/ledger"
-	"github.com/sekolah/portal/internal/store"
 )
 
 // A components sheet may correct components as well as create them: a row whose
@@ -191,79 +188,6 @@ func idProblem(b billing.Bill, found bool, nis string) (code string, args []any)
 	return "", nil
 }
 
-// corrections reports whether the chunk holds corrections of components or updates of
-// students (they are never mixed with new rows).
-func (w *chunkWork) corrections() bool {
-	for _, it := range w.comps {
-		return it.ID != ""
-	}
-	for _, it := range w.studs {
-		return it.Update
-	}
-	return false
-}
-
-// oneRow is a pending correction: how to send it and how to tell, after a lost answer,
-// whether it was applied.
-type oneRow struct {
-	row  int
-	send func(ctx context.Context) error
-	// check reports whether the change is there; gone, when it can no longer be made
-	// (the component was paid or cancelled meanwhile), says why.
-	check func(ctx context.Context) (applied bool, gone string, err error)
-}
-
-// pendingOnes are the chunk's pending corrections, in order.
-func (r *Runner) pendingOnes(w *chunkWork, actor auth.Actor, detail string) []oneRow {
-	comps, studs := w.pending()
-	out := make([]oneRow, 0, len(comps)+len(studs))
-	for _, it := range comps {
-		out = append(out, oneRow{row: it.Row,
-			send: func(ctx context.Context) error {
-				_, err := r.writer.UpdateComponent(ctx, actor, it.ID, it.update(), detail)
-				return err
-			},
-			check: func(ctx context.Context) (bool, string, error) {
-				b, err := r.client.GetComponent(ctx, it.ID)
-				switch {
-				case err != nil:
-					return false, "", err
-				case it.applied(b):
-					return true, "", nil
-				case b.State == billing.StatePaid || b.State == billing.StateDeleted:
-					return false, "id: component " + it.ID + " is " + string(b.State), nil
-				}
-				return false, "", nil
-			}})
-	}
-	for _, it := range studs {
-		out = append(out, oneRow{row: it.Row,
-			send: func(ctx context.Context) error {
-				_, err := r.writer.UpdateStudent(ctx, actor, it.record())
-				return err
-			},
-			check: func(ctx context.Context) (bool, string, error) {
-				st, err := r.client.Student(ctx, it.NIS)
-				switch {
-				case errors.Is(err, billing.ErrNotFound):
-					return false, "bill_key: student " + it.NIS + " no longer exists", nil
-				case err != nil:
-					return false, "", err
-				}
-				want := it.record()
-				if st.Name != want.Name || st.Description != want.Description || st.Phone != want.Phone || st.Email != want.Email {
-					return false, "", nil
-				}
-				// Applied without our hearing of it: the roster learns it here, as the
-				// writer would have taught it from the answer.
-				err = r.db.UpsertStudents(ctx, []store.Student{{NIS: st.NIS, Name: st.Name, KeyName: st.KeyName, Phone: st.Phone,
-					Email: st.Email, Description: st.Description, Source: store.SourcePortal, SyncedAt: r.now()}})
-				return err == nil, "", err
-			}})
-	}
-	return out
-}
-
 // update is the correction as the billing client sends it: only the fields in Set.
 func (it compItem) update() billing.ComponentUpdate {
 	var u billing.ComponentUpdate
@@ -293,167 +217,32 @@ func (it compItem) update() billing.ComponentUpdate {
 	return u
 }
 
-// applied reports whether b already has every value the correction sets.
-func (it compItem) applied(b billing.Bill) bool {
-	is := componentOf(b)
-	want := Component{NIS: it.NIS, AccountCode: it.Code, Name: it.Name, Due: day(it.Due), Expiry: day(it.Expiry),
-		Active: day(it.Active), Amount: it.Amount, Penalty: it.Penalty, Notes: it.Notes}
-	for _, f := range it.Set {
-		field := FieldNIS
-		for _, u := range updateFields {
-			if u.name == f {
-				field = u.field
-			}
-		}
-		if componentValue(is, field) != componentValue(want, field) {
-			return false
-		}
+// sendChange sends the change of what exists that row it holds: a component's
+// correction, with only the fields the sheet changes, or a student's new record.
+func (u *uploadJob) sendChange(ctx context.Context, ch *jobs.Chunk, w *chunkRows, it *jobs.Item) error {
+	if c, ok := w.comps[it.Key]; ok {
+		return u.r.steps.UpdateComponent(ctx, u.actor, c.ID, c.update(), u.detail(ch))
 	}
-	return true
+	return u.r.steps.UpdateStudent(ctx, u.actor, w.studs[it.Key].record())
 }
 
-// processCorrections takes a chunk of corrections to confirmed or failed: one update call
-// per row, the chunk saved after each, so a restart resumes at the row it stopped at. A
-// call without an answer leaves the chunk unknown, and before anything is sent again
-// every pending row's component is read back: one that has the row's values is done.
-func (r *Runner) processCorrections(ctx context.Context, w *chunkWork, actor auth.Actor, detail string, save func() error) error {
-	ones := func() []oneRow { return r.pendingOnes(w, actor, detail) }
-	for attempt := 0; ; attempt++ {
-		if w.c.State == ChunkSent || w.c.State == ChunkUnknown {
-			if wait := w.c.SentAt.Add(r.cfg.Settle).Sub(r.now()); wait > 0 && !r.sleep(wait) {
-				return nil
-			}
-			if ctx.Err() != nil {
-				return nil
-			}
-			if err := reconcileOne(ctx, w, ones()); err != nil {
-				if ctx.Err() != nil {
-					return nil
-				}
-				w.c.State, w.c.LastError = ChunkUnknown, truncate(err.Error(), 500)
-				if err := save(); err != nil {
-					return err
-				}
-				if serviceDown(err) && attempt+1 >= quickTries {
-					return errServiceDown
-				}
-				if attempt+1 >= r.cfg.MaxAttempts || !r.sleep(r.backoff(attempt)) {
-					return nil
-				}
-				continue
-			}
-			w.c.State = ChunkPending
-			if err := save(); err != nil {
-				return err
-			}
-		}
-		if w.c.State != ChunkPending {
-			return nil
-		}
-		if len(w.c.PendingRows) == 0 {
-			w.c.State = ChunkConfirmed
-			if len(w.c.Failures) > 0 {
-				w.c.State = ChunkFailed
-			}
-			return save()
-		}
-		if attempt >= r.cfg.MaxAttempts {
-			w.c.State = ChunkFailed
-			return save()
-		}
-		if r.quitting() || ctx.Err() != nil {
-			return nil
-		}
-		before := len(w.c.PendingRows)
+// checkChanges reads back the records items change and decides each (there already,
+// paid or cancelled meanwhile, gone, or to be sent), through the correction steps.
+func (u *uploadJob) checkChanges(ctx context.Context, ch *jobs.Chunk, w *chunkRows, items []*jobs.Item) error {
+	for _, it := range items {
+		var d jobs.Decision
 		var err error
-		for _, it := range ones() {
-			if r.quitting() || ctx.Err() != nil {
-				w.c.State = ChunkPending
-				return save()
-			}
-			// Marked sent before each call leaves: a crash during it is reconciled.
-			w.c.State, w.c.SentAt = ChunkSent, r.now()
-			w.c.Attempts++
-			if err = save(); err != nil {
-				return err
-			}
-			err = it.send(ctx)
-			var apiErr *billing.APIError
-			switch {
-			case err == nil:
-				w.drop(map[int]bool{it.row: true})
-				continue
-			case ambiguous(err):
-			case errors.As(err, &apiErr) && (errors.Is(err, billing.ErrValidation) || errors.Is(err, billing.ErrNotFound)):
-				// Paid, cancelled or refused since the preview: this row fails with the
-				// service's reason; the others go on.
-				reason := strings.TrimSpace(cmp.Or(apiErr.StatusDesc, apiErr.Status))
-				w.c.Failures = append(w.c.Failures, store.UploadFailure{Row: it.row, Code: FailRejected, Arg: reason})
-				w.drop(map[int]bool{it.row: true})
-				err = nil
-				continue
-			}
-			break
+		if c, ok := w.comps[it.Key]; ok {
+			d, err = u.r.steps.CheckUpdate(ctx, c.ID, c.update())
+		} else {
+			d, err = u.r.steps.CheckStudent(ctx, w.studs[it.Key].record())
 		}
-		if len(w.c.PendingRows) < before {
-			// Calls went through before this one failed: the count of failures in a
-			// row, which decides waiting for the service, starts again.
-			attempt = 0
+		if err != nil {
+			return err
 		}
-		switch {
-		case err == nil:
-			w.c.State, w.c.LastError = ChunkPending, ""
-			if err := save(); err != nil {
-				return err
-			}
-			continue // confirmed (or failed rows) on the next turn
-		case ambiguous(err):
-			// It may still land: Settle counts from now, when the call ended.
-			w.c.State, w.c.SentAt, w.c.LastError = ChunkUnknown, r.now(), truncate(err.Error(), 500)
-			if err := save(); err != nil {
-				return err
-			}
-			if ctx.Err() != nil {
-				return nil
-			}
-			continue
-		case errors.Is(err, billing.ErrUnauthorized):
-			w.c.State, w.c.LastError = ChunkFailed, FailRefused
-			return save()
-		default:
-			w.c.State, w.c.LastError = ChunkPending, truncate(err.Error(), 500)
-			if err := save(); err != nil {
-				return err
-			}
-			if serviceDown(err) && attempt+1 >= quickTries {
-				return errServiceDown
-			}
-			if !r.sleep(r.backoff(attempt)) {
-				return nil
-			}
+		if d.State != jobs.Pending {
+			ch.Decide(it, d)
 		}
 	}
-}
-
-// reconcileOne looks at the first pending correction: the rows are sent one at a time
-// and each is dropped once answered, so only that one can have been sent without an
-// answer. Applied, it is done (recognised); no longer possible, it fails.
-func reconcileOne(ctx context.Context, w *chunkWork, ones []oneRow) error {
-	if len(ones) == 0 {
-		return nil
-	}
-	it := ones[0]
-	applied, gone, err := it.check(ctx)
-	switch {
-	case err != nil:
-		return err
-	case applied:
-		w.c.Recognised++
-	case gone != "":
-		w.c.Failures = append(w.c.Failures, store.UploadFailure{Row: it.row, Code: FailRejected, Arg: gone})
-	default:
-		return nil
-	}
-	w.drop(map[int]bool{it.row: true})
 	return nil
 }

@@ -279,7 +279,7 @@ func TestCorrectionsUnderFaultsAndRestart(t *testing.T) {
 	stopped, cancel := context.WithCancel(context.Background())
 	cancel()
 	_ = r1.Stop(stopped)
-	if mid, _ := ce.db.UploadJobByID(context.Background(), j.ID); uploads.Finished(mid.State) {
+	if mid, _ := ce.db.UploadJobByID(context.Background(), j.ID); uploads.StateOf(mid).Finished() {
 		t.Fatalf("the job finished before the restart (%s); the test would prove nothing", mid.State)
 	}
 

@@ -24,13 +24,9 @@ func (r *Runner) recordCreated(ctx context.Context, jobID string, bills []billin
 
 // recordFound remembers the components of rows a reconcile found at the service (their
 // answer was lost): each is read back by its student, name and due day.
-func (r *Runner) recordFound(ctx context.Context, jobID string, w *chunkWork, found map[int]bool) {
+func (r *Runner) recordFound(ctx context.Context, jobID string, found []compItem) {
 	var bills []billing.Bill
-	for row := range found {
-		it, ok := w.comps[row]
-		if !ok {
-			continue
-		}
+	for _, it := range found {
 		due := day(it.Due)
 		q := billing.Query{DueFrom: due.AddDate(0, 0, -1), DueTo: due.AddDate(0, 0, 1), Limit: billing.MaxLimit}
 		list, err := r.client.StudentBills(ctx, it.NIS, q)

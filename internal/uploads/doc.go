@@ -3,12 +3,16 @@
 // sends the valid new rows in chunks without ever creating a bill twice or losing one.
 //
 // Guarding. Before excelize opens a file, guardWorkbook reads the zip's directory and
-// streams every XML part once through a scanner that keeps only counters, refusing what
-// would cost far more than it weighs: a cell over Excel's own 32,767 characters (named:
-// "cell B7"), a shared-string table of more than 500,000 strings, parts unzipping past
-// Limits (20 times the upload in all, 16 MB of those excelize holds in memory).
-// Four such uploads analysed while four error workbooks are made keep the heap under 300
-// MB (BenchmarkHostileUploads); the portal also sets a soft memory limit (cmd/portal).
+// streams every XML part once through a scanner that keeps only counters
+// (internal/xmlscan, which any XML-reading part shares), refusing what would cost far
+// more than it weighs: elements nested deeper than xmlscan.MaxDepth in any part (named:
+// six million nested elements, 43 KB zipped, took a portal to 1 GB), a cell over Excel's
+// own 32,767 characters (named: "cell B7"), a shared-string table of more than 500,000
+// strings, parts unzipping past Limits (20 times the upload in all, 16 MB of those
+// excelize holds in memory). The error workbook echoes at most 1,000 characters of a
+// cell, and a message quotes at most 80. Each hostile upload, and all of them analysed
+// while five error workbooks are made, keep the heap under 300 MB
+// (BenchmarkHostileUploads); the portal also sets a soft memory limit (cmd/portal).
 //
 // Reading. A sheet is streamed row by row (excelize's Rows iterator, raw cell values, so
 // a date cell arrives as its serial number and is read as a date only in a date column);
@@ -41,14 +45,20 @@
 // correction of that component, and a students sheet's row whose NIS exists an update of
 // that student ("naik kelas"): the analysis compares the row with the ledger's component or
 // the roster's student, lists each changed cell old → new (Runner.Changes) and counts the
-// rows that change nothing; the job sends each change as its own call
-// (changes.Writer.UpdateComponent, UpdateStudent) with only what changed, and after a lost
-// answer reads the record back before sending again (corrections.go).
+// rows that change nothing; the job sends each change as its own call, with only what
+// changed, through the correction steps of internal/corrections (corrections.Steps: the
+// same that bulk corrections and the undo of an upload use), which also read the record
+// back after a lost answer or a refusal: a change already there is done, a component paid
+// or cancelled since the preview is not changed and its row says why (corrections.go).
 //
-// Sending. A committed job first asks the service once more which rows exist by now, then
-// writes the rest as chunks (default 200 rows) in the database in one transaction, each with its state:
-// pending, sent (marked before the call leaves), confirmed, failed, unknown. A call that
-// got no answer (timeout, lost connection, the portal stopping: changes.Ambiguous) leaves
+// Sending. The job runs on internal/jobs, which owns the lifecycle (the worker, the job
+// loop, the lease each job runs under, so instances sharing the database never send the
+// same job's rows at once, and take over a job whose instance died) and the exactly-once
+// machinery; this package adds the upload's steps (job_chunks.go). A committed job first
+// asks the service once more which rows exist by now, then writes the rest as chunks
+// (default 200 rows) in the database in one transaction, each with its state: pending,
+// sent (marked before the call leaves), confirmed, failed, unknown. A call that got no
+// answer (timeout, lost connection, the portal stopping, a gateway's 502 or 504) leaves
 // its chunk unknown; before anything is sent again the job waits until the call can no
 // longer land, searches the service for the chunk's rows (student, name and due day) and
 // sends only those missing. A chunk found marked sent at start-up (the process died during
@@ -61,5 +71,11 @@
 // pause growing to Config.WaitMax (5 minutes), for Config.WaitFor (12 hours), and goes on
 // as soon as the service answers; since when it waits is kept with the job (its page says
 // so, and an instance taking the job over goes on counting), and Retry ends the pause at
-// once. Only after WaitFor are its unsent rows left for a person's Retry.
+// once. Only after WaitFor are its unsent rows left for a person's Retry. A service that
+// refuses the portal's credentials leaves them for a Retry at once, saying so.
+//
+// Rules and audit. An upload's state is a State with its rules (running, finished, busy,
+// discardable, committable; CanRetry, CanAnalyseAgain, Hurried): the pages ask, they do not
+// decide. Each step a person takes (Receive, Analyse, Commit, Retry, Discard) is audited
+// by the runner as theirs once it is made (audit.go).
 package uploads

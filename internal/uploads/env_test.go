@@ -99,7 +99,7 @@ func (e *env) instance(t testing.TB, wrap func(http.RoundTripper) http.RoundTrip
 
 // config is a runner configuration that retries fast.
 func (e *env) config() uploads.Config {
-	return uploads.Config{Clock: clock.System(time.UTC), ChunkSize: 200, Concurrency: 3, Accounts: accounts,
+	return uploads.Config{ChunkSize: 200, Concurrency: 3, Accounts: accounts, Clock: clock.System(time.UTC),
 		RetryBase: 5 * time.Millisecond, RetryMax: 50 * time.Millisecond, Settle: 50 * time.Millisecond, MaxAttempts: 40}
 }
 

@@ -16,6 +16,12 @@ import (
 // errbookAuthor signs the notes the error workbook puts on wrong cells.
 const errbookAuthor = "Portal"
 
+// errbookMaxChars is the longest text the error workbook echoes in a cell; a longer one is
+// cut there, with a note saying so. Every rule's limit is far below it (a component's
+// notes, the longest, take 255 characters), so what is cut was wrong anyway; and 2,700
+// cells of 32,000 characters, each echoed whole, took a portal from 127 to 271 MB.
+const errbookMaxChars = 1_000
+
 // WriteErrorWorkbook writes the rows of the sheet at path that have problems, to fix and
 // upload again: the original header and cells, formatted as the template formats them
 // (dates as dates, amounts as numbers, NIS as text) with the template's checks (account
@@ -137,6 +143,10 @@ func WriteErrorWorkbook(ctx context.Context, w io.Writer, path string, kind Kind
 			v := ""
 			if i < len(cells) {
 				v = cells[i]
+			}
+			if cut, n, ok := cutText(v, errbookMaxChars); ok {
+				v = cut
+				notes[i] = append(notes[i], p.T("uploads.errbook.cut", errbookMaxChars, n))
 			}
 			_, bad := notes[i]
 			values[i] = excelize.Cell{StyleID: st.col(fieldAt[i], bad), Value: cellValue(v, fieldAt[i], s.date1904)}
@@ -262,3 +272,22 @@ func cellValue(v string, f Field, date1904 bool) any {
 
 // isDigits reports a non-empty run of ASCII digits (strconv alone would also take a sign).
 func isDigits(s string) bool { return s != "" && strings.Trim(s, "0123456789") == "" }
+
+// cutText is s cut to its first max characters, the characters s had and true, when s is
+// longer than that.
+func cutText(s string, max int) (string, int, bool) {
+	if len(s) <= max {
+		return s, 0, false
+	}
+	n, end := 0, len(s)
+	for i := range s {
+		if n == max {
+			end = i
+		}
+		n++
+	}
+	if n <= max {
+		return s, 0, false
+	}
+	return s[:end], n, true
+}

@@ -5,14 +5,17 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/xuri/excelize/v2"
 
 	"github.com/sekolah/portal/internal/i18n"
 	"github.com/sekolah/portal/internal/store"
 	"github.com/sekolah/portal/internal/uploads"
+	"github.com/sekolah/portal/internal/uploads/sheettest"
 )
 
 // TestErrorWorkbookKeepsTheTemplate: a template filled in with one wrong cell comes back
@@ -117,5 +120,73 @@ func TestErrorWorkbookKeepsTheTemplate(t *testing.T) {
 				t.Errorf("notes %+v, want one on %s", comments, tc.bad)
 			}
 		})
+	}
+}
+
+// TestErrorWorkbookCutsLongTexts: a cell of 32,000 characters comes back in the error
+// workbook cut to its first 1,000, filled red, with a note saying it was cut and how long
+// it was; a quoted value (a NIS) is quoted in its message at most 80 characters long. A
+// cell of ordinary length is echoed whole. A rule's number reads as one once stored.
+func TestErrorWorkbookCutsLongTexts(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "long.xlsx")
+	must(t, sheettest.LongCells(path, 2, 32_000))
+	_, issues, err := analyse(t, path, uploads.Options{Kind: uploads.Components, Accounts: accounts, Students: knownNIS{"20260001": true}})
+	must(t, err)
+	for _, is := range issues {
+		if len(is.Value) > 80+len("…") {
+			t.Errorf("%s quotes %d bytes of the cell", is.Cell(), len(is.Value))
+		}
+	}
+	var out bytes.Buffer
+	must(t, uploads.WriteErrorWorkbook(context.Background(), &out, path, uploads.Components, accounts, uploads.DefaultLimits(1<<20),
+		func(yield func(store.UploadIssue, error) bool) {
+			for _, is := range issues {
+				if !yield(is.Stored(), nil) {
+					return
+				}
+			}
+		}, i18n.NewPrinter(i18n.English, nil)))
+	book, err := excelize.OpenReader(&out)
+	must(t, err)
+	defer book.Close()
+	sheet := book.GetSheetName(0)
+	rows, err := book.GetRows(sheet)
+	must(t, err)
+	if len(rows) != 3 {
+		t.Fatalf("%d rows, want the header and two", len(rows))
+	}
+	comments, err := book.GetComments(sheet)
+	must(t, err)
+	notes := map[string]string{}
+	for _, c := range comments {
+		for _, r := range c.Paragraph {
+			notes[c.Cell] += r.Text
+		}
+	}
+	for _, tc := range []struct{ cell, ok string }{{"A2", "B2"}, {"B3", "A3"}} {
+		v, err := book.GetCellValue(sheet, tc.cell)
+		must(t, err)
+		if n := utf8.RuneCountInString(v); n != 1_000 || v[0] != "A"[0]+byte(tc.cell[1]-'2') {
+			t.Errorf("%s echoes %d characters starting %q, want its first 1,000", tc.cell, n, v[:1])
+		}
+		if want := "cut to its first 1.000 characters (it had 32.000)"; !strings.Contains(notes[tc.cell], want) {
+			t.Errorf("%s's note %q, want it to say %q", tc.cell, notes[tc.cell], want)
+		}
+		if other, _ := book.GetCellValue(sheet, tc.ok); len(other) > 20 || other == "" {
+			t.Errorf("%s echoes %q, want its short text whole", tc.ok, other)
+		}
+		if strings.Contains(notes[tc.ok], "cut") {
+			t.Errorf("%s's note %q says it was cut", tc.ok, notes[tc.ok])
+		}
+	}
+	// A rule's whole number survives the database: "at most 100 characters", not "%!d(string=100)".
+	if want := "Too long: at most 100 characters."; !strings.Contains(notes["B3"], want) {
+		t.Errorf("B3's note %q, want it to say %q", notes["B3"], want)
+	}
+	for _, col := range []string{"K2", "K3"} {
+		if msg, _ := book.GetCellValue(sheet, col); utf8.RuneCountInString(msg) > 400 {
+			t.Errorf("%s, the row's problems, is %d characters long", col, utf8.RuneCountInString(msg))
+		}
 	}
 }

@@ -2,12 +2,14 @@ package uploads
 
 import (
 	"archive/zip"
-	"bytes"
+	"errors"
 	"io"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/sekolah/portal/internal/i18n"
+	"github.com/sekolah/portal/internal/xmlscan"
 )
 
 // What a workbook may cost to open and read, checked by guardWorkbook before excelize
@@ -20,10 +22,6 @@ const (
 	MaxCellChars = 32_767
 	// MaxSheetRows is Excel's own limit on the rows of a sheet.
 	MaxSheetRows = 1_048_576
-	// maxTagBytes bounds one tag, comment or processing instruction. The longest in a real
-	// workbook (a worksheet's namespaces, a long list of validated ranges) is a few KB;
-	// excelize's XML decoder holds a whole one in memory.
-	maxTagBytes = 1 << 20
 )
 
 // guardWorkbook refuses, as a *FileError, a workbook that would cost too much to open or
@@ -33,7 +31,10 @@ const (
 // counters. Refused: a total unzipped size over lim.UnzipSize; parts excelize holds in
 // memory over lim.InMemory; a shared-string table of more than lim.MaxSharedStrings
 // strings; any cell or text longer than MaxCellChars (named by its cell when it is in
-// one); more rows than Excel allows; any tag over maxTagBytes.
+// one); more rows than Excel allows; in any XML part (the sheets, the shared strings,
+// the styles, the workbook, the relationships, the content types, drawings, whatever
+// its name, a part that starts as XML), elements nested deeper than xmlscan.MaxDepth
+// (named by the part) or a tag over xmlscan.MaxTagBytes.
 func guardWorkbook(path string, lim Limits) error {
 	zr, err := zip.OpenReader(path)
 	if err != nil {
@@ -59,7 +60,10 @@ func guardWorkbook(path string, lim Limits) error {
 		switch {
 		case name == "xl/sharedstrings.xml":
 			sst = f
-		case strings.HasSuffix(name, ".xml") || strings.HasSuffix(name, ".rels") || strings.HasSuffix(name, ".vml"):
+		case strings.HasSuffix(name, "/"):
+			// A folder's entry: nothing to read.
+		default:
+			// Every other part, XML or not: one that is not XML is skipped by scanPart.
 			parts = append(parts, f)
 		}
 	}
@@ -69,14 +73,14 @@ func guardWorkbook(path string, lim Limits) error {
 	// The shared strings first: a too long one is named by the first cell that uses it.
 	var big map[int]bool
 	if sst != nil {
-		g := &xmlGuard{sst: true, maxItems: lim.MaxSharedStrings}
+		g := &xmlGuard{sst: true, maxItems: lim.MaxSharedStrings, part: sst.Name}
 		if err := g.scanPart(sst); err != nil {
 			return err
 		}
 		big = g.bigItems
 	}
 	for _, f := range parts {
-		g := &xmlGuard{sheet: strings.HasPrefix(strings.ToLower(f.Name), "xl/worksheets/"), bigItems: big}
+		g := &xmlGuard{sheet: strings.HasPrefix(strings.ToLower(f.Name), "xl/worksheets/"), bigItems: big, part: f.Name}
 		if err := g.scanPart(f); err != nil {
 			return err
 		}
@@ -88,35 +92,17 @@ func guardWorkbook(path string, lim Limits) error {
 	return nil
 }
 
-// Scanner states.
-const (
-	stText      = iota // character data
-	stOpen             // just after '<'
-	stTag              // inside a start or end tag
-	stQuote            // inside a quoted attribute value
-	stComment          // <!-- ... -->
-	stCData            // <![CDATA[ ... ]]>
-	stPI               // <? ... ?>
-	stDirective        // <!DOCTYPE ...> and the like
-	stBang             // just after "<!": deciding which
-)
-
-// xmlGuard streams one XML part and keeps only counters: the characters of the current
-// text run, of the current cell or shared string, the bytes of the current tag.
+// xmlGuard streams one XML part through an xmlscan.Scanner (which bounds its nesting and
+// its tags) and keeps only counters: the characters of the current text run, of the
+// current cell or shared string.
 type xmlGuard struct {
-	sheet bool // a worksheet: cells and rows
-	sst   bool // the shared-string table: its items
+	sheet bool   // a worksheet: cells and rows
+	sst   bool   // the shared-string table: its items
+	part  string // the part's name in the zip, for the message
 
-	state    int
-	quote    byte
-	run      int    // characters of the current text run
-	entity   int    // > 0 inside an entity reference (&amp;): bytes so far
-	tagLen   int    // bytes of the current tag (or comment, ...)
-	tag      []byte // its first bytes, for the element's name and attributes
-	prev     byte   // the tag's byte before the current one ('/' before '>': self-closing)
-	endMatch int    // how much of an end marker ("-->", "]]>", "?>") was seen
-	bang     []byte // the bytes after "<!" while deciding
-	depth    int    // nesting of '<' inside a directive
+	sc     xmlscan.Scanner
+	run    int // characters of the current text run
+	entity int // > 0 inside an entity reference (&amp;): bytes so far
 
 	// Worksheets.
 	inCell     bool
@@ -143,8 +129,16 @@ func (g *xmlGuard) scanPart(f *zip.File) error {
 	}
 	defer rc.Close()
 	buf := make([]byte, 64<<10)
-	for {
+	for first := true; ; {
 		n, rerr := rc.Read(buf)
+		if first && n > 0 {
+			if !isText(buf[:min(n, 512)]) {
+				// An image, printer settings, a VBA project: not something an XML decoder
+				// gets past its first bytes, whatever the part is called.
+				return nil
+			}
+			first = false
+		}
 		if n > 0 {
 			if err := g.feed(buf[:n]); err != nil {
 				return err
@@ -158,6 +152,24 @@ func (g *xmlGuard) scanPart(f *zip.File) error {
 			return &FileError{Code: "unreadable"}
 		}
 	}
+}
+
+// isText reports whether the first bytes of a part are text an XML decoder would read on:
+// UTF-8 (a sequence cut at the end allowed) without control characters but tabs and line
+// ends. A part that starts otherwise is refused by the decoder at once.
+func isText(b []byte) bool {
+	for i := 0; i < len(b); {
+		c := b[i]
+		if c < 0x20 && c != '\t' && c != '\n' && c != '\r' {
+			return false
+		}
+		r, size := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && size <= 1 {
+			return len(b)-i < utf8.UTFMax && !utf8.FullRune(b[i:])
+		}
+		i += size
+	}
+	return true
 }
 
 // tooLong is the problem of a text over MaxCellChars: named by its cell when in one.
@@ -208,112 +220,22 @@ func (g *xmlGuard) chars(text []byte) error {
 	return nil
 }
 
+// feed scans the next bytes of the part: the scanner's bounds turned into file problems.
 func (g *xmlGuard) feed(b []byte) error {
-	for i := 0; i < len(b); i++ {
-		c := b[i]
-		switch g.state {
-		case stText:
-			j := bytes.IndexByte(b[i:], '<')
-			if j < 0 {
-				return g.chars(b[i:])
-			}
-			if err := g.chars(b[i : i+j]); err != nil {
-				return err
-			}
-			i += j
-			g.run, g.entity, g.state = 0, 0, stOpen
-		case stOpen:
-			switch c {
-			case '!':
-				g.state, g.bang = stBang, g.bang[:0]
-			case '?':
-				g.state, g.tagLen, g.endMatch = stPI, 2, 0
-			default:
-				g.state, g.tagLen, g.tag, g.prev = stTag, 2, append(g.tag[:0], c), c
-				if c == '>' { // "<>": not XML; excelize will say so
-					g.state = stText
-				}
-			}
-		case stBang:
-			g.bang = append(g.bang, c)
-			switch {
-			case bytes.Equal(g.bang, []byte("--")):
-				g.state, g.tagLen, g.endMatch = stComment, 4, 0
-			case bytes.Equal(g.bang, []byte("[CDATA[")):
-				g.state, g.endMatch = stCData, 0
-			case !bytes.HasPrefix([]byte("--"), g.bang) && !bytes.HasPrefix([]byte("[CDATA["), g.bang):
-				g.state, g.tagLen, g.depth, g.quote = stDirective, 2+len(g.bang), 0, 0
-				if c == '>' {
-					g.state = stText
-				}
-			}
-		case stTag, stQuote:
-			if g.tagLen++; g.tagLen > maxTagBytes {
-				return &FileError{Code: "unreadable"}
-			}
-			if len(g.tag) < 256 {
-				g.tag = append(g.tag, c)
-			}
-			switch {
-			case g.state == stQuote:
-				if c == g.quote {
-					g.state = stTag
-				}
-			case c == '"' || c == '\'':
-				g.state, g.quote = stQuote, c
-			case c == '>':
-				g.state = stText
-				if err := g.element(g.prev == '/'); err != nil {
-					return err
-				}
-			}
-			g.prev = c
-		case stComment, stPI:
-			if g.tagLen++; g.tagLen > maxTagBytes {
-				return &FileError{Code: "unreadable"}
-			}
-			end := "-->"
-			if g.state == stPI {
-				end = "?>"
-			}
-			g.endMatch = advance(g.endMatch, end, c)
-			if g.endMatch == len(end) {
-				g.state = stText
-			}
-		case stCData:
-			// Character data like any other: counted, a byte at a time (rare in workbooks).
-			g.endMatch = advance(g.endMatch, "]]>", c)
-			if g.endMatch == 3 {
-				g.state = stText
-				continue
-			}
-			if g.endMatch == 0 {
-				if err := g.chars(b[i : i+1]); err != nil {
-					return err
-				}
-			}
-		case stDirective:
-			if g.tagLen++; g.tagLen > maxTagBytes {
-				return &FileError{Code: "unreadable"}
-			}
-			switch {
-			case g.quote != 0:
-				if c == g.quote {
-					g.quote = 0
-				}
-			case c == '"' || c == '\'':
-				g.quote = c
-			case c == '<':
-				g.depth++
-			case c == '>' && g.depth > 0:
-				g.depth--
-			case c == '>':
-				g.state = stText
-			}
-		}
+	g.sc.Handler = g
+	err := g.sc.Feed(b)
+	var deep *xmlscan.TooDeepError
+	switch {
+	case errors.As(err, &deep):
+		return &FileError{Code: "too_deep", Args: []string{g.part, i18n.Number(int64(deep.Max))}}
+	case errors.Is(err, xmlscan.ErrTagTooLong):
+		return &FileError{Code: "unreadable"}
 	}
-	return nil
+	return err
 }
+
+// Text counts character data: the scanner's Handler.
+func (g *xmlGuard) Text(b []byte) error { return g.chars(b) }
 
 func (g *xmlGuard) rowLimit() int {
 	if g.maxRows > 0 {
@@ -322,31 +244,14 @@ func (g *xmlGuard) rowLimit() int {
 	return MaxSheetRows
 }
 
-// advance moves the match of an end marker over c.
-func advance(matched int, marker string, c byte) int {
-	switch {
-	case c == marker[matched]:
-		return matched + 1
-	case c == marker[0]:
-		return 1
-	}
-	return 0
-}
-
-// element acts on a tag just read (g.tag holds its first bytes, without the '<').
-func (g *xmlGuard) element(selfClosing bool) error {
-	t := g.tag
-	closing := len(t) > 0 && t[0] == '/'
+// Element acts on a tag just read: the scanner's Handler. A tag ends the text run.
+func (g *xmlGuard) Element(tag xmlscan.Tag) error {
+	g.run, g.entity = 0, 0
+	t, closing, selfClosing := tag.Raw, tag.Closing, tag.SelfClosing
 	if closing {
 		t = t[1:]
 	}
-	name := t
-	if k := bytes.IndexAny(name, " \t\r\n/>"); k >= 0 {
-		name = name[:k]
-	}
-	if k := bytes.IndexByte(name, ':'); k >= 0 {
-		name = name[k+1:] // a namespace prefix (x:c)
-	}
+	name := tag.Name()
 	switch {
 	case g.sheet && string(name) == "row" && !closing:
 		if g.rows++; g.rows > g.rowLimit() {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/sekolah/portal/internal/uploads/sheettest"
+	"github.com/sekolah/portal/internal/xmlscan"
 )
 
 // TestXMLGuard: the scanner counts characters (not bytes; an entity is one), sees through
@@ -39,16 +40,20 @@ func TestXMLGuard(t *testing.T) {
 		{"comment with tags inside", true, `<!-- <c r="Z9"> -->` + cell("ok"), "", ""},
 		{"CDATA counted", true, `<row><c r="F6" t="inlineStr"><is><t><![CDATA[` + strings.Repeat("<", max+1) + `]]></t></is></c></row>`, "cell_too_long", "F6"},
 		{"CDATA of tags is not tags", true, `<row><c r="G1" t="inlineStr"><is><t><![CDATA[` + strings.Repeat("<x>", 10) + `]]></t></is></c></row>`, "", ""},
-		{"huge tag", true, `<row ` + strings.Repeat("a", maxTagBytes) + `>`, "unreadable", ""},
-		{"huge comment", true, `<!--` + strings.Repeat("<>", maxTagBytes/2) + `-->`, "unreadable", ""},
-		{"huge directive", true, `<!DOCTYPE x [` + strings.Repeat("<!ENTITY a 'b'>", maxTagBytes/15+1) + `]>`, "unreadable", ""},
+		{"huge tag", true, `<row ` + strings.Repeat("a", xmlscan.MaxTagBytes) + `>`, "unreadable", ""},
+		{"huge comment", true, `<!--` + strings.Repeat("<>", xmlscan.MaxTagBytes/2) + `-->`, "unreadable", ""},
+		{"huge directive", true, `<!DOCTYPE x [` + strings.Repeat("<!ENTITY a 'b'>", xmlscan.MaxTagBytes/15+1) + `]>`, "unreadable", ""},
+		{"nested at the bound", true, `<worksheet><sheetData>` + strings.Repeat("<x>", xmlscan.MaxDepth-2) + strings.Repeat("</x>", xmlscan.MaxDepth-2) + `</sheetData></worksheet>`, "", ""},
+		{"nested one too deep", true, `<worksheet><sheetData>` + strings.Repeat("<x>", xmlscan.MaxDepth-1), "too_deep", "xl/worksheets/sheet1.xml"},
+		{"siblings are not depth", true, `<worksheet><sheetData>` + strings.Repeat(`<row r="1"><c r="A1"><is><t>1</t></is></c></row>`, 10) + strings.Repeat(`<y><z/></y>`, 3*xmlscan.MaxDepth) + `</sheetData></worksheet>`, "", ""},
+		{"empty elements are not depth", true, `<worksheet>` + strings.Repeat("<x/>", 3*xmlscan.MaxDepth) + `</worksheet>`, "", ""},
 		{"rows over the limit", true, strings.Repeat(`<row r="1"/>`, 11), "too_many_rows", "10"},
 		{"strings over the limit", false, `<sst>` + strings.Repeat(`<si><t>x</t></si>`, 6) + `</sst>`, "too_many_strings", "5"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			g := &xmlGuard{sheet: tt.sheet, sst: !tt.sheet, maxRows: 10, maxItems: 5}
+			g := &xmlGuard{sheet: tt.sheet, sst: !tt.sheet, maxRows: 10, maxItems: 5, part: "xl/worksheets/sheet1.xml"}
 			// Fed in small pieces: the state must carry across reads.
 			var err error
 			for b := []byte(tt.xml); len(b) > 0 && err == nil; {

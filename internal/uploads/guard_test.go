@@ -2,6 +2,7 @@ package uploads_test
 
 import (
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -9,6 +10,7 @@ import (
 	"github.com/sekolah/portal/internal/i18n"
 	"github.com/sekolah/portal/internal/uploads"
 	"github.com/sekolah/portal/internal/uploads/sheettest"
+	"github.com/sekolah/portal/internal/xmlscan"
 )
 
 // TestHostileWorkbooksRefused: workbooks whose reading would cost far more than they
@@ -48,6 +50,10 @@ func TestHostileWorkbooksRefused(t *testing.T) {
 			small, "too_big_unzipped", "lebih dari 8 MB setelah dibuka"},
 		{"big styles", write("styles.xlsx", func(p string) error { return sheettest.BigStyles(p, 2<<20) }),
 			small, "too_big_parts", "batasnya 1 MB"},
+		{"deep sheet", write("deep.xlsx", func(p string) error { return sheettest.DeepSheet(p, 100_000) }),
+			lim, "too_deep", "Bagian xl/worksheets/sheet1.xml di dalam berkas ini bersarang terlalu dalam (lebih dari 64 tingkat"},
+		{"sheet nested to the bound", write("deep-ok.xlsx", func(p string) error { return sheettest.DeepSheet(p, xmlscan.MaxDepth-3) }),
+			lim, "", ""},
 		{"cell at the limit", write("limit.xlsx", func(p string) error { return sheettest.HostileCell(p, uploads.MaxCellChars, false) }),
 			lim, "", ""},
 		{"shared string at the limit", write("limit-shared.xlsx", func(p string) error { return sheettest.HostileCell(p, uploads.MaxCellChars, true) }),
@@ -74,4 +80,53 @@ func TestHostileWorkbooksRefused(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestDeepPartsRefused: every XML part of a workbook, not just its sheet, is refused when
+// nested deeper than xmlscan.MaxDepth, named in the message in the person's language; so
+// is a part named like no XML part that starts as XML. A picture is not mistaken for XML.
+func TestDeepPartsRefused(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	lim := uploads.DefaultLimits(20 << 20)
+	parts := []string{"xl/sharedStrings.xml", "xl/styles.xml", "xl/workbook.xml", "_rels/.rels",
+		"xl/_rels/workbook.xml.rels", "[Content_Types].xml", "xl/theme/theme1.xml", "docProps/app.xml",
+		"xl/drawings/vmlDrawing1.vml", "customXml/item1.bin"}
+	for i, part := range parts {
+		t.Run(part, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(dir, fmt.Sprintf("deep-%d.xlsx", i))
+			if err := sheettest.DeepPart(path, part, 10_000); err != nil {
+				t.Fatal(err)
+			}
+			_, _, err := analyse(t, path, uploads.Options{Kind: uploads.Components, Limits: lim, Students: knownNIS{}})
+			var fe *uploads.FileError
+			if !errors.As(err, &fe) || fe.Code != "too_deep" {
+				t.Fatalf("err %v, want too_deep", err)
+			}
+			for _, tc := range []struct {
+				lang i18n.Lang
+				want string
+			}{{i18n.Indonesian, "Bagian " + part + " di dalam berkas ini bersarang terlalu dalam"},
+				{i18n.English, "The part " + part + " inside this file is nested too deep (more than 64 levels"}} {
+				if msg := uploads.FileMessage(i18n.NewPrinter(tc.lang, nil), fe.Code, fe.Args); !strings.Contains(msg, tc.want) {
+					t.Errorf("message %q, want it to say %q", msg, tc.want)
+				}
+			}
+		})
+	}
+	t.Run("a picture", func(t *testing.T) {
+		t.Parallel()
+		path := filepath.Join(dir, "picture.xlsx")
+		png := "\x89PNG\r\n\x1a\n" + strings.Repeat("<a>", 10_000)
+		if err := sheettest.RawPart(path, "xl/media/image1.png", png); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := analyse(t, path, uploads.Options{Kind: uploads.Components, Limits: lim, Students: knownNIS{}}); err != nil {
+			var fe *uploads.FileError
+			if errors.As(err, &fe) {
+				t.Fatalf("refused: %v", err)
+			}
+		}
+	})
 }

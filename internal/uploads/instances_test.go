@@ -63,7 +63,7 @@ func TestInstancesShareOnlyTheDatabase(t *testing.T) {
 		t.Fatalf("with the service down: %s, problem %q", j.State, j.Problem)
 	}
 	e.sb.SetFaults(sandbox.Faults{})
-	if err := b.Retry(ctx, j.ID); err != nil {
+	if err := b.Retry(ctx, j.ID, financeActor); err != nil {
 		t.Fatal(err)
 	}
 	if j = wait(t, b, j.ID); j.State != uploads.StateDone || j.Created != 59 {

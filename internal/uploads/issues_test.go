@@ -86,7 +86,7 @@ func TestIssuesKeptAreCapped(t *testing.T) {
 	if n := countIssues(t, e.db, d.ID); n == 0 {
 		t.Fatal("no problems found in the bad sheet")
 	}
-	if err := r.Discard(ctx, d.ID); err != nil {
+	if err := r.Discard(ctx, d.ID, financeActor); err != nil {
 		t.Fatal(err)
 	}
 	if n := countIssues(t, e.db, d.ID); n != 0 {

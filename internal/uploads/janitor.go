@@ -6,16 +6,18 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/sekolah/portal/internal/auth"
 )
 
 // janitor forgets the sheets, error workbooks and problems of old uploads (finished jobs
 // after Retention, and uploads never committed, which it discards; their history lines
 // and counts stay), and the temporary copies a crash left behind.
 func (r *Runner) janitor() {
-	defer r.wg.Done()
+	ctx := r.jobs.Context()
 	for {
-		r.clean(r.ctx)
-		if !r.sleep(time.Hour) {
+		r.clean(ctx)
+		if !r.jobs.Sleep(ctx, time.Hour) {
 			return
 		}
 	}
@@ -29,10 +31,10 @@ func (r *Runner) clean(ctx context.Context) {
 	}
 	for _, j := range jobs {
 		switch {
-		case Running(j.State), j.State == StateAnalysing:
+		case StateOf(j).Busy():
 			continue
-		case j.State == StateHeld, j.State == StateReady, j.State == StateInvalid:
-			if err := r.Discard(ctx, j.ID); err != nil && !errors.Is(err, ErrState) {
+		case StateOf(j).Discardable():
+			if err := r.Discard(ctx, j.ID, auth.SystemActor); err != nil && !errors.Is(err, ErrState) {
 				r.log.Error("upload clean-up", "job", j.ID, "err", err)
 			}
 		default:
@@ -46,7 +48,7 @@ func (r *Runner) clean(ctx context.Context) {
 	}
 	left, _ := filepath.Glob(filepath.Join(dir, tempPrefix+"*"))
 	for _, p := range left {
-		if fi, err := os.Stat(p); err == nil && r.now().Sub(fi.ModTime()) > 24*time.Hour {
+		if fi, err := os.Stat(p); err == nil && r.cfg.Clock.Since(fi.ModTime()) > 24*time.Hour {
 			_ = os.Remove(p)
 		}
 	}

@@ -6,15 +6,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/billing"
-	"github.com/sekolah/portal/internal/changes"
+	"github.com/sekolah/portal/internal/jobs"
 	"github.com/sekolah/portal/internal/store"
 )
 
@@ -24,6 +26,9 @@ const (
 	FailRejected    = "rejected"    // the service refused the row; Arg is its reason
 	FailUnavailable = "unavailable" // the service kept failing; the rows can be retried
 	FailRefused     = "unauthorized"
+	// FailNotChanged: a change of what exists that the service's records say cannot be
+	// made (paid or cancelled since the preview, gone); Arg is why (a catalogue key).
+	FailNotChanged = "not_changed"
 )
 
 // compItem is a component as a chunk keeps it.
@@ -88,257 +93,291 @@ func (it studentItem) record() billing.Student {
 	return billing.Student{NIS: it.NIS, Name: it.Name, KeyName: cmp.Or(it.KeyName, billing.DefaultKeyName), Phone: it.Phone, Email: it.Email, Description: it.Class}
 }
 
-// chunkWork is one chunk being processed, with its rows by row number.
-type chunkWork struct {
-	c     store.UploadChunk
+// uploadJob is an upload job as the engine runs it (jobs.Job): its chunks kept in
+// upload_chunks (a chunk's rows as its payload, those still to send and those refused),
+// the new rows sent in batches through changes.Writer, and a sheet's changes of what
+// exists (corrections of components, students' updates) one by one through the
+// correction steps of internal/corrections.
+type uploadJob struct {
+	r     *Runner
+	j     store.UploadJob
 	kind  Kind
+	actor auth.Actor
+}
+
+func (r *Runner) job(j store.UploadJob) *uploadJob {
+	return &uploadJob{r: r, j: j, kind: Kind(j.Kind), actor: actorOf(j)}
+}
+
+// chunkRows is a chunk as kept, with its rows by row number, in the payload's order.
+type chunkRows struct {
+	c     store.UploadChunk
+	order []int
 	comps map[int]compItem
 	studs map[int]studentItem
 }
 
-func (w *chunkWork) pending() (comps []compItem, studs []studentItem) {
-	for _, row := range w.c.PendingRows {
-		if it, ok := w.comps[row]; ok {
-			comps = append(comps, it)
-		}
-		if it, ok := w.studs[row]; ok {
-			studs = append(studs, it)
+// corrections reports whether the chunk holds corrections of components or updates of
+// students (they are never mixed with new rows).
+func (w *chunkRows) corrections() bool {
+	for _, it := range w.comps {
+		return it.ID != ""
+	}
+	for _, it := range w.studs {
+		return it.Update
+	}
+	return false
+}
+
+// OpenChunks implements jobs.Store.
+func (u *uploadJob) OpenChunks(ctx context.Context, id string) ([]int, error) {
+	states, err := u.r.db.UploadChunkStates(ctx, id)
+	var out []int
+	for _, s := range states {
+		if !jobs.ChunkState(s.State).Closed() {
+			out = append(out, s.Seq)
 		}
 	}
-	return comps, studs
+	return out, err
 }
 
-func (w *chunkWork) drop(rows map[int]bool) {
-	w.c.PendingRows = slices.DeleteFunc(w.c.PendingRows, func(r int) bool { return rows[r] })
-}
-
-// processChunk takes one chunk to confirmed or failed, or leaves it unknown or pending
-// when the runner stops or the attempts run out.
-func (r *Runner) processChunk(ctx context.Context, j store.UploadJob, seq int) error {
-	c, err := r.db.UploadChunk(ctx, j.ID, seq)
+// LoadChunk implements jobs.Store. A chunk keeps the rows still to send (pending rows)
+// and those refused (failures); the others are done. A chunk sent or unknown has its
+// pending rows sent (only the first of them, for changes sent one by one: each row is
+// dropped once answered); a failed one has them given up until a retry.
+func (u *uploadJob) LoadChunk(ctx context.Context, id string, seq int) (*jobs.Chunk, error) {
+	c, err := u.r.db.UploadChunk(ctx, id, seq)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	w := &chunkWork{c: c, kind: Kind(j.Kind)}
-	switch w.kind {
+	w := &chunkRows{c: c}
+	switch u.kind {
 	case Components:
 		var items []compItem
 		if err := json.Unmarshal([]byte(c.Payload), &items); err != nil {
-			return fmt.Errorf("chunk payload: %w", err)
+			return nil, fmt.Errorf("chunk payload: %w", err)
 		}
 		w.comps = make(map[int]compItem, len(items))
 		for _, it := range items {
 			w.comps[it.Row] = it
+			w.order = append(w.order, it.Row)
 		}
 	case Students:
 		var items []studentItem
 		if err := json.Unmarshal([]byte(c.Payload), &items); err != nil {
-			return fmt.Errorf("chunk payload: %w", err)
+			return nil, fmt.Errorf("chunk payload: %w", err)
 		}
 		w.studs = make(map[int]studentItem, len(items))
 		for _, it := range items {
 			w.studs[it.Row] = it
+			w.order = append(w.order, it.Row)
 		}
 	}
-	save := func() error {
-		// Saved even when the runner is being stopped: the state must say what happened.
-		return r.db.SaveUploadChunk(context.WithoutCancel(ctx), w.c)
+	w.c.Payload = "" // decoded: not kept twice
+	ch := &jobs.Chunk{Job: id, Seq: seq, State: jobs.ChunkState(c.State), OneByOne: w.corrections(), SentAt: c.SentAt,
+		Attempts: c.Attempts, Recognised: c.Recognised, LastError: c.LastError, Data: w, Items: make([]jobs.Item, len(w.order))}
+	pending := make(map[int]bool, len(c.PendingRows))
+	for _, row := range c.PendingRows {
+		pending[row] = true
 	}
-	detail := fmt.Sprintf("upload %s chunk %d", j.ID, seq)
-	actor := actorOf(j)
-	if w.corrections() {
-		return r.processCorrections(ctx, w, actor, detail, save)
+	failed := make(map[int]store.UploadFailure, len(c.Failures))
+	for _, f := range c.Failures {
+		failed[f.Row] = f
 	}
+	sent := ch.State == jobs.ChunkSent || ch.State == jobs.ChunkUnknown
+	for i, row := range w.order {
+		it := jobs.Item{Key: row, State: jobs.Done}
+		switch f, isFailed := failed[row]; {
+		case pending[row] && ch.State == jobs.ChunkFailed:
+			why := jobs.UnsentDown
+			if c.LastError == FailRefused {
+				why = jobs.UnsentDenied
+			}
+			it.State, it.Problem = jobs.Failed, jobs.Problem{Code: jobs.ProblemUnsent, Arg: why}
+		case pending[row]:
+			it.State = jobs.Pending
+			if sent && (!ch.OneByOne || len(c.PendingRows) > 0 && row == c.PendingRows[0]) {
+				it.State = jobs.Sent
+			}
+		case isFailed && f.Code == FailRejected:
+			it.State, it.Problem = jobs.Failed, jobs.Problem{Code: jobs.ProblemRefused, Arg: f.Arg}
+		case isFailed:
+			it.State, it.Problem = jobs.Failed, jobs.Problem{Code: f.Arg}
+		}
+		ch.Items[i] = it
+	}
+	return ch, nil
+}
 
-	for attempt := 0; ; attempt++ {
-		if w.c.State == ChunkSent || w.c.State == ChunkUnknown {
-			// No answer came: look before sending again, once the call can no longer land.
-			if wait := w.c.SentAt.Add(r.cfg.Settle).Sub(r.now()); wait > 0 && !r.sleep(wait) {
-				return nil
-			}
-			if ctx.Err() != nil {
-				return nil
-			}
-			found, err := r.reconcile(ctx, w)
-			if err != nil {
-				if ctx.Err() != nil {
-					return nil
-				}
-				w.c.State, w.c.LastError = ChunkUnknown, truncate(err.Error(), 500)
-				if err := save(); err != nil {
-					return err
-				}
-				if serviceDown(err) && attempt+1 >= quickTries {
-					return errServiceDown // still unknown: reconciled once the service answers
-				}
-				if attempt+1 >= r.cfg.MaxAttempts || !r.sleep(r.backoff(attempt)) {
-					return nil // still unknown: reconciled on a retry or at the next start
-				}
-				continue
-			}
-			if w.kind == Components {
-				r.recordFound(ctx, j.ID, w, found)
-			}
-			w.drop(found)
-			w.c.Recognised += len(found)
-			w.c.State = ChunkPending
-			if err := save(); err != nil {
-				return err
-			}
-		}
-		if w.c.State != ChunkPending {
-			return nil
-		}
-		if len(w.c.PendingRows) == 0 {
-			w.c.State = ChunkConfirmed
-			if len(w.c.Failures) > 0 {
-				w.c.State = ChunkFailed
-			}
-			return save()
-		}
-		if attempt >= r.cfg.MaxAttempts {
-			// The service kept failing: give up for now; Retry sends these rows later.
-			w.c.State = ChunkFailed
-			return save()
-		}
-		if r.quitting() || ctx.Err() != nil {
-			return nil
-		}
-
-		// Mark the chunk sent before the call leaves: if the portal dies during the call,
-		// the next start knows to reconcile it.
-		w.c.State, w.c.SentAt = ChunkSent, r.now()
-		w.c.Attempts++
-		if err := save(); err != nil {
-			return err
-		}
-		comps, studs := w.pending()
-		switch w.kind {
-		case Components:
-			inputs := make([]billing.ComponentInput, len(comps))
-			for i, it := range comps {
-				inputs[i] = it.input()
-			}
-			var created []billing.Bill
-			created, err = r.writer.CreateComponents(ctx, actor, inputs, detail)
-			if err == nil {
-				r.recordCreated(ctx, j.ID, created)
-			}
-		case Students:
-			records := make([]billing.Student, len(studs))
-			for i, it := range studs {
-				records[i] = it.record()
-			}
-			var created []billing.Student
-			created, err = r.writer.CreateStudents(ctx, actor, records, store.SourceUpload)
-			if err != nil && created != nil {
-				// Created at the service; only the roster mirror failed. The rows are done.
-				r.log.Error("upload students: roster", "job", j.ID, "chunk", seq, "err", err)
-				err = nil
-			}
-		}
-		var apiErr *billing.APIError
+// SaveChunk implements jobs.Store: the chunk as kept, its rows given up until a retry
+// among its pending rows, with why.
+func (u *uploadJob) SaveChunk(ctx context.Context, ch *jobs.Chunk) error {
+	w := ch.Data.(*chunkRows)
+	c := w.c
+	c.State, c.SentAt, c.Attempts, c.Recognised, c.LastError = string(ch.State), ch.SentAt, ch.Attempts, ch.Recognised, ch.LastError
+	c.PendingRows, c.Failures = c.PendingRows[:0], c.Failures[:0]
+	for _, it := range ch.Items {
 		switch {
-		case err == nil:
-			w.c.PendingRows, w.c.State, w.c.LastError = nil, ChunkConfirmed, ""
-			if len(w.c.Failures) > 0 {
-				w.c.State = ChunkFailed
+		case it.State.Open():
+			c.PendingRows = append(c.PendingRows, it.Key)
+		case it.State == jobs.Failed && it.Problem.Code == jobs.ProblemUnsent:
+			c.PendingRows = append(c.PendingRows, it.Key)
+			c.LastError = FailUnavailable
+			if it.Problem.Arg == jobs.UnsentDenied {
+				c.LastError = FailRefused
 			}
-			return save()
-		case ambiguous(err):
-			// It may still land: Settle counts from now, when the call ended.
-			w.c.State, w.c.SentAt, w.c.LastError = ChunkUnknown, r.now(), truncate(err.Error(), 500)
-			if err := save(); err != nil {
-				return err
-			}
-			if ctx.Err() != nil {
-				return nil
-			}
-			continue
-		case errors.As(err, &apiErr) && errors.Is(err, billing.ErrValidation):
-			w.refuse(apiErr, comps, studs)
-			w.c.State, w.c.LastError = ChunkPending, truncate(err.Error(), 500)
-			if err := save(); err != nil {
-				return err
-			}
-			continue // the rest of the batch was not applied: send it again at once
-		case errors.Is(err, billing.ErrUnauthorized):
-			w.c.State, w.c.LastError = ChunkFailed, FailRefused
-			return save()
-		default:
-			// The service answered that it failed (503 and the like): nothing applied.
-			w.c.State, w.c.LastError = ChunkPending, truncate(err.Error(), 500)
-			if err := save(); err != nil {
-				return err
-			}
-			if serviceDown(err) && attempt+1 >= quickTries {
-				return errServiceDown // the job waits for the service, then sends it
-			}
-			if !r.sleep(r.backoff(attempt)) {
-				return nil
-			}
+		case it.Problem.Code == jobs.ProblemRefused:
+			c.Failures = append(c.Failures, store.UploadFailure{Row: it.Key, Code: FailRejected, Arg: it.Problem.Arg})
+		case it.State == jobs.Failed || it.State == jobs.Skipped:
+			// A change the service's records say cannot be made (paid or cancelled
+			// meanwhile, gone): the row is not changed, and why.
+			c.Failures = append(c.Failures, store.UploadFailure{Row: it.Key, Code: FailNotChanged, Arg: it.Problem.Code})
 		}
 	}
+	if c.State == ChunkConfirmed && len(c.Failures) > 0 {
+		c.State = ChunkFailed
+	}
+	w.c = c
+	return u.r.db.SaveUploadChunk(ctx, c)
 }
 
-// ambiguous reports a call that may have been applied without our hearing of it: no
-// answer, or a gateway saying it gave up waiting for the service.
-func ambiguous(err error) bool {
-	if apiErr, ok := billing.AsAPIError(err); ok {
-		return apiErr.MayBeApplied()
-	}
-	return changes.Ambiguous(err)
+// Waiting implements jobs.Store.
+func (u *uploadJob) Waiting(ctx context.Context, id string) (since, hurry time.Time, err error) {
+	j, err := u.r.db.UploadJobByID(ctx, id)
+	return j.WaitingSince, j.HurryAt, err
 }
 
-// refuse moves the rows the service named in a rejected batch to the chunk's failures.
-// A batch is all or nothing, so the other rows were not applied and are sent again. When
-// the answer names no row, the whole batch is refused with its reason.
-func (w *chunkWork) refuse(apiErr *billing.APIError, comps []compItem, studs []studentItem) {
-	rowAt := func(i int) (int, bool) {
-		switch {
-		case w.kind == Components && i >= 0 && i < len(comps):
-			return comps[i].Row, true
-		case w.kind == Students && i >= 0 && i < len(studs):
-			return studs[i].Row, true
-		}
-		return 0, false
-	}
-	gone := map[int]bool{}
-	// The items the refusal names (its data list, or the one its status_desc names).
-	for _, it := range apiErr.Problems() {
-		row, ok := rowAt(it.Index)
-		if !ok || gone[row] {
-			continue
-		}
-		gone[row] = true
-		if w.kind == Students && it.Reason == billing.ReasonDuplicate {
-			w.c.Recognised++ // the goal holds: the student is there
-			continue
-		}
-		w.c.Failures = append(w.c.Failures, store.UploadFailure{Row: row, Code: FailRejected, Arg: strings.TrimSpace(it.Field + ": " + it.Message)})
-	}
-	if len(gone) == 0 {
-		reason := apiErr.StatusDesc
-		if reason == "" {
-			reason = apiErr.Status
-		}
-		for _, row := range w.c.PendingRows {
-			gone[row] = true
-			w.c.Failures = append(w.c.Failures, store.UploadFailure{Row: row, Code: FailRejected, Arg: reason})
-		}
-	}
-	w.drop(gone)
+// SetWaiting implements jobs.Store.
+func (u *uploadJob) SetWaiting(ctx context.Context, id string, since time.Time) error {
+	return u.r.db.SetUploadWaiting(ctx, id, since)
 }
 
-// reconcile finds which of the chunk's pending rows exist at the service.
-func (r *Runner) reconcile(ctx context.Context, w *chunkWork) (map[int]bool, error) {
-	comps, studs := w.pending()
-	found := map[int]bool{}
-	switch w.kind {
+func (u *uploadJob) detail(ch *jobs.Chunk) string {
+	return fmt.Sprintf("upload %s chunk %d", u.j.ID, ch.Seq)
+}
+
+// Send implements jobs.Steps: new rows in one batch call; a change of what exists by a
+// call of its own, through the correction steps.
+func (u *uploadJob) Send(ctx context.Context, ch *jobs.Chunk, items []*jobs.Item) error {
+	w := ch.Data.(*chunkRows)
+	if ch.OneByOne {
+		return u.sendChange(ctx, ch, w, items[0])
+	}
+	switch u.kind {
 	case Components:
-		keys := make([]Key, len(comps))
-		for i, it := range comps {
-			keys[i] = Key{NIS: it.NIS, Name: it.Name, Due: day(it.Due)}
+		inputs := make([]billing.ComponentInput, len(items))
+		for i, it := range items {
+			inputs[i] = w.comps[it.Key].input()
+		}
+		created, err := u.r.writer.CreateComponents(ctx, u.actor, inputs, u.detail(ch))
+		if err == nil {
+			u.r.recordCreated(ctx, u.j.ID, created)
+		}
+		return err
+	case Students:
+		records := make([]billing.Student, len(items))
+		for i, it := range items {
+			records[i] = w.studs[it.Key].record()
+		}
+		created, err := u.r.writer.CreateStudents(ctx, u.actor, records, store.SourceUpload)
+		if err != nil && created != nil {
+			// Created at the service; only the roster mirror failed. The rows are done.
+			u.r.log.Error("upload students: roster", "job", u.j.ID, "chunk", ch.Seq, "err", err)
+			return nil
+		}
+		return err
+	}
+	return fmt.Errorf("uploads: unknown kind %q", u.kind)
+}
+
+// Check implements jobs.Steps: new rows sent without an answer are looked for at the
+// service; a change is read back through the correction steps.
+func (u *uploadJob) Check(ctx context.Context, ch *jobs.Chunk, items []*jobs.Item) error {
+	w := ch.Data.(*chunkRows)
+	if ch.OneByOne {
+		return u.checkChanges(ctx, ch, w, items)
+	}
+	found, err := u.r.findRows(ctx, u.kind, w, items)
+	if err != nil {
+		return err
+	}
+	var comps []compItem
+	for _, it := range items {
+		if found[it.Key] {
+			ch.Decide(it, jobs.Decision{State: jobs.Done})
+			if c, ok := w.comps[it.Key]; ok {
+				comps = append(comps, c)
+			}
+		}
+	}
+	u.r.recordFound(ctx, u.j.ID, comps)
+	return nil
+}
+
+// Refused implements jobs.Steps: the rows the service named fail with its reason (a
+// student it says exists is there); a refused change is read back through the correction
+// steps (paid or cancelled meanwhile says why).
+func (u *uploadJob) Refused(ctx context.Context, ch *jobs.Chunk, items []*jobs.Item, err error) error {
+	w := ch.Data.(*chunkRows)
+	if ch.OneByOne {
+		return u.checkChanges(ctx, ch, w, items)
+	}
+	var apiErr *billing.APIError
+	if errors.As(err, &apiErr) {
+		refuse(ch, u.kind, items, apiErr)
+	}
+	return nil
+}
+
+var itemIndex = regexp.MustCompile(`\[(\d+)\]`)
+
+// refuse decides the rows the service named in a rejected batch: they fail with its
+// reason (a student it says already exists is there). A batch is all or nothing, so the
+// rows it did not name were not applied: undecided, they are sent again. An answer that
+// names no row decides none: the engine fails them all with its words.
+func refuse(ch *jobs.Chunk, kind Kind, items []*jobs.Item, apiErr *billing.APIError) {
+	at := func(i int) *jobs.Item {
+		if i >= 0 && i < len(items) && items[i].State == jobs.Sent {
+			return items[i]
+		}
+		return nil
+	}
+	named := false
+	for _, e := range apiErr.Items {
+		it := at(e.Index)
+		if it == nil {
+			continue
+		}
+		named = true
+		if kind == Students && strings.Contains(e.Message, "already exists") {
+			ch.Decide(it, jobs.Decision{State: jobs.Done}) // the goal holds: the student is there
+			continue
+		}
+		ch.Decide(it, jobs.Decision{State: jobs.Failed, Problem: jobs.Problem{Code: jobs.ProblemRefused,
+			Arg: strings.TrimSpace(e.Field + ": " + e.Message)}})
+	}
+	if named {
+		return
+	}
+	if m := itemIndex.FindStringSubmatch(apiErr.StatusDesc); m != nil {
+		if i, err := strconv.Atoi(m[1]); err == nil {
+			if it := at(i); it != nil {
+				ch.Decide(it, jobs.Decision{State: jobs.Failed, Problem: jobs.Problem{Code: jobs.ProblemRefused, Arg: apiErr.StatusDesc}})
+			}
+		}
+	}
+}
+
+// findRows finds which of the rows of items, new rows sent without an answer, exist at
+// the service.
+func (r *Runner) findRows(ctx context.Context, kind Kind, w *chunkRows, items []*jobs.Item) (map[int]bool, error) {
+	found := map[int]bool{}
+	switch kind {
+	case Components:
+		keys := make([]Key, len(items))
+		for i, it := range items {
+			c := w.comps[it.Key]
+			keys[i] = Key{NIS: c.NIS, Name: c.Name, Due: day(c.Due)}
 		}
 		f := &Finder{Client: r.client, Concurrency: r.cfg.LookupConcurrency}
 		ok, err := f.FindComponents(ctx, keys)
@@ -347,7 +386,7 @@ func (r *Runner) reconcile(ctx context.Context, w *chunkWork) (map[int]bool, err
 		}
 		for i, yes := range ok {
 			if yes {
-				found[comps[i].Row] = true
+				found[items[i].Key] = true
 			}
 		}
 	case Students:
@@ -357,7 +396,8 @@ func (r *Runner) reconcile(ctx context.Context, w *chunkWork) (map[int]bool, err
 		g.SetLimit(r.cfg.LookupConcurrency)
 		var mu sync.Mutex
 		var roster []store.Student
-		for _, it := range studs {
+		for _, item := range items {
+			it := w.studs[item.Key]
 			g.Go(func() error {
 				st, err := r.client.Student(gctx, it.NIS)
 				if errors.Is(err, billing.ErrNotFound) {
@@ -382,14 +422,4 @@ func (r *Runner) reconcile(ctx context.Context, w *chunkWork) (map[int]bool, err
 		}
 	}
 	return found, nil
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && s[n]&0xC0 == 0x80 {
-		n--
-	}
-	return s[:n] + "…"
 }

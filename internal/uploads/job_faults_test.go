@@ -66,7 +66,7 @@ func TestFaultsAndRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if uploads.Finished(mid.State) {
+	if uploads.StateOf(mid).Finished() {
 		t.Fatalf("the job finished before the restart (%s); the test would prove nothing", mid.State)
 	}
 	chunks, _ := e.db.UploadChunks(context.Background(), job.ID)

@@ -7,141 +7,33 @@ import (
 	"errors"
 	"fmt"
 	"iter"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/store"
 )
 
-// loop runs committed jobs one at a time until the runner stops.
-func (r *Runner) loop() {
-	defer r.wg.Done()
-	for !r.quitting() {
-		jobs, err := r.db.UploadJobsInStates(r.ctx, StateQueued, StateChecking, StateSending)
-		if err != nil {
-			r.log.Error("upload jobs", "err", err)
-			if !r.sleep(5 * time.Second) {
-				return
-			}
-			continue
-		}
-		if len(jobs) == 0 {
-			// Looked at again every LeaseRenew, not only when woken: a job committed on
-			// another instance, or released by one that stopped, is found here too.
-			t := time.NewTimer(r.cfg.LeaseRenew)
-			select {
-			case <-r.wake:
-			case <-t.C:
-			case <-r.quit:
-			}
-			t.Stop()
-			continue
-		}
-		now := r.now()
-		until := now.Add(r.cfg.LeaseTTL)
-		ok, err := r.db.ClaimUploadJob(r.ctx, jobs[0].ID, r.owner, until, now)
-		if err != nil {
-			r.log.Error("upload job: claim", "job", jobs[0].ID, "err", err)
-			if !r.sleep(5 * time.Second) {
-				return
-			}
-			continue
-		}
-		if !ok {
-			// Another instance runs the oldest job. The later ones wait here too, as they
-			// would behind it in one instance: two jobs never race on the same rows. The job
-			// comes back to us when that instance ends it, or dies and its lease lapses.
-			t := time.NewTimer(r.cfg.LeaseRenew)
-			select {
-			case <-r.wake:
-			case <-t.C:
-			case <-r.quit:
-			}
-			t.Stop()
-			continue
-		}
-		if err := r.runLeased(jobs[0], until); err != nil && r.ctx.Err() == nil && !r.quitting() {
-			r.log.Error("upload job", "job", jobs[0].ID, "err", err)
-			if !r.sleep(5 * time.Second) {
-				return
-			}
-		}
-	}
-}
-
-// runLeased runs a job whose lease the runner holds until `until`: it renews the lease
-// while the job runs and releases it when the job ends or the runner stops. When the
-// lease is lost (renewals failed until it lapsed and another instance took it), the
-// job's work is cancelled so nothing more is sent from here.
-func (r *Runner) runLeased(j store.UploadJob, until time.Time) error {
-	ctx, cancel := context.WithCancel(r.ctx)
-	defer cancel()
-	renewed := make(chan struct{})
-	go func() {
-		defer close(renewed)
-		r.keepLease(ctx, cancel, j.ID, until)
-	}()
-	err := r.run(ctx, j)
-	cancel()
-	<-renewed
-	// Released even when the runner is being stopped hard: another instance may go on at once.
-	rctx, rcancel := context.WithTimeout(context.WithoutCancel(r.ctx), 5*time.Second)
-	defer rcancel()
-	if rerr := r.db.ReleaseUploadJob(rctx, j.ID, r.owner); rerr != nil {
-		r.log.Error("upload job: release lease", "job", j.ID, "err", rerr)
-	}
-	return err
-}
-
-// keepLease renews the job's lease every LeaseRenew until ctx ends, and calls lost when
-// the lease is gone or may lapse before the next renewal.
-func (r *Runner) keepLease(ctx context.Context, lost context.CancelFunc, id string, until time.Time) {
-	t := time.NewTicker(r.cfg.LeaseRenew)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		now := r.now()
-		ok, err := r.db.RenewUploadJob(ctx, id, r.owner, now.Add(r.cfg.LeaseTTL))
-		switch {
-		case err != nil && ctx.Err() != nil:
-			return
-		case err != nil:
-			r.log.Warn("upload job: renew lease", "job", id, "err", err)
-			if !now.Add(r.cfg.LeaseRenew).Before(until) {
-				r.log.Error("upload job: lease about to lapse; stopping the job here", "job", id)
-				lost()
-				return
-			}
-		case !ok:
-			r.log.Error("upload job: lease taken by another instance; stopping the job here", "job", id)
-			lost()
-			return
-		default:
-			until = now.Add(r.cfg.LeaseTTL)
-		}
-	}
-}
-
 func actorOf(j store.UploadJob) auth.Actor {
 	return auth.Actor{ID: j.CommittedByID, Username: j.CommittedBy, Role: auth.Role(j.CommittedRole), IP: j.CommittedIP}
 }
 
-// run takes a job as far as it goes: prepared (checked again and cut into chunks), sent,
-// finished. Stopping, or losing the lease (ctx ends), leaves it where it is, for the next
-// start or the instance that holds the lease.
-func (r *Runner) run(ctx context.Context, j store.UploadJob) error {
+// run takes a job as far as it goes under its lease: prepared (checked again and cut into
+// chunks), sent (internal/jobs), finished. Stopping, or losing the lease (ctx ends),
+// leaves it where it is, for the next start or the instance that holds the lease.
+func (r *Runner) run(ctx context.Context, id string) error {
+	j, err := r.db.UploadJobByID(ctx, id)
+	if err != nil {
+		return err
+	}
+	uj := r.job(j)
 	if j.State == StateQueued || j.State == StateChecking {
 		if _, err := r.db.SetUploadJobState(ctx, j.ID, StateChecking, StateQueued, StateChecking); err != nil {
 			return err
 		}
-		if err := r.prepareWithRetries(ctx, j); err != nil {
-			if r.quitting() || ctx.Err() != nil {
+		// Tried again while the service fails: a few times quickly, then, when it does not
+		// answer at all, waiting for it as the sending does.
+		if err := r.jobs.Engine.Try(ctx, j.ID, uj, func(ctx context.Context) error { return r.prepare(ctx, j) }); err != nil {
+			if r.jobs.Quitting() || ctx.Err() != nil {
 				return nil
 			}
 			var fe *FileError
@@ -161,68 +53,11 @@ func (r *Runner) run(ctx context.Context, j store.UploadJob) error {
 			return r.db.FinishUploadJob(ctx, j.ID, StateFailed, 0, 0)
 		}
 	}
-	for attempt := 0; ; attempt++ {
-		down, err := r.send(ctx, j)
-		if err != nil {
-			return err
-		}
-		if r.quitting() || ctx.Err() != nil {
-			return nil
-		}
-		if !down {
-			break
-		}
-		again, err := r.waitForService(ctx, j.ID, attempt)
-		if err != nil {
-			return err
-		}
-		if r.quitting() || ctx.Err() != nil {
-			return nil
-		}
-		if !again {
-			if err := r.giveUpWaiting(ctx, j.ID); err != nil {
-				return err
-			}
-			break
-		}
-	}
-	if err := r.stopWaiting(ctx, j.ID); err != nil {
+	finished, err := r.jobs.Engine.Run(ctx, j.ID, uj)
+	if err != nil || !finished {
 		return err
 	}
 	return r.finish(ctx, j.ID)
-}
-
-// prepareWithRetries prepares the job, trying again while the service fails: a few
-// times quickly, then, when it does not answer at all, waiting for it (waitForService).
-func (r *Runner) prepareWithRetries(ctx context.Context, j store.UploadJob) error {
-	waits := 0
-	for attempt := 0; ; attempt++ {
-		err := r.prepare(ctx, j)
-		if err == nil {
-			return r.stopWaiting(ctx, j.ID)
-		}
-		if !isUpstream(err) {
-			return err
-		}
-		r.log.Warn("upload job: checking the billing service", "job", j.ID, "attempt", attempt+1, "err", err)
-		if serviceDown(err) && attempt+1 >= quickTries {
-			again, werr := r.waitForService(ctx, j.ID, waits)
-			if werr != nil {
-				return werr
-			}
-			if !again {
-				return err
-			}
-			waits++
-			continue
-		}
-		if attempt+1 >= r.cfg.MaxAttempts {
-			return err
-		}
-		if !r.sleep(r.backoff(attempt)) {
-			return err
-		}
-	}
 }
 
 // prepare asks the service which of the analysed rows exist by now (a preview left open
@@ -436,56 +271,6 @@ func (b *itemBuffer) chunks(jobID string, size int, skip, update []bool) iter.Se
 			}
 		}
 	}
-}
-
-// send processes the job's open chunks, Concurrency at a time; down reports that the
-// service stopped answering (no more chunks were started then; those not sent stay open).
-func (r *Runner) send(ctx context.Context, j store.UploadJob) (down bool, err error) {
-	j, err = r.db.UploadJobByID(ctx, j.ID)
-	if err != nil {
-		return false, err
-	}
-	states, err := r.db.UploadChunkStates(ctx, j.ID)
-	if err != nil {
-		return false, err
-	}
-	work := make(chan int)
-	var wg sync.WaitGroup
-	var isDown atomic.Bool
-	for range r.cfg.Concurrency {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for seq := range work {
-				err := r.processChunk(ctx, j, seq)
-				switch {
-				case errors.Is(err, errServiceDown):
-					isDown.Store(true)
-				case err != nil && ctx.Err() == nil:
-					r.log.Error("upload chunk", "job", j.ID, "chunk", seq, "err", err)
-				}
-			}
-		}()
-	}
-feed:
-	for _, s := range states {
-		if s.State == ChunkConfirmed || s.State == ChunkFailed {
-			continue
-		}
-		if isDown.Load() {
-			break
-		}
-		select {
-		case work <- s.Seq:
-		case <-r.quit:
-			break feed
-		case <-ctx.Done():
-			break feed
-		}
-	}
-	close(work)
-	wg.Wait()
-	return isDown.Load(), nil
 }
 
 // finish records the job's outcome once no chunk is open.

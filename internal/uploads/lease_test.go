@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sekolah/portal/internal/store"
 	"github.com/sekolah/portal/internal/uploads"
 	"github.com/sekolah/portal/internal/uploads/sheettest"
 )
@@ -105,7 +106,7 @@ func TestLapsedLeaseIsTakenUp(t *testing.T) {
 		t.Fatal(err)
 	}
 	now := time.Now()
-	if ok, err := e.db.ClaimUploadJob(context.Background(), j.ID, "dead-instance", now.Add(cfg.LeaseTTL), now); err != nil || !ok {
+	if ok, err := e.db.JobLeases(store.UploadJobsTable).Claim(context.Background(), j.ID, "dead-instance", now.Add(cfg.LeaseTTL), now); err != nil || !ok {
 		t.Fatalf("claim for the dead instance: %v %v", ok, err)
 	}
 	r := e.start(t, cfg)
@@ -143,7 +144,7 @@ func TestIdleInstanceTakesOverAStoppedOnesJob(t *testing.T) {
 	// The job is busy's (its lease taken for it first, so the idle one cannot win the race
 	// to it), and busy is stopped while sending it.
 	now := time.Now()
-	if ok, err := e.db.ClaimUploadJob(context.Background(), j.ID, busy.ID(), now.Add(cfg.LeaseTTL), now); err != nil || !ok {
+	if ok, err := e.db.JobLeases(store.UploadJobsTable).Claim(context.Background(), j.ID, busy.ID(), now.Add(cfg.LeaseTTL), now); err != nil || !ok {
 		t.Fatalf("lease for busy: %v %v", ok, err)
 	}
 	if err := busy.Commit(context.Background(), j.ID, financeActor); err != nil {

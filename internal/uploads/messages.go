@@ -16,11 +16,11 @@ var IssueCodes = []string{
 var FileCodes = []string{
 	"not_xlsx", "old_or_protected", "too_big_unzipped", "unreadable", "no_sheet", "empty", "empty_file",
 	"missing_columns", "duplicate_column", "too_many_rows", "upstream", "internal", "file_gone",
-	"cell_too_long", "text_too_long", "too_many_strings", "too_big_parts",
+	"cell_too_long", "text_too_long", "too_many_strings", "too_big_parts", "too_deep",
 }
 
 // FailCodes are the reasons a row was not created; each has a message "uploads.fail.<code>".
-var FailCodes = []string{FailRejected, FailUnavailable, FailRefused}
+var FailCodes = []string{FailRejected, FailUnavailable, FailRefused, FailNotChanged}
 
 // CellName is the A1 name of a 0-based column in a 1-based row.
 func CellName(col, row int) string { return cellName(col, row) }
@@ -36,9 +36,12 @@ func FileMessage(p i18n.Printer, code string, args []string) string {
 // FailureMessage says in p's language why a row was not created: "Baris 17: ...".
 func FailureMessage(p i18n.Printer, f store.UploadFailure) string {
 	var reason string
-	if f.Code == FailRejected {
+	switch f.Code {
+	case FailRejected:
 		reason = p.T("uploads.fail."+f.Code, f.Arg)
-	} else {
+	case FailNotChanged:
+		reason = p.T("uploads.fail."+f.Code, p.T(f.Arg)) // why: a correction's problem key
+	default:
 		reason = p.T("uploads.fail." + f.Code)
 	}
 	return p.T("uploads.fail.at", f.Row, reason)

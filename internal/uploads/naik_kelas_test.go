@@ -94,7 +94,7 @@ func TestNaikKelas(t *testing.T) {
 	stopped, cancel := context.WithCancel(context.Background())
 	cancel()
 	_ = r.Stop(stopped)
-	if mid, _ := ce.db.UploadJobByID(context.Background(), j.ID); uploads.Finished(mid.State) {
+	if mid, _ := ce.db.UploadJobByID(context.Background(), j.ID); uploads.StateOf(mid).Finished() {
 		t.Fatalf("the job finished before the restart (%s); the test would prove nothing", mid.State)
 	}
 	r = uploads.NewRunner(cfg, ce.db, ce.client, ce.writer, ce.log)

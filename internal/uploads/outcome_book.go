@@ -30,16 +30,19 @@ func (r *Runner) PrepareErrorWorkbook(ctx context.Context, j store.UploadJob, p 
 	// work of the runner (bounded by it, waited for by Stop): it goes on when one of the
 	// downloads gives up.
 	ch := r.books.DoChan(j.ID+"/"+name, func() (any, error) {
-		r.mu.Lock()
-		if r.stopped || r.ctx == nil {
-			r.mu.Unlock()
+		type made struct {
+			size int64
+			err  error
+		}
+		done := make(chan made, 1)
+		if !r.jobs.Go(func() {
+			size, err := r.makeErrorWorkbook(r.jobs.Context(), j, name, p)
+			done <- made{size, err}
+		}) {
 			return int64(0), ErrStopped
 		}
-		mctx := r.ctx
-		r.wg.Add(1)
-		r.mu.Unlock()
-		defer r.wg.Done()
-		return r.makeErrorWorkbook(mctx, j, name, p)
+		m := <-done
+		return m.size, m.err
 	})
 	select {
 	case res := <-ch:

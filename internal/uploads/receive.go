@@ -21,7 +21,8 @@ type Received struct {
 }
 
 // Receive stores the file read from src (at most MaxBytes, else ErrTooBig) with its
-// SHA-256 in the database, records the upload and starts its analysis. When the same file
+// SHA-256 in the database, records the upload (audited as actor's) and starts its
+// analysis. When the same file
 // was uploaded before, the upload is held instead, until the person confirms.
 func (r *Runner) Receive(ctx context.Context, actor auth.Actor, kind Kind, name string, src io.Reader) (Received, error) {
 	ext := strings.ToLower(filepath.Ext(name))
@@ -66,6 +67,7 @@ func (r *Runner) Receive(ctx context.Context, actor auth.Actor, kind Kind, name 
 	if err != nil {
 		return Received{}, fmt.Errorf("uploads: store file: %w", err)
 	}
+	r.audit(ctx, actor, ActionReceive, job)
 	if state == StateAnalysing {
 		r.startAnalysis(job.ID)
 	}

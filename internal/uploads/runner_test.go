@@ -236,10 +236,10 @@ func TestRefusedRowsAndRetry(t *testing.T) {
 	f.mu.Lock()
 	f.fail = 0
 	f.mu.Unlock()
-	if err := r.Retry(context.Background(), j.ID); err != nil {
+	if err := r.Retry(context.Background(), j.ID, financeActor); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.Retry(context.Background(), j.ID); !errors.Is(err, uploads.ErrState) {
+	if err := r.Retry(context.Background(), j.ID, financeActor); !errors.Is(err, uploads.ErrState) {
 		t.Errorf("second retry: %v, want ErrState", err)
 	}
 	j = wait(t, r, j.ID)
@@ -313,7 +313,7 @@ func TestCommitChecksAgain(t *testing.T) {
 	if err != nil || second.Job.State != uploads.StateHeld || len(second.Earlier) != 1 {
 		t.Fatalf("second upload: %+v %v", second.Job, err)
 	}
-	if err := r.Analyse(context.Background(), second.Job.ID); err != nil {
+	if err := r.Analyse(context.Background(), second.Job.ID, financeActor); err != nil {
 		t.Fatal(err)
 	}
 	if j := wait(t, r, second.Job.ID); j.RowsNew != 40 {
@@ -335,7 +335,7 @@ func TestCommitChecksAgain(t *testing.T) {
 	if err := r.Commit(context.Background(), first.ID, financeActor); !errors.Is(err, uploads.ErrState) {
 		t.Errorf("committing a finished job: %v", err)
 	}
-	if err := r.Discard(context.Background(), first.ID); !errors.Is(err, uploads.ErrState) {
+	if err := r.Discard(context.Background(), first.ID, financeActor); !errors.Is(err, uploads.ErrState) {
 		t.Errorf("discarding a finished job: %v", err)
 	}
 }
@@ -552,7 +552,7 @@ func TestRetryAfterTheCheckFailed(t *testing.T) {
 		t.Fatalf("job %s, problem %q", j.State, j.Problem)
 	}
 	e.sb.SetFaults(sandbox.Faults{})
-	if err := r.Retry(context.Background(), j.ID); err != nil {
+	if err := r.Retry(context.Background(), j.ID, financeActor); err != nil {
 		t.Fatal(err)
 	}
 	j = wait(t, r, j.ID)
@@ -619,7 +619,7 @@ func TestAnalysisUnderLease(t *testing.T) {
 	id := rec.Job.ID
 	ctx := context.Background()
 	now := time.Now()
-	if ok, err := e.db.ClaimUploadJob(ctx, id, "other-instance", now.Add(time.Hour), now); err != nil || !ok {
+	if ok, err := e.db.JobLeases(store.UploadJobsTable).Claim(ctx, id, "other-instance", now.Add(time.Hour), now); err != nil || !ok {
 		t.Fatalf("claim for the other instance: %v %v", ok, err)
 	}
 
@@ -631,7 +631,7 @@ func TestAnalysisUnderLease(t *testing.T) {
 	_ = r.Stop(ctx)
 
 	// The other instance is gone and its lease lapses: the next start reads the upload.
-	if err := e.db.ReleaseUploadJob(ctx, id, "other-instance"); err != nil {
+	if err := e.db.JobLeases(store.UploadJobsTable).Release(ctx, id, "other-instance"); err != nil {
 		t.Fatal(err)
 	}
 	r2 := e.start(t, cfg)

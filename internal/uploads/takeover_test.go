@@ -46,7 +46,7 @@ func TestAnalysisTakenOverWhenTheLeaseLapses(t *testing.T) {
 	id := receiveIdle(t, e, cfg, sh.Path)
 	ctx := context.Background()
 	now := time.Now()
-	if ok, err := e.db.ClaimUploadJob(ctx, id, "dead-instance", now.Add(cfg.LeaseTTL), now); err != nil || !ok {
+	if ok, err := e.db.JobLeases(store.UploadJobsTable).Claim(ctx, id, "dead-instance", now.Add(cfg.LeaseTTL), now); err != nil || !ok {
 		t.Fatalf("claim for the dead instance: %v %v", ok, err)
 	}
 	r := e.start(t, cfg) // finds the analysis leased elsewhere, leaves it; takes it when the lease lapses
@@ -69,11 +69,11 @@ func TestStuckAnalysisCanBeDiscarded(t *testing.T) {
 	id := receiveIdle(t, e, cfg, sh.Path)
 	ctx := context.Background()
 	now := time.Now()
-	if ok, err := e.db.ClaimUploadJob(ctx, id, "other-instance", now.Add(time.Hour), now); err != nil || !ok {
+	if ok, err := e.db.JobLeases(store.UploadJobsTable).Claim(ctx, id, "other-instance", now.Add(time.Hour), now); err != nil || !ok {
 		t.Fatalf("claim for the other instance: %v %v", ok, err)
 	}
 	r := e.start(t, cfg)
-	if err := r.Discard(ctx, id); err != nil {
+	if err := r.Discard(ctx, id, financeActor); err != nil {
 		t.Fatalf("discard a stuck analysis: %v", err)
 	}
 	j, err := e.db.UploadJobByID(ctx, id)
@@ -84,10 +84,10 @@ func TestStuckAnalysisCanBeDiscarded(t *testing.T) {
 		t.Errorf("sheet kept: %v", err)
 	}
 	// The other instance's lease is gone: its next renewal fails and it stops.
-	if ok, err := e.db.RenewUploadJob(ctx, id, "other-instance", time.Now().Add(time.Hour)); err != nil || ok {
+	if ok, err := e.db.JobLeases(store.UploadJobsTable).Renew(ctx, id, "other-instance", time.Now().Add(time.Hour)); err != nil || ok {
 		t.Errorf("the other instance still holds the discarded upload: %v %v", ok, err)
 	}
-	if err := r.Discard(ctx, id); !errors.Is(err, uploads.ErrState) {
+	if err := r.Discard(ctx, id, financeActor); !errors.Is(err, uploads.ErrState) {
 		t.Errorf("discarded twice: %v", err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/xuri/excelize/v2"
 
 	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/celltext"
 	"github.com/sekolah/portal/internal/i18n"
 )
 
@@ -38,11 +39,12 @@ func WriteTemplate(w io.Writer, kind Kind, accounts []string) error {
 // drop-downs, formats and instructions) with each bill's "ID Tagihan" filled in: a bursar
 // corrects the cells in Excel and uploads the file back, which changes those bills.
 func WriteCorrectionSheet(w io.Writer, accounts []string, bills iter.Seq2[billing.Bill, error]) error {
-	return writeTemplate(w, Components, accounts, func(f *excelize.File, sheet string) (int, error) {
+	return writeTemplate(w, Components, accounts, func(f *excelize.File, sheet string) (int, []string, error) {
 		row := 1
+		var quote []string
 		for b, err := range bills {
 			if err != nil {
-				return 0, err
+				return 0, nil, err
 			}
 			row++
 			c := componentOf(b)
@@ -52,16 +54,23 @@ func WriteCorrectionSheet(w io.Writer, accounts []string, bills iter.Seq2[billin
 			}
 			values := []any{c.NIS, c.Name, c.AccountCode, c.Amount, c.Penalty, c.Due, c.Expiry, active, c.Notes, b.ComponentID}
 			if err := f.SetSheetRow(sheet, "A"+strconv.Itoa(row), &values); err != nil {
-				return 0, err
+				return 0, nil, err
+			}
+			// A text typed as "=HYPERLINK(…)" stays that text when a bursar edits the cell.
+			for i, v := range values {
+				if s, ok := v.(string); ok && celltext.Formulaic(s) {
+					quote = append(quote, colName(i)+strconv.Itoa(row))
+				}
 			}
 		}
-		return row, nil
+		return row, quote, nil
 	})
 }
 
 // writeTemplate writes the kind's template; fill, when set, writes data rows from row 2
-// on and returns the last row written.
-func writeTemplate(w io.Writer, kind Kind, accounts []string, fill func(f *excelize.File, sheet string) (int, error)) error {
+// on and returns the last row written and the cells of text that starts like a formula
+// (given the quote prefix: the text stays as it is, shown and edited as text).
+func writeTemplate(w io.Writer, kind Kind, accounts []string, fill func(f *excelize.File, sheet string) (int, []string, error)) error {
 	cols, ok := columnsOf[kind]
 	if !ok {
 		return fmt.Errorf("uploads: unknown kind %q", kind)
@@ -78,9 +87,10 @@ func writeTemplate(w io.Writer, kind Kind, accounts []string, fill func(f *excel
 		return err
 	}
 	lastRow := 1
+	var quote []string
 	if fill != nil {
 		var err error
-		if lastRow, err = fill(f, data); err != nil {
+		if lastRow, quote, err = fill(f, data); err != nil {
 			return err
 		}
 	}
@@ -108,6 +118,18 @@ func writeTemplate(w io.Writer, kind Kind, accounts []string, fill func(f *excel
 		}
 		if err := addCheck(f, data, col+"2:"+col+last, c.field, accounts, id, en); err != nil {
 			return err
+		}
+	}
+	// After the columns' styles, which set every cell's: the text columns' style, quoted.
+	if len(quote) > 0 {
+		quoted, err := celltext.NewQuoted(f).Style(st.text)
+		if err != nil {
+			return err
+		}
+		for _, ref := range quote {
+			if err := f.SetCellStyle(data, ref, ref, quoted); err != nil {
+				return err
+			}
 		}
 	}
 	if err := f.SetPanes(data, &excelize.Panes{Freeze: true, YSplit: 1, TopLeftCell: "A2", ActivePane: "bottomLeft"}); err != nil {

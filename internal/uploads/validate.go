@@ -54,10 +54,12 @@ func (i Issue) Text(p i18n.Printer) string {
 }
 
 // dateMark prefixes a stored argument that is a calendar day (YYYY-MM-DD); valueMark a
-// first one that is the cell's value.
+// first one that is the cell's value; intMark a whole number (a rule's "at most 100
+// characters"), read back as one for its message's %d.
 const (
 	dateMark  = "\x01"
 	valueMark = "\x02"
+	intMark   = "\x03"
 )
 
 // issueKeyPrefix is the key prefix of the reading problems; issues stored before the
@@ -72,11 +74,14 @@ func (i Issue) Stored() store.UploadIssue {
 		args = append(args, valueMark+i.Value)
 	}
 	for _, a := range i.Problem.Args {
-		if t, ok := a.(time.Time); ok {
-			args = append(args, dateMark+t.Format(time.DateOnly))
-			continue
+		switch a := a.(type) {
+		case time.Time:
+			args = append(args, dateMark+a.Format(time.DateOnly))
+		case int, int64:
+			args = append(args, intMark+fmt.Sprint(a))
+		default:
+			args = append(args, fmt.Sprint(a))
 		}
-		args = append(args, fmt.Sprint(a))
 	}
 	return store.UploadIssue{Row: i.Row, Col: i.Col, Code: i.Problem.Key, Args: args}
 }
@@ -97,6 +102,11 @@ func IssueOf(s store.UploadIssue) Issue {
 		if rest, ok := strings.CutPrefix(a, dateMark); ok {
 			if t, err := time.Parse(time.DateOnly, rest); err == nil {
 				arg = t
+			}
+		}
+		if rest, ok := strings.CutPrefix(a, intMark); ok {
+			if n, err := strconv.ParseInt(rest, 10, 64); err == nil {
+				arg = n
 			}
 		}
 		is.Problem.Args = append(is.Problem.Args, arg)
@@ -169,13 +179,26 @@ var quoted = map[string]bool{
 	"form.positive": true, "form.not_negative": true,
 }
 
+// maxQuoted is the most of a cell's value a message quotes: a NIS, a phone, an e-mail
+// address, an amount are far shorter. A longer one is cut, with "…": a message (kept in
+// the database, shown on the page and twice in the error workbook) never carries a
+// 32,000-character cell.
+const maxQuoted = 80
+
+func quote(s string) string {
+	if cut, _, ok := cutText(s, maxQuoted); ok {
+		return cut + "…"
+	}
+	return s
+}
+
 // rules reports the problems a rule package found in row, each at its field's cell.
 func (v *validator) rules(row int, cells []string, l problem.List, col map[string]Field, emit func(Issue)) {
 	for _, p := range l {
 		f := col[p.Field]
 		is := Issue{Row: row, Col: v.l.Col[f], Problem: p}
 		if quoted[p.Key] {
-			is.Value = v.get(cells, f)
+			is.Value = quote(v.get(cells, f))
 		}
 		emit(is)
 	}

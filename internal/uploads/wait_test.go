@@ -125,7 +125,7 @@ func newWaitEnv(t *testing.T, sb *sandbox.Server, url string, sh sheettest.Sheet
 	if _, err := writer.CreateStudents(context.Background(), auth.SystemActor, list, store.SourcePortal); err != nil {
 		t.Fatal(err)
 	}
-	cfg := uploads.Config{Clock: clock.System(time.UTC), ChunkSize: 20, Concurrency: 2, Accounts: accounts, RetryBase: time.Second, RetryMax: 15 * time.Second,
+	cfg := uploads.Config{ChunkSize: 20, Concurrency: 2, Accounts: accounts, Clock: clock.System(time.UTC), RetryBase: time.Second, RetryMax: 15 * time.Second,
 		Settle: time.Second, WaitFor: wait, WaitMax: 5 * time.Minute, LeaseTTL: time.Minute, LeaseRenew: 10 * time.Second}
 	r := uploads.NewRunner(cfg, db, client, writer, log)
 	if err := r.Start(context.Background()); err != nil {
@@ -262,7 +262,7 @@ func TestUploadWaitHasAnEnd(t *testing.T) {
 			}
 			// Retry while it waits: it tries at once, not at the end of its pause.
 			asked := time.Now()
-			if err := w.r.Retry(context.Background(), j.ID); err != nil {
+			if err := w.r.Retry(context.Background(), j.ID, financeActor); err != nil {
 				t.Fatalf("retry while waiting: %v", err)
 			}
 			time.Sleep(5 * time.Second)
@@ -292,7 +292,7 @@ func TestUploadWaitHasAnEnd(t *testing.T) {
 				t.Fatalf("after waiting 2 hours: %s, created %d, outcome %+v", j.State, j.Created, o)
 			}
 			w.calls.up()
-			if err := w.r.Retry(context.Background(), j.ID); err != nil {
+			if err := w.r.Retry(context.Background(), j.ID, financeActor); err != nil {
 				t.Fatal(err)
 			}
 			if j = wait(t, w.r, j.ID); j.State != uploads.StateDone || j.Created != 60 || w.components(t) != 60 {

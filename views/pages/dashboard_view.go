@@ -92,4 +92,7 @@ type DashboardView struct {
 	Classes     components.BarChart
 	DueSoon     []DueSoonRow
 	TopArrears  []ArrearsRow
+	// Unconfirmed says that payments announced by banks wait for the payment service's
+	// confirmation (they are in no figure yet); empty when none wait.
+	Unconfirmed string
 }

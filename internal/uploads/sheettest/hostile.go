@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 )
 
@@ -130,7 +131,8 @@ func repeat(w io.Writer, c byte, n int) {
 
 // writeHostile writes a workbook's fixed parts and lets body write its sheet and shared
 // strings (a part is written through the returned writer until the next part starts).
-func writeHostile(path string, body func(part func(name string) io.Writer) error) error {
+// A part named in replace is left to body instead of being written with its usual content.
+func writeHostile(path string, body func(part func(name string) io.Writer) error, replace ...string) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
@@ -171,6 +173,9 @@ func writeHostile(path string, body func(part func(name string) io.Writer) error
 			`<Relationship Id="rId3" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/styles" Target="styles.xml"/>` +
 			`</Relationships>`,
 	} {
+		if slices.Contains(replace, name) {
+			continue
+		}
 		if _, err := io.WriteString(part(name), content); err != nil {
 			perr = err
 		}
@@ -185,4 +190,84 @@ func writeHostile(path string, body func(part func(name string) io.Writer) error
 		perr = err
 	}
 	return perr
+}
+
+// DeepSheet writes a components sheet whose row 2 holds depth nested elements,
+// `<x><x>…</x></x>`, and nothing else: six million of them zip to about 43 KB, and an XML
+// decoder that keeps the stack of open elements holds every one of them.
+func DeepSheet(path string, depth int) error {
+	return writeHostile(path, func(part func(name string) io.Writer) error {
+		w := bufio.NewWriterSize(part("xl/worksheets/sheet1.xml"), 1<<16)
+		fmt.Fprint(w, sheetStart+`<row r="1">`+headerCells()+`</row><row r="2">`)
+		writeRepeated(w, "<x>", depth)
+		writeRepeated(w, "</x>", depth)
+		fmt.Fprint(w, `</row></sheetData></worksheet>`)
+		return w.Flush()
+	})
+}
+
+// DeepPart writes an ordinary components sheet (its header) whose part name,
+// which may be any part of the workbook ("xl/styles.xml", "[Content_Types].xml"), starts
+// with depth nested elements before its usual content.
+func DeepPart(path, name string, depth int) error {
+	return writeHostile(path, func(part func(string) io.Writer) error {
+		if name != "xl/worksheets/sheet1.xml" {
+			_, err := io.WriteString(part("xl/worksheets/sheet1.xml"), sheetStart+`<row r="1">`+headerCells()+`</row></sheetData></worksheet>`)
+			if err != nil {
+				return err
+			}
+		}
+		w := bufio.NewWriterSize(part(name), 1<<16)
+		fmt.Fprint(w, `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>`+"\n")
+		writeRepeated(w, "<x>", depth)
+		writeRepeated(w, "</x>", depth)
+		return w.Flush()
+	}, name)
+}
+
+// RawPart writes an ordinary components sheet (its header) with one more part,
+// name, holding content as it is (a picture, a part no workbook has).
+func RawPart(path, name, content string) error {
+	return writeHostile(path, func(part func(string) io.Writer) error {
+		_, err := io.WriteString(part("xl/worksheets/sheet1.xml"), sheetStart+`<row r="1">`+headerCells()+`</row></sheetData></worksheet>`)
+		if err != nil {
+			return err
+		}
+		_, err = io.WriteString(part(name), content)
+		return err
+	})
+}
+
+// LongCells writes a components sheet of rows rows each with one cell of chars
+// characters, each row's text its own (a different letter first): the NIS (column A) in
+// even rows, the component's name (column B) in odd ones. Every such cell is a problem
+// (a NIS is quoted in its message), and the error workbook echoes each of them.
+func LongCells(path string, rows, chars int) error {
+	return writeHostile(path, func(part func(name string) io.Writer) error {
+		w := bufio.NewWriterSize(part("xl/worksheets/sheet1.xml"), 1<<16)
+		fmt.Fprint(w, sheetStart+`<row r="1">`+headerCells()+`</row>`)
+		long := func(i int) {
+			fmt.Fprintf(w, `%c`, 'A'+i%26)
+			repeat(w, 'a'+byte(i%26), chars-1)
+		}
+		for i := range rows {
+			r := i + 2
+			fmt.Fprintf(w, `<row r="%d"><c r="A%d" t="inlineStr"><is><t>`, r, r)
+			if i%2 == 0 {
+				long(i)
+			} else {
+				fmt.Fprintf(w, `2026%04d`, i%10_000)
+			}
+			fmt.Fprintf(w, `</t></is></c><c r="B%d" t="inlineStr"><is><t>`, r)
+			if i%2 == 1 {
+				long(i)
+			} else {
+				fmt.Fprint(w, `SPP Juli`)
+			}
+			fmt.Fprintf(w, `</t></is></c><c r="C%d" t="inlineStr"><is><t>SPP</t></is></c><c r="D%d"><v>150000</v></c>`+
+				`<c r="F%d" t="inlineStr"><is><t>10/08/2026</t></is></c><c r="G%d" t="inlineStr"><is><t>31/12/2026</t></is></c></row>`, r, r, r, r)
+		}
+		fmt.Fprint(w, `</sheetData></worksheet>`)
+		return w.Flush()
+	})
 }

@@ -404,6 +404,8 @@ func faultMessage(code int) string {
 		return "(#131056) (Business Account, Consumer Account) pair rate limit hit"
 	case 190:
 		return "Error validating access token: Session has expired"
+	case 132001:
+		return "(#132001) Template name does not exist in the translation"
 	}
 	return fmt.Sprintf("(#%d) Sandbox fault", code)
 }

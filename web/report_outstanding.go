@@ -78,6 +78,7 @@ func (h *Handler) reportOutstanding(w http.ResponseWriter, r *http.Request) {
 	} else {
 		rep := res.Value
 		v.Report = &pages.OutstandingReport{Today: rep.Today, Students: len(rep.Rows), Total: outstandingRow(ctx, rep.Total)}
+		v.LettersURL, v.LettersCount = remindersURL(rep.Rows)
 		var rows []ledger.OutstandingRow
 		rows, v.Pager = pageOf(r, rep.Rows, v.URL)
 		for _, o := range rows {

@@ -22,6 +22,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 	_ "time/tzdata" // the zone database travels in the binary: the container image has none
@@ -101,7 +102,7 @@ func serve(ctx context.Context, cfg config.Config, db *store.DB, authSvc *auth.S
 	if err := giveAdminPassword(cfg, log, stdout, created, generated); err != nil {
 		return err
 	}
-	keys, err := sessionKeys(ctx, cfg, db)
+	keys, linkKey, err := sessionKeys(ctx, cfg, db)
 	if err != nil {
 		return err
 	}
@@ -126,6 +127,13 @@ func serve(ctx context.Context, cfg config.Config, db *store.DB, authSvc *auth.S
 		defer closeSandbox()
 		billingCfg.BaseURL, billingCfg.Username, billingCfg.Password = url, "portal", sandboxPassword
 	}
+	// Without a WhatsApp account or a mail server, the demo's messages go to embedded
+	// sandboxes (the Settings → Messages page shows what they "sent").
+	sandboxed, closeMessages, err := startMessageSandboxes(&cfg, strings.Replace(callbackURL(ln.Addr()), "/hooks/payments", "/hooks/whatsapp", 1), log)
+	if err != nil {
+		return err
+	}
+	defer closeMessages()
 	client, err := billing.New(billingCfg)
 	if err != nil {
 		return fmt.Errorf("billing client: %w", err)
@@ -133,7 +141,7 @@ func serve(ctx context.Context, cfg config.Config, db *store.DB, authSvc *auth.S
 
 	// Every service and background worker is built once here and handed to the routes.
 	a, err := app.New(ctx, app.Options{Config: cfg, DB: db, Billing: client, Logger: log, Auth: authSvc,
-		Now: authSvc.Clock.Func()})
+		Now: authSvc.Clock.Func(), ParentLinkKey: linkKey, MessageSandboxes: sandboxed})
 	if err != nil {
 		return fmt.Errorf("build the portal (PORTAL_DATABASE_URL): %w", err)
 	}
@@ -248,21 +256,23 @@ func startSandbox(cfg config.Config, callback string, log *slog.Logger) (url str
 
 // sessionKeys derives the cookie keys from PORTAL_SESSION_KEY or, when unset, from a
 // secret generated once and kept in the database, so restarts (and other instances on
-// the same database) keep people signed in.
-func sessionKeys(ctx context.Context, cfg config.Config, db *store.DB) ([2][]byte, error) {
+// the same database) keep people signed in; and from the same secret the key that signs
+// the parent page links.
+func sessionKeys(ctx context.Context, cfg config.Config, db *store.DB) ([2][]byte, []byte, error) {
 	secret := cfg.SessionKey
 	if secret == "" {
 		b := make([]byte, 32)
 		if _, err := rand.Read(b); err != nil {
-			return [2][]byte{}, err
+			return [2][]byte{}, nil, err
 		}
 		stored, err := db.EnsureSetting(ctx, "session_key", hex.EncodeToString(b))
 		if err != nil {
-			return [2][]byte{}, fmt.Errorf("session key: %w", err)
+			return [2][]byte{}, nil, fmt.Errorf("session key: %w", err)
 		}
 		secret = stored
 	}
 	hash := sha256.Sum256([]byte("portal session authentication\x00" + secret))
 	block := sha256.Sum256([]byte("portal session encryption\x00" + secret))
-	return [2][]byte{hash[:], block[:]}, nil
+	links := sha256.Sum256([]byte("portal parent page links\x00" + secret))
+	return [2][]byte{hash[:], block[:]}, links[:], nil
 }

@@ -27,6 +27,8 @@ import (
 	"github.com/sekolah/portal/internal/config"
 	"github.com/sekolah/portal/internal/corrections"
 	"github.com/sekolah/portal/internal/ledger"
+	"github.com/sekolah/portal/internal/messagesandbox"
+	"github.com/sekolah/portal/internal/messaging"
 	"github.com/sekolah/portal/internal/sandbox"
 	"github.com/sekolah/portal/internal/store"
 	"github.com/sekolah/portal/internal/store/storetest"
@@ -73,6 +75,10 @@ type Options struct {
 	Watch func(*http.Request)
 	// Sync adjusts the ledger's sync configuration before the syncer is built.
 	Sync func(*ledger.SyncConfig)
+	// Messages starts the message sandboxes (a WhatsApp Cloud API posting its statuses to
+	// the portal's webhook within milliseconds, and an SMTP server) and points the portal
+	// at them, as cmd/portal's demo does: Portal.WhatsApp and Portal.Mail.
+	Messages bool
 	// NoFirstSync leaves the ledger as Start found it: Start does not wait for the first
 	// sync (a test of the portal while it fills, or while the service is down from the
 	// start).
@@ -100,6 +106,10 @@ type Portal struct {
 	// dbURL is the database every instance opens (PostgreSQL); empty shares DB (SQLite).
 	dbURL string
 	stop  func()
+
+	// WhatsApp and Mail are the message sandboxes (Options.Messages), over real HTTP and SMTP.
+	WhatsApp *messagesandbox.CloudAPI
+	Mail     *messagesandbox.SMTP
 }
 
 // portalClock is where the portal's clock (app.Options.Now) reads the moment: fixed when
@@ -221,6 +231,9 @@ func Start(t testing.TB, opts Options) *Portal {
 		sb.Close()
 	})
 	p := &Portal{DB: db, Sandbox: sb, SandboxURL: sbServer.URL, Billing: client, Config: cfg, clock: clk, opts: opts, log: log, dbURL: dbURL}
+	if opts.Messages {
+		p.startMessages(t, "http://"+ln.Addr().String()+"/hooks/whatsapp")
+	}
 	p.serve(t, ln)
 	if copied {
 		return p // the accounts came with the copy
@@ -240,7 +253,12 @@ func Start(t testing.TB, opts Options) *Portal {
 // before the database closes.
 func (p *Portal) serve(t testing.TB, ln net.Listener) {
 	t.Helper()
+	var sandboxed map[messaging.Channel]bool
+	if p.WhatsApp != nil {
+		sandboxed = map[messaging.Channel]bool{messaging.WhatsApp: true, messaging.Email: true}
+	}
 	a, err := app.New(t.Context(), app.Options{Config: p.Config, DB: p.DB, Billing: p.Billing, Logger: p.log, Now: p.clock.now,
+		MessageSandboxes: sandboxed,
 		// The job runners keep the real clock, as the database's own stamps do (storetest):
 		// their leases lapse and their waits end only as time passes, which a fixed clock
 		// never does. Every page, letter and receipt reads the portal's clock.
@@ -486,4 +504,26 @@ func (p *Portal) SignedIn(t testing.TB, username string) *Client {
 func (p *Portal) Path(path string) string {
 	u, _ := url.JoinPath(p.URL, path)
 	return u
+}
+
+// startMessages runs the message sandboxes and points the portal's configuration at them.
+func (p *Portal) startMessages(t testing.TB, webhook string) {
+	t.Helper()
+	const token, phoneID, secret = "sandbox-token", "100000000000001", "sandbox-app-secret"
+	p.WhatsApp = messagesandbox.NewCloudAPI(messagesandbox.Options{Token: token, PhoneNumberID: phoneID, AppSecret: secret,
+		WebhookURL: webhook, StatusDelay: 5 * time.Millisecond, Logger: p.log})
+	api := httptest.NewServer(p.WhatsApp)
+	mailSB, err := messagesandbox.StartSMTP("127.0.0.1:0", messagesandbox.SMTPOptions{Logger: p.log})
+	if err != nil {
+		t.Fatalf("mail sandbox: %v", err)
+	}
+	p.Mail = mailSB
+	t.Cleanup(func() {
+		api.Close()
+		p.WhatsApp.Close()
+		mailSB.Close()
+	})
+	host, port, _ := net.SplitHostPort(mailSB.Addr())
+	p.Config.WhatsApp = config.WhatsApp{URL: api.URL + "/v26.0", Token: token, PhoneID: phoneID, AppSecret: secret}
+	p.Config.SMTP = config.SMTP{Host: host, Port: port, From: "Keuangan SMP Nusantara <keuangan@smp-nusantara.sch.id>"}
 }

@@ -73,6 +73,10 @@ func TestEachRuleCatchesItsImport(t *testing.T) {
 		{9, "web", "cmd/portal"},
 		{10, "internal/clock", "internal/config"},
 		{7, "internal/store", "internal/clock"},
+		{4, "internal/ledger", "net/http"},
+		{11, "internal/billing", "github.com/prometheus/client_golang/prometheus"},
+		{11, "web", "github.com/prometheus/client_golang/prometheus/promhttp"},
+		{11, "cmd/portal", "github.com/prometheus/common/expfmt"},
 	}
 	for _, tt := range tests {
 		g := Graph{}
@@ -102,6 +106,8 @@ func TestEachRuleCatchesItsImport(t *testing.T) {
 	for _, ok := range [][2]string{
 		{"views/pages", "internal/i18n"}, {"views/layout", "static"}, {"web", "internal/billing"},
 		{"internal/portaltest", "web"}, {"cmd/portal", "internal/sandbox"}, {"internal/sandbox", "database/sql"},
+		{"internal/metrics", "net/http"}, {"internal/metrics", "github.com/prometheus/client_golang/prometheus/collectors"},
+		{"web", "internal/metrics"},
 	} {
 		g := Graph{}
 		for p, imps := range real {

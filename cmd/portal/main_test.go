@@ -251,24 +251,48 @@ func workerGoroutines() []string {
 	return out
 }
 
+// serving runs the portal with env and returns once it is ready, with what it prints;
+// stop stops it as SIGTERM does and fails the test unless it stops gracefully.
+func serving(t *testing.T, env map[string]string) (stop func(), out *syncBuffer) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	out = &syncBuffer{}
+	ended := make(chan error, 1)
+	go func() {
+		ended <- run(ctx, nil, func(k string) string { return env[k] }, strings.NewReader(""), io.Discard, out)
+	}()
+	for deadline := time.Now().Add(60 * time.Second); !strings.Contains(out.String(), "portal ready"); time.Sleep(20 * time.Millisecond) {
+		select {
+		case err := <-ended:
+			t.Fatalf("portal stopped: %v\n%s", err, out)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("portal not ready:\n%s\n%s", out, allGoroutines())
+		}
+	}
+	stop = func() {
+		t.Helper()
+		cancel()
+		select {
+		case err := <-ended:
+			if err != nil {
+				t.Fatalf("shutdown: %v", err)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatal("no graceful shutdown")
+		}
+	}
+	return stop, out
+}
+
 // run returns only once every background worker has stopped, so none of them touches the
 // database after it closes: the uploads runner, the pruner and the ledger's sync (its
 // first fill of the demo school), cut short here by a stop right after start.
 func TestShutdownStopsTheWorkersFirst(t *testing.T) {
 	dir := t.TempDir()
-	env := map[string]string{"PORTAL_DATA_DIR": dir, "PORTAL_ADDR": freeAddr(t)}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	out := &syncBuffer{}
-	done := make(chan error, 1)
-	go func() {
-		done <- run(ctx, nil, func(k string) string { return env[k] }, strings.NewReader(""), io.Discard, out)
-	}()
-	for deadline := time.Now().Add(60 * time.Second); !strings.Contains(out.String(), "portal ready"); time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("portal not ready:\n%s\n%s", out, allGoroutines())
-		}
-	}
+	stop, out := serving(t, map[string]string{"PORTAL_DATA_DIR": dir, "PORTAL_ADDR": freeAddr(t)})
 	running := workerGoroutines()
 	for _, want := range []string{"internal/jobs.(*Queue).Loop", "internal/app.(*Periodic).loop", "internal/ledger.(*Syncer).loop",
 		"internal/registration.(*Intake).loop"} {
@@ -277,15 +301,7 @@ func TestShutdownStopsTheWorkersFirst(t *testing.T) {
 		}
 	}
 	t.Logf("workers running at the stop: %v", running)
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("shutdown: %v", err)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("no graceful shutdown")
-	}
+	stop()
 	if left := workerGoroutines(); len(left) > 0 {
 		t.Fatalf("run returned while workers still run: %v", left)
 	}
@@ -373,25 +389,8 @@ func TestBadConfigNamesTheVariable(t *testing.T) {
 func TestMetricsListener(t *testing.T) {
 	dir := t.TempDir()
 	addr, metricsAddr := freeAddr(t), freeAddr(t)
-	env := map[string]string{"PORTAL_DATA_DIR": dir, "PORTAL_ADDR": addr, "PORTAL_METRICS_ADDR": metricsAddr,
-		"PORTAL_DEMO_BANK_PAYMENTS": "off"}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	out := &syncBuffer{}
-	done := make(chan error, 1)
-	go func() {
-		done <- run(ctx, nil, func(k string) string { return env[k] }, strings.NewReader(""), io.Discard, out)
-	}()
-	for deadline := time.Now().Add(60 * time.Second); !strings.Contains(out.String(), "portal ready"); time.Sleep(20 * time.Millisecond) {
-		select {
-		case err := <-done:
-			t.Fatalf("portal stopped: %v\n%s", err, out)
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("portal not ready:\n%s", out)
-		}
-	}
+	stop, out := serving(t, map[string]string{"PORTAL_DATA_DIR": dir, "PORTAL_ADDR": addr, "PORTAL_METRICS_ADDR": metricsAddr,
+		"PORTAL_DEMO_BANK_PAYMENTS": "off"})
 	if !strings.Contains(out.String(), "metrics at http://"+metricsAddr+"/metrics") {
 		t.Errorf("the start does not say where the metrics are:\n%s", out)
 	}
@@ -427,20 +426,12 @@ func TestMetricsListener(t *testing.T) {
 	// A second portal asking for the same metrics address does not start.
 	env2 := map[string]string{"PORTAL_DATA_DIR": t.TempDir(), "PORTAL_ADDR": freeAddr(t), "PORTAL_METRICS_ADDR": metricsAddr,
 		"PORTAL_DEMO_BANK_PAYMENTS": "off"}
-	if err := run(ctx, nil, func(k string) string { return env2[k] }, strings.NewReader(""), io.Discard, io.Discard); err == nil ||
+	if err := run(t.Context(), nil, func(k string) string { return env2[k] }, strings.NewReader(""), io.Discard, io.Discard); err == nil ||
 		!strings.Contains(err.Error(), "PORTAL_METRICS_ADDR") {
 		t.Errorf("metrics address in use: %v", err)
 	}
 
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("shutdown: %v", err)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("no graceful shutdown")
-	}
+	stop()
 	if c, err := net.DialTimeout("tcp", metricsAddr, time.Second); err == nil {
 		c.Close()
 		t.Error("the metrics' listener is still open after the stop")

@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sekolah/portal/internal/clock"
 	"github.com/sekolah/portal/internal/jobs"
 )
 
@@ -33,7 +32,7 @@ func (w *watcher) Items(kind string, s jobs.State, n int) {
 
 // A runner started with a Watcher in its context tells it of its kind, with the census of
 // its jobs, and of every item its engine sends and decides; the kind writes nothing for
-// it. Its census counts the jobs its Next lists.
+// it. Its census counts the jobs its Next lists: none once the job finished.
 func TestWatcherHearsOfTheKind(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, 2*time.Second, 10, false)
@@ -42,34 +41,7 @@ func TestWatcherHearsOfTheKind(t *testing.T) {
 	m := newMemStore(inputs)
 	j := &compJob{memStore: m, inputs: inputs, client: e.client(t, nil, 2*time.Second, "issued")}
 	w := &watcher{kinds: map[string]func(context.Context) (jobs.Census, error){}, states: map[jobs.State]int{}}
-	var r *jobs.Runner
-	r = jobs.NewRunner(jobs.RunnerConfig{Kind: "components", Engine: fast(2 * time.Second), Classify: jobs.BillingFault,
-		Clock: clock.System(time.UTC), Log: e.log, Leases: e.db.NamedLeases(), Owner: "a", LeaseTTL: 5 * time.Second, LeaseRenew: time.Second,
-		Next: func(context.Context) ([]string, error) {
-			j.mu.Lock()
-			defer j.mu.Unlock()
-			if j.finished {
-				return nil, nil
-			}
-			return []string{"job"}, nil
-		},
-		Run: func(ctx context.Context, id string) error {
-			finished, err := r.Engine.Run(ctx, id, j)
-			if err != nil || !finished {
-				return err
-			}
-			j.mu.Lock()
-			j.finished = true
-			j.mu.Unlock()
-			return nil
-		}})
-	if c, err := r.Census(context.Background()); err != nil || c != (jobs.Census{Queued: 1}) {
-		t.Fatalf("census before the start: %+v %v", c, err)
-	}
-	if err := r.Start(jobs.WithWatcher(context.Background(), w)); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = r.Stop(context.Background()) })
+	e.startIn(t, jobs.WithWatcher(context.Background(), w), "components", "a", j, fast(2*time.Second), 5*time.Second)
 	waitFinished(t, m)
 	w.mu.Lock()
 	census, states := w.kinds["components"], w.states

@@ -219,3 +219,21 @@ func TestMetricsOfAPortal(t *testing.T) {
 		t.Error("the sync lag is infinite after syncs that ended well")
 	}
 }
+
+// BenchmarkMetricsScrape is one scrape of a demo school's portal (about 600 students and
+// their year of bills, its callbacks): the database reads of the shared state, the
+// runtime's collectors and the text format, over HTTP.
+func BenchmarkMetricsScrape(b *testing.B) {
+	p := portaltest.Start(b, portaltest.Options{Now: reportsNow, Demo: true, Metrics: true})
+	b.ReportAllocs()
+	for b.Loop() {
+		res, err := http.Get(p.MetricsURL)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := io.Copy(io.Discard, res.Body); err != nil || res.StatusCode != http.StatusOK {
+			b.Fatalf("scrape: %d %v", res.StatusCode, err)
+		}
+		res.Body.Close()
+	}
+}

@@ -24,10 +24,11 @@ func New(d Deps) http.Handler {
 	r := chi.NewRouter()
 
 	// Global stack: request id, client address (forwarding headers only from trusted
-	// proxies), panic → 500 page, one log line per request, security headers on everything,
+	// proxies), panic → 500 page, one log line and the metrics' timing per request (by
+	// route pattern), security headers on everything,
 	// and 30 s for a body to arrive (the upload and the school's logo get more below).
 	r.Use(middleware.RequestID, h.clientAddress)
-	r.Use(h.requestLogger, h.recoverer, h.securityHeaders, h.bodyDeadline(formBodyTimeout))
+	r.Use(h.requestLogger, h.measure, h.recoverer, h.securityHeaders, h.bodyDeadline(formBodyTimeout))
 	r.NotFound(h.withSession(h.notFound))
 	r.MethodNotAllowed(h.withSession(func(w http.ResponseWriter, r *http.Request) {
 		h.renderError(w, r, http.StatusMethodNotAllowed, "")

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"slices"
 
+	"github.com/sekolah/portal/internal/ledger"
 	"github.com/sekolah/portal/internal/reports"
 	"github.com/sekolah/portal/internal/students"
 	"github.com/sekolah/portal/views/pages"
@@ -71,7 +72,7 @@ func (h *Handler) reportAlumni(w http.ResponseWriter, r *http.Request) {
 // formerAmong finds the former students among the arrears report's rows: their
 // standings by NIS, and on the report how many they are and what they owe, with a link
 // to their own report (their arrears are counted like everyone's).
-func (h *Handler) formerAmong(ctx context.Context, rows []reports.OutstandingRow, rep *pages.OutstandingReport) map[string]pages.StandingInfo {
+func (h *Handler) formerAmong(ctx context.Context, rows []ledger.OutstandingRow, rep *pages.OutstandingReport) map[string]pages.StandingInfo {
 	out := map[string]pages.StandingInfo{}
 	nis := make([]string, len(rows))
 	for i, o := range rows {

@@ -78,8 +78,12 @@ type OutstandingView struct {
 	SwitchURL string
 	// CanFollowUp offers the WhatsApp follow-up on each row (finance staff).
 	CanFollowUp bool
-	Report      *OutstandingReport
-	Rows        []OutstandingRow
+	// LettersURL prints the reminders of the report's students with something overdue,
+	// LettersCount of them ("" : none).
+	LettersURL   string
+	LettersCount int
+	Report       *OutstandingReport
+	Rows         []OutstandingRow
 }
 
 // OutstandingReport is the arrears report's figures.

@@ -295,7 +295,8 @@ func TestCorrectionsUnderFaultsAndRestart(t *testing.T) {
 	defer ce.applied.mu.Unlock()
 	twice := 0
 	for id, b := range want {
-		got, err := ce.client.GetComponent(context.Background(), id)
+		// Read through the arranging client (10 s): the runner's short one is for the faults.
+		got, err := ce.setup.Client.GetComponent(context.Background(), id)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"io"
+	"os"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -314,5 +317,35 @@ func TestXLSColumnOrder(t *testing.T) {
 	rows, _ := readAll(t, b, 0)
 	if len(rows) != 5 || len(rows[3].Cells) != 3 || rows[3].Cells[2].Raw != "32" || rows[4].Cells[0].Raw != "40" {
 		t.Fatalf("rows %+v", rows)
+	}
+}
+
+// TestCompoundFileThatPanicsMscfb: a compound file whose directory starts nowhere (FuzzReadXLS
+// found mscfb indexing the entries it never read) is refused as damaged, and a panic
+// inside mscfb while a stream is read is a Damaged error too, never a crash.
+func TestCompoundFileThatPanicsMscfb(t *testing.T) {
+	t.Parallel()
+	crash, err := os.ReadFile("testdata/fuzz/FuzzReadXLS/4eccfc6bbaa461ae")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(crash)
+	in, err := strconv.Unquote(strings.TrimSuffix(strings.TrimSpace(s[strings.Index(s, "[]byte(")+7:]), ")"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = openBytes(t, []byte(in), Limits{})
+	var e *Error
+	if !errors.As(err, &e) || e.Reason != Damaged {
+		t.Fatalf("crash input: %v, want damaged", err)
+	}
+	// A stream mscfb cannot read (here: none at all) panics inside it.
+	_, err = cfbStream{}.Read(make([]byte, 8))
+	if !errors.As(err, &e) || e.Reason != Damaged || !strings.Contains(e.Error(), "mscfb") {
+		t.Fatalf("read: %v, want damaged", err)
+	}
+	_, err = cfbStream{}.Seek(1, io.SeekStart)
+	if !errors.As(err, &e) || e.Reason != Damaged {
+		t.Fatalf("seek: %v, want damaged", err)
 	}
 }

@@ -31,6 +31,9 @@ type xmlFilter struct {
 	// textHook, when set, sees character data as it comes (raw: entities undecoded, a run
 	// perhaps in several pieces).
 	textHook func(b []byte)
+	// unboundedRuns: a text run may be longer than a cell (a part scanned with hooks, no
+	// decoder, holds none of it: the shared strings).
+	unboundedRuns bool
 
 	sc     xmlscan.Scanner
 	n      int64
@@ -134,6 +137,9 @@ func (x *xmlFilter) scan() error {
 func (x *xmlFilter) Text(b []byte) error {
 	if x.textHook != nil && len(b) > 0 {
 		x.textHook(b)
+	}
+	if x.unboundedRuns {
+		return nil
 	}
 	n := 0
 	for _, c := range b {

@@ -309,14 +309,19 @@ func TestAnalyseStudents(t *testing.T) {
 // it is inflated, whether it says so in its directory or lies about it.
 func TestOpenRefusesZipBombs(t *testing.T) {
 	t.Parallel()
-	lim := uploads.Limits{UnzipSize: 1 << 20, UnzipXMLSize: 256 << 10, MaxRows: 100}
+	lim := uploads.Limits{UnzipSize: 1 << 20, MaxRows: 100}
 	dir := t.TempDir()
 	write := func(name string, build func(zw *zip.Writer)) string {
 		var buf bytes.Buffer
 		zw := zip.NewWriter(&buf)
-		for _, part := range []string{"[Content_Types].xml", "xl/workbook.xml"} {
-			w, _ := zw.Create(part)
-			_, _ = w.Write([]byte(`<?xml version="1.0"?><x/>`))
+		// A workbook whose one sheet is the part under test.
+		for _, part := range [][2]string{
+			{"[Content_Types].xml", `<Types><Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/></Types>`},
+			{"xl/workbook.xml", `<workbook xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets><sheet name="Tagihan" sheetId="1" r:id="rId1"/></sheets></workbook>`},
+			{"xl/_rels/workbook.xml.rels", `<Relationships><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet1.xml"/></Relationships>`},
+		} {
+			w, _ := zw.Create(part[0])
+			_, _ = w.Write([]byte(part[1]))
 		}
 		build(zw)
 		if err := zw.Close(); err != nil {
@@ -473,7 +478,9 @@ func TestErrorWorkbookRoundTrip(t *testing.T) {
 		t.Errorf("account drop-down: %q (%d checks)", lists, len(dvs))
 	}
 	f.Close()
-	if !strings.Contains(rows[1][8], "Sel D3:") || !strings.Contains(rows[2][8], "Sel C4:") || !strings.Contains(rows[2][8], "\nSel F4:") {
+	// Each message names the cell where it is now, and where it was in the upload.
+	if !strings.Contains(rows[1][8], "Sel D2 (D3 di berkas yang diunggah):") || !strings.Contains(rows[2][8], "Sel C3 (C4 di berkas yang diunggah):") ||
+		!strings.Contains(rows[2][8], "\nSel F3 (F4 di berkas yang diunggah):") {
 		t.Fatalf("messages: %q / %q", rows[1][8], rows[2][8])
 	}
 	// Fixed in place, the same file goes back in: the extra columns are ignored, the dates

@@ -83,10 +83,17 @@ type studentItem struct {
 	// these values; KeyName is theirs, kept.
 	Update  bool   `json:"update,omitempty"`
 	KeyName string `json:"key_name,omitempty"`
+	// Aid are the government-aid flags the sheet gives the student (a Dapodik export):
+	// kept in the roster once the student is there.
+	Aid *aidItem `json:"aid,omitempty"`
 }
 
 func studentItemOf(s Student) studentItem {
-	return studentItem{Row: s.Row, NIS: s.NIS, Name: s.Name, Class: s.Class, Phone: s.Phone, Email: s.Email}
+	it := studentItem{Row: s.Row, NIS: s.NIS, Name: s.Name, Class: s.Class, Phone: s.Phone, Email: s.Email}
+	if s.HasAid {
+		it.Aid = &aidItem{KIP: s.Aid.KIP, KPS: s.Aid.KPS, PIP: s.Aid.PIP}
+	}
+	return it
 }
 
 func (it studentItem) record() billing.Student {
@@ -285,6 +292,9 @@ func (u *uploadJob) Send(ctx context.Context, ch *jobs.Chunk, items []*jobs.Item
 			u.r.log.Error("upload students: roster", "job", u.j.ID, "chunk", ch.Seq, "err", err)
 			return nil
 		}
+		if err == nil {
+			u.r.recordAid(ctx, u.j.ID, w, items)
+		}
 		return err
 	}
 	return fmt.Errorf("uploads: unknown kind %q", u.kind)
@@ -302,15 +312,19 @@ func (u *uploadJob) Check(ctx context.Context, ch *jobs.Chunk, items []*jobs.Ite
 		return err
 	}
 	var comps []compItem
+	var studs []*jobs.Item
 	for _, it := range items {
 		if found[it.Key] {
 			ch.Decide(it, jobs.Decision{State: jobs.Done})
 			if c, ok := w.comps[it.Key]; ok {
 				comps = append(comps, c)
+			} else {
+				studs = append(studs, it)
 			}
 		}
 	}
 	u.r.recordFound(ctx, u.j.ID, comps)
+	u.r.recordAid(ctx, u.j.ID, w, studs)
 	return nil
 }
 

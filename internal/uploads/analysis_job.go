@@ -37,7 +37,7 @@ func (r *Runner) previewOptions(kind Kind) Options {
 	}
 	o.Bills = bills
 	o.Roster = r.db
-	o.Today = r.cfg.Clock.Day()
+	o.Today = r.cfg.Calendar.Day()
 	return o
 }
 

@@ -19,7 +19,7 @@ var FileCodes = []string{
 	"cell_too_long", "text_too_long", "too_many_strings", "too_big_parts", "too_deep",
 	"not_spreadsheet", "other_document", "web_page", "encrypted", "old_version", "no_visible_sheet", "too_big",
 	"too_many_cols", "too_many_cells", "too_many_merges", "too_many_sheets", "too_many_styles", "too_many_records",
-	"line_too_long", "too_many_fields", "tag_too_long", "too_many_parts",
+	"line_too_long", "too_many_fields", "tag_too_long", "too_many_parts", "hidden_data",
 }
 
 // FailCodes are the reasons a row was not created; each has a message "uploads.fail.<code>".

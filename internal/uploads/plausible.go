@@ -103,8 +103,12 @@ const (
 // "m/d/yyyy" (Excel's short date on a computer set to English) month-first, "yyyy-mm-dd"
 // and formats with the month's name neither.
 func formatOrder(code string) order {
-	if code == "mm-dd-yy" || code == "m/d/yyyy" || code == "m/d/yy" {
-		return orderLocale // format 14 (internal/sheets names it by its US code)
+	switch strings.ToLower(code) {
+	case "mm-dd-yy", "m/d/yyyy", "m/d/yy", "mm/dd/yy":
+		// Format 14, the computer's short date: internal/sheets names it by Excel's US
+		// code, and LibreOffice writes it into an .xls or .ods as "MM/DD/YY" whatever its
+		// language.
+		return orderLocale
 	}
 	d, m := -1, -1
 	quoted := false
@@ -201,7 +205,7 @@ type dateOrders struct {
 func (d *dateOrders) note(row, col int, c sheets.Cell, text string, t time.Time) {
 	switch c.Kind {
 	case sheets.KindText:
-		d.typed[textOrder(text)]++
+		d.noteText(c, text)
 	case sheets.KindDate:
 		o := formatOrder(c.Format)
 		if o != orderNone && t.Day() <= 12 && t.Day() != int(t.Month()) {
@@ -210,9 +214,15 @@ func (d *dateOrders) note(row, col int, c sheets.Cell, text string, t time.Time)
 	}
 }
 
-// noteText is told of a text that was not read as a date (07/25/2027 on a computer set to
-// Indonesian): its order is still evidence.
-func (d *dateOrders) noteText(text string) { d.typed[textOrder(text)]++ }
+// noteText is told of a text date, read as one or not (07/25/2027 on a computer set to
+// Indonesian): its order is evidence of the order the person types, and that the
+// spreadsheet did not take it for a date. Not in a cell formatted as text ("@"): that one
+// stayed a text whatever the computer.
+func (d *dateOrders) noteText(c sheets.Cell, text string) {
+	if c.Format != "@" {
+		d.typed[textOrder(text)]++
+	}
+}
 
 // misread are the date cells read in the order the sheet's typed dates do not use. A text
 // that is a date only day-first (25/07/2027) says the person types the day first, and,

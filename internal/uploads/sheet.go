@@ -280,6 +280,21 @@ func findData(b *sheets.Book, kind Kind) (*sheet, error) {
 			firstErr = err
 		}
 	}
+	// Not on any visible sheet: when a hidden one has the headings, say so rather than
+	// what the visible one lacks.
+	for _, si := range b.Sheets {
+		if si.Visibility == sheets.Visible {
+			continue
+		}
+		s := &sheet{book: b, info: info}
+		err := s.open(si.Index, kind)
+		if s.rows != nil {
+			s.rows.Close()
+		}
+		if err == nil {
+			return nil, &FileError{Code: "hidden_data", Args: []string{si.Name}}
+		}
+	}
 	return nil, firstErr
 }
 
@@ -360,27 +375,27 @@ func (s *sheet) subHeader(l *Layout) error {
 		return nil
 	}
 	l.SubHeaderRow = r.Number
-	group := ""
 	for _, c := range r.Cells {
 		for len(l.Headers) <= c.Col {
 			l.Headers = append(l.Headers, "")
 		}
 	}
+	group := "" // the heading over the columns that follow, until the next heading
 	for i := range l.Headers {
-		h := strings.TrimSpace(l.Headers[i])
-		if h != "" && l.fieldAt(i) < 0 {
+		if h := strings.TrimSpace(l.Headers[i]); h != "" {
 			group = h
-		} else if h != "" {
-			group = ""
+			if l.fieldAt(i) >= 0 {
+				group = ""
+			}
 		}
 		c := r.Cell(i)
-		if text := strings.TrimSpace(c.Text); text != "" && c.Kind == sheets.KindText {
-			switch {
-			case h == "" && group != "":
-				l.Headers[i] = group + ": " + text
-			case h == "":
-				l.Headers[i] = text
-			}
+		sub := strings.TrimSpace(c.Text)
+		switch {
+		case sub == "" || c.Kind != sheets.KindText:
+		case group != "":
+			l.Headers[i] = group + ": " + sub
+		case strings.TrimSpace(l.Headers[i]) == "":
+			l.Headers[i] = sub
 		}
 	}
 	return nil

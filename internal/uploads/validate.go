@@ -342,7 +342,7 @@ func (v *validator) date(row int, cells []sheets.Cell, f Field, required bool, e
 		t, err = ParseDate(c.Raw, v.date1904)
 	case sheets.KindText:
 		if t, err = ParseDate(s, v.date1904); err != nil {
-			v.dates.noteText(s) // 07/25/2027 says the sheet is month-first all the same
+			v.dates.noteText(c, s) // 07/25/2027 says the sheet is month-first all the same
 		}
 	default:
 		err = ErrNotDate
@@ -429,7 +429,7 @@ func (v *validator) student(row int, cells []sheets.Cell, s *Student, emit func(
 	if v.get(cells, FieldPhone) == "" && v.get(cells, FieldLandline) != "" {
 		phoneField = FieldLandline
 	}
-	in := students.Input{Name: name, Class: v.get(cells, FieldClass), Phone: v.get(cells, phoneField), Email: v.get(cells, FieldEmail)}.Clean()
+	in := students.Input{Name: name, Class: v.get(cells, FieldClass), Phone: lostZero(v.get(cells, phoneField)), Email: v.get(cells, FieldEmail)}.Clean()
 	var l problem.List
 	if name != "" && students.CheckText(&l, students.FieldName, in.Name, true, students.MaxNameLen) {
 		s.Name = in.Name
@@ -468,6 +468,15 @@ func (v *validator) student(row int, cells []sheets.Cell, s *Student, emit func(
 		*flag = yes
 	}
 	return ok
+}
+
+// lostZero puts back the 0 a mobile number loses in a number cell (or a CSV exported from
+// one): 81234567890 is 081234567890; no Indonesian number starts with 8 otherwise.
+func lostZero(phone string) string {
+	if len(phone) < 9 || len(phone) > 12 || phone[0] != '8' || strings.Trim(phone, "0123456789") != "" {
+		return phone
+	}
+	return "0" + phone
 }
 
 // yesNo reads a flag as Dapodik writes it ("Ya", "Tidak") and as people do (Y, N, 1, 0,

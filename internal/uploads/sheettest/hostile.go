@@ -271,3 +271,23 @@ func LongCells(path string, rows, chars int) error {
 		return w.Flush()
 	})
 }
+
+// RawSheet writes a workbook whose one sheet, "Tagihan", holds rows as they are given
+// (the XML of its <row> elements: a formula's error is `<c r="D6" t="e"><f>NA()</f><v>#N/A</v></c>`)
+// and the merged ranges given ("A2:A4"): what a spreadsheet writes and excelize cannot.
+func RawSheet(path, rows string, merges ...string) error {
+	return writeHostile(path, func(part func(string) io.Writer) error {
+		var b strings.Builder
+		b.WriteString(sheetStart + rows + `</sheetData>`)
+		if len(merges) > 0 {
+			fmt.Fprintf(&b, `<mergeCells count="%d">`, len(merges))
+			for _, m := range merges {
+				fmt.Fprintf(&b, `<mergeCell ref="%s"/>`, m)
+			}
+			b.WriteString(`</mergeCells>`)
+		}
+		b.WriteString(`</worksheet>`)
+		_, err := io.WriteString(part("xl/worksheets/sheet1.xml"), b.String())
+		return err
+	})
+}

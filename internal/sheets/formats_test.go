@@ -225,6 +225,10 @@ func TestCSV(t *testing.T) {
 		{"windows-1252", []byte("Nama;Catatan\nJos\xe9;\x93lunas\x94\n"), "Windows-1252", ';', [][]string{{"A1=Nama", "B1=Catatan"}, {"A2=José", "B2=“lunas”"}}},
 		{"tab utf-16", utf16le("NIS\tNama\r\n0012345\tBudi\r\n"), "UTF-16LE", '\t', [][]string{{"A1=NIS", "B1=Nama"}, {"A2=0012345", "B2=Budi"}}},
 		{"bom", []byte("\xEF\xBB\xBFNIS,Nama\n1,2"), "UTF-8 BOM", ',', [][]string{{"A1=NIS", "B1=Nama"}, {"A2=1", "B2=2"}}},
+		// The portal's exports keep a NIS's zeros for Excel as ="0012345", which a
+		// spreadsheet shows as 0012345; a formula of anything else is left as it is.
+		{"excel text", []byte("\xEF\xBB\xBFNIS;Nama\r\n\"=\"\"0012345\"\"\";Budi\r\n=\"007\";=SUM(A1)\r\n"), "UTF-8 BOM", ';',
+			[][]string{{"A1=NIS", "B1=Nama"}, {"A2=0012345", "B2=Budi"}, {"A3=007", "B3==SUM(A1)"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

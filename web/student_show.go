@@ -21,6 +21,7 @@ func (h *Handler) studentView(r *http.Request) (pages.StudentView, int) {
 	today := h.today()
 	v := pages.StudentView{Student: studentInfo(s), Today: today, CanWrite: can(ctx, auth.WriteBilling), PayURL: paymentNewURL(s.NIS),
 		LetterURL: letterURL(s.NIS), ReminderURL: reminderURL(s.NIS), FollowUpURL: followUpURL(s.NIS)}
+	v.Student.Aid = studentAid(ctx, s)
 	if _, err := followups.WhatsAppNumber(s.Phone); errors.Is(err, followups.ErrNoPhone) {
 		v.NoWhatsApp = i18n.T(ctx, "followups.no_phone", s.Name)
 	} else if err != nil {

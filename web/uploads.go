@@ -257,6 +257,9 @@ func (h *Handler) uploadSample(ctx context.Context, j uploads.Job) ([]pages.Uplo
 		out[i] = pages.UploadSampleRow{Row: r.Row, NIS: r.NIS, Student: names[r.NIS], Name: r.Name, Account: r.Account,
 			Class: r.Class, Phone: r.Phone, Email: r.Email, Due: p.Day(r.Due), Expiry: p.Day(r.Expiry),
 			Active: p.Day(r.Active), Notes: r.Notes}
+		for _, a := range r.Aid {
+			out[i].Aid = append(out[i].Aid, i18n.T(ctx, "uploads.aid."+a))
+		}
 		if j.Kind == string(uploads.Components) {
 			out[i].Amount, out[i].Penalty = i18n.Rupiah(r.Amount), i18n.Rupiah(r.Penalty)
 		}

@@ -211,6 +211,29 @@ func (is *issueSink) warn(i Issue) {
 	}
 }
 
+// nextRow reads the next data row into s, past what rowNotes says of the reading (merged
+// ranges filled, a total row skipped), counting it in rows against Limits.MaxRows; false
+// at the end.
+func nextRow(ctx context.Context, s *sheet, v *validator, o Options, out *issueSink, rows *int) (bool, error) {
+	for {
+		ok, err := s.next()
+		if err != nil || !ok {
+			return false, err
+		}
+		out.bad = false
+		if !rowNotes(s, v, out) {
+			continue
+		}
+		if *rows++; o.Limits.MaxRows > 0 && *rows > o.Limits.MaxRows {
+			return false, &FileError{Code: "too_many_rows", Args: []string{strconv.Itoa(o.Limits.MaxRows)}}
+		}
+		if *rows%4096 == 0 && ctx.Err() != nil {
+			return false, ctx.Err()
+		}
+		return true, nil
+	}
+}
+
 // rowNotes says what the reading of the current row did beside its cells: the merged
 // ranges filled down for the first time (once each); and skips a total row ("Jumlah"),
 // saying so. It reports whether the row is data.
@@ -253,22 +276,12 @@ func analyseComponents(ctx context.Context, s *sheet, v *validator, roster *rost
 	}
 	nisCol, amountCol := v.l.Col[FieldNIS], v.l.Col[FieldAmount]
 	for {
-		ok, err := s.next()
+		ok, err := nextRow(ctx, s, v, o, out, &sum.Rows)
 		if err != nil {
 			return sum, err
 		}
 		if !ok {
 			break
-		}
-		out.bad = false
-		if !rowNotes(s, v, out) {
-			continue
-		}
-		if sum.Rows++; o.Limits.MaxRows > 0 && sum.Rows > o.Limits.MaxRows {
-			return sum, &FileError{Code: "too_many_rows", Args: []string{strconv.Itoa(o.Limits.MaxRows)}}
-		}
-		if sum.Rows%4096 == 0 && ctx.Err() != nil {
-			return sum, ctx.Err()
 		}
 		cells := s.cells
 		valid := v.component(s.row, cells, &c, out.emit)
@@ -521,19 +534,12 @@ func analyseStudents(ctx context.Context, s *sheet, v *validator, roster *roster
 	)
 	nisCol := v.l.Col[FieldNIS]
 	for {
-		ok, err := s.next()
+		ok, err := nextRow(ctx, s, v, o, out, &sum.Rows)
 		if err != nil {
 			return sum, err
 		}
 		if !ok {
 			break
-		}
-		out.bad = false
-		if !rowNotes(s, v, out) {
-			continue
-		}
-		if sum.Rows++; o.Limits.MaxRows > 0 && sum.Rows > o.Limits.MaxRows {
-			return sum, &FileError{Code: "too_many_rows", Args: []string{strconv.Itoa(o.Limits.MaxRows)}}
 		}
 		valid := v.student(s.row, s.cells, &st, out.emit)
 		if full, ok := roster.restore(st.NIS, st.Name); ok {

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"hash/crc32"
 	"io"
+	"iter"
 	"os"
 	"path/filepath"
 	"slices"
@@ -100,6 +101,31 @@ func analyse(t *testing.T, path string, o uploads.Options) (uploads.Summary, []u
 	})
 	uploads.SortIssues(issues)
 	return sum, issues, err
+}
+
+// cellFill is the colour a cell of the workbook is filled with ("" for none).
+func cellFill(t *testing.T, f *excelize.File, sheet, cell string) string {
+	t.Helper()
+	id, err := f.GetCellStyle(sheet, cell)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := f.GetStyle(id)
+	if err != nil || len(st.Fill.Color) == 0 {
+		return ""
+	}
+	return st.Fill.Color[0]
+}
+
+// storedIssues yields issues as the store keeps them, for the error workbook.
+func storedIssues(issues []uploads.Issue) iter.Seq2[store.UploadIssue, error] {
+	return func(yield func(store.UploadIssue, error) bool) {
+		for _, is := range issues {
+			if !yield(is.Stored(), nil) {
+				return
+			}
+		}
+	}
 }
 
 func issueList(issues []uploads.Issue) []string {
@@ -389,16 +415,9 @@ func TestErrorWorkbookRoundTrip(t *testing.T) {
 	if err != nil || sum.Errors != 2 {
 		t.Fatalf("%+v %v", sum, err)
 	}
-	seq := func(yield func(store.UploadIssue, error) bool) {
-		for _, is := range issues {
-			if !yield(is.Stored(), nil) {
-				return
-			}
-		}
-	}
 	var buf bytes.Buffer
-	if err := uploads.WriteErrorWorkbook(context.Background(), &buf, path, uploads.Components, accounts, uploads.DefaultLimits(1<<20), seq,
-		i18n.NewPrinter(i18n.Indonesian, nil)); err != nil {
+	if err := uploads.WriteErrorWorkbook(context.Background(), &buf, path, uploads.Components, accounts, uploads.DefaultLimits(1<<20),
+		storedIssues(issues), i18n.NewPrinter(i18n.Indonesian, nil)); err != nil {
 		t.Fatal(err)
 	}
 	book := filepath.Join(t.TempDir(), "errors.xlsx")
@@ -414,19 +433,8 @@ func TestErrorWorkbookRoundTrip(t *testing.T) {
 		t.Fatalf("error workbook: %q", rows)
 	}
 	// The wrong cells are filled red and carry a note saying what is wrong; the others not.
-	fill := func(cell string) string {
-		id, err := f.GetCellStyle("Tagihan", cell)
-		if err != nil {
-			t.Fatal(err)
-		}
-		st, err := f.GetStyle(id)
-		if err != nil || len(st.Fill.Color) == 0 {
-			return ""
-		}
-		return st.Fill.Color[0]
-	}
 	for cell, want := range map[string]string{"D2": "FFC7CE", "C3": "FFC7CE", "F3": "FFC7CE", "A2": "", "D3": "", "E2": ""} {
-		if got := fill(cell); got != want {
+		if got := cellFill(t, f, "Tagihan", cell); got != want {
 			t.Errorf("fill of %s = %q, want %q", cell, got, want)
 		}
 	}

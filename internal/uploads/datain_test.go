@@ -317,18 +317,11 @@ func TestHiddenSheetAndCopiedTab(t *testing.T) {
 // as a formula's error, its row not sent.
 func TestTotalRowMergedNISAndFormulaError(t *testing.T) {
 	t.Parallel()
-	is := func(ref, s string) string { return `<c r="` + ref + `" t="inlineStr"><is><t>` + s + `</t></is></c>` }
-	num := func(ref, v string) string { return `<c r="` + ref + `"><v>` + v + `</v></c>` }
-	row := func(n string, cells ...string) string {
-		return `<row r="` + n + `">` + strings.Join(cells, "") + `</row>`
-	}
-	rows := row("1", is("A1", "NIS"), is("B1", "Nama Tagihan"), is("C1", "Kode Rekening"), is("D1", "Nominal"), is("E1", "Jatuh Tempo"), is("F1", "Kedaluwarsa")) +
-		row("2", is("A2", "0012345"), is("B2", "SPP Juli 2026"), is("C2", "SPP"), num("D2", "350000"), is("E2", "10/07/2026"), is("F2", "31/07/2026")) +
-		row("3", is("B3", "SPP Agustus 2026"), is("C3", "SPP"), num("D3", "350000"), is("E3", "10/08/2026"), is("F3", "31/08/2026")) +
-		row("4", is("B4", "SPP September 2026"), is("C4", "SPP"), num("D4", "350000"), is("E4", "10/09/2026"), is("F4", "30/09/2026")) +
-		row("5", is("A5", "0012346"), is("B5", "SPP Juli 2026"), is("C5", "SPP"), `<c r="D5" t="e"><f>VLOOKUP(A5,Tarif!A:B,2,0)</f><v>#N/A</v></c>`, is("E5", "10/07/2026"), is("F5", "31/07/2026")) +
-		row("6", is("A6", "0012347"), is("B6", "SPP Juli 2026"), is("C6", "SPP"), num("D6", "350000"), is("E6", "10/07/2026"), is("F6", "31/07/2026")) +
-		row("7", is("C7", "Jumlah"), `<c r="D7"><f>SUM(D2:D6)</f><v>1400000</v></c>`)
+	is, num, row := sheettest.Text, sheettest.Number, sheettest.Row
+	rows := rawStart + row(4, is("B4", "SPP September 2026"), is("C4", "SPP"), num("D4", "350000"), is("E4", "10/09/2026"), is("F4", "30/09/2026")) +
+		row(5, is("A5", "0012346"), is("B5", "SPP Juli 2026"), is("C5", "SPP"), `<c r="D5" t="e"><f>VLOOKUP(A5,Tarif!A:B,2,0)</f><v>#N/A</v></c>`, is("E5", "10/07/2026"), is("F5", "31/07/2026")) +
+		row(6, is("A6", "0012347"), is("B6", "SPP Juli 2026"), is("C6", "SPP"), num("D6", "350000"), is("E6", "10/07/2026"), is("F6", "31/07/2026")) +
+		row(7, is("C7", "Jumlah"), `<c r="D7"><f>SUM(D2:D6)</f><v>1400000</v></c>`)
 	path := filepath.Join(t.TempDir(), "tagihan.xlsx")
 	must(t, sheettest.RawSheet(path, rows, "A2:A4"))
 	sum, issues, err := analyse(t, path, uploads.Options{Kind: uploads.Components,
@@ -443,6 +436,14 @@ func TestDapodikExport(t *testing.T) {
 	}
 }
 
+// rawStart is a RawSheet's headings and its first two rows, a NIS merged over them (A2:A3).
+var rawStart = func() string {
+	is, num, row := sheettest.Text, sheettest.Number, sheettest.Row
+	return row(1, is("A1", "NIS"), is("B1", "Nama Tagihan"), is("C1", "Kode Rekening"), is("D1", "Nominal"), is("E1", "Jatuh Tempo"), is("F1", "Kedaluwarsa")) +
+		row(2, is("A2", "0012345"), is("B2", "SPP Juli 2026"), is("C2", "SPP"), num("D2", "350000"), is("E2", "10/07/2026"), is("F2", "31/07/2026")) +
+		row(3, is("B3", "SPP Agustus 2026"), is("C3", "SPP"), num("D3", "350000"), is("E3", "10/08/2026"), is("F3", "31/08/2026"))
+}()
+
 // roster is a RosterReader over fixed students.
 type roster []store.Student
 
@@ -542,34 +543,20 @@ func TestEachKindInEachFormat(t *testing.T) {
 // where it is now and where it was in the upload (D5 there is D3 here).
 func TestErrorWorkbookOfWarnings(t *testing.T) {
 	t.Parallel()
-	is := func(ref, s string) string { return `<c r="` + ref + `" t="inlineStr"><is><t>` + s + `</t></is></c>` }
-	num := func(ref, v string) string { return `<c r="` + ref + `"><v>` + v + `</v></c>` }
-	row := func(n string, cells ...string) string {
-		return `<row r="` + n + `">` + strings.Join(cells, "") + `</row>`
-	}
-	rows := row("1", is("A1", "NIS"), is("B1", "Nama Tagihan"), is("C1", "Kode Rekening"), is("D1", "Nominal"), is("E1", "Jatuh Tempo"), is("F1", "Kedaluwarsa")) +
-		row("2", is("A2", "0012345"), is("B2", "SPP Juli 2026"), is("C2", "SPP"), num("D2", "350000"), is("E2", "10/07/2026"), is("F2", "31/07/2026")) +
-		row("3", is("B3", "SPP Agustus 2026"), is("C3", "SPP"), num("D3", "350000"), is("E3", "10/08/2026"), is("F3", "31/08/2026")) +
-		row("4", is("A4", "0012347"), is("B4", "SPP Juli 2026"), is("C4", "SPP"), num("D4", "350000"), is("E4", "10/07/2026"), is("F4", "31/07/2026")) +
-		row("5", is("A5", "0012346"), is("B5", "SPP Juli 2026"), is("C5", "SPP"), `<c r="D5" t="e"><v>#N/A</v></c>`, is("E5", "10/07/2026"), is("F5", "31/07/2026")) +
-		row("6", is("A6", "0012347"), is("B6", "SPP Agustus 2026"), is("C6", "SPP"), num("D6", "350"), is("E6", "10/08/2026"), is("F6", "31/08/2026")) +
-		row("7", is("C7", "Jumlah"), `<c r="D7"><f>SUM(D2:D6)</f><v>1050350</v></c>`)
+	is, num, row := sheettest.Text, sheettest.Number, sheettest.Row
+	rows := rawStart + row(4, is("A4", "0012347"), is("B4", "SPP Juli 2026"), is("C4", "SPP"), num("D4", "350000"), is("E4", "10/07/2026"), is("F4", "31/07/2026")) +
+		row(5, is("A5", "0012346"), is("B5", "SPP Juli 2026"), is("C5", "SPP"), `<c r="D5" t="e"><v>#N/A</v></c>`, is("E5", "10/07/2026"), is("F5", "31/07/2026")) +
+		row(6, is("A6", "0012347"), is("B6", "SPP Agustus 2026"), is("C6", "SPP"), num("D6", "350"), is("E6", "10/08/2026"), is("F6", "31/08/2026")) +
+		row(7, is("C7", "Jumlah"), `<c r="D7"><f>SUM(D2:D6)</f><v>1050350</v></c>`)
 	path := filepath.Join(t.TempDir(), "tagihan.xlsx")
 	must(t, sheettest.RawSheet(path, rows, "A2:A3"))
 	_, issues, err := analyse(t, path, uploads.Options{Kind: uploads.Components, Students: knownNIS{"0012345": true, "0012346": true, "0012347": true}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	seq := func(yield func(store.UploadIssue, error) bool) {
-		for _, is := range issues {
-			if !yield(is.Stored(), nil) {
-				return
-			}
-		}
-	}
 	var buf strings.Builder
-	if err := uploads.WriteErrorWorkbook(context.Background(), &buf, path, uploads.Components, accounts, uploads.DefaultLimits(1<<20), seq,
-		i18n.NewPrinter(i18n.Indonesian, nil)); err != nil {
+	if err := uploads.WriteErrorWorkbook(context.Background(), &buf, path, uploads.Components, accounts, uploads.DefaultLimits(1<<20),
+		storedIssues(issues), i18n.NewPrinter(i18n.Indonesian, nil)); err != nil {
 		t.Fatal(err)
 	}
 	f, err := excelize.OpenReader(strings.NewReader(buf.String()))
@@ -591,16 +578,8 @@ func TestErrorWorkbookOfWarnings(t *testing.T) {
 	if !slices.Equal(lines, want) {
 		t.Fatalf("error workbook rows:\n%s\nwant\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
 	}
-	fill := func(cell string) string {
-		id, _ := f.GetCellStyle("Tagihan", cell)
-		st, err := f.GetStyle(id)
-		if err != nil || len(st.Fill.Color) == 0 {
-			return ""
-		}
-		return st.Fill.Color[0]
-	}
 	for cell, want := range map[string]string{"A2": "FFEB9C", "D3": "FFC7CE", "D4": "FFEB9C", "C5": "FFEB9C", "B2": "", "A3": ""} {
-		if got := fill(cell); got != want {
+		if got := cellFill(t, f, "Tagihan", cell); got != want {
 			t.Errorf("fill of %s = %q, want %q", cell, got, want)
 		}
 	}

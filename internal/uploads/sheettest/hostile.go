@@ -291,3 +291,17 @@ func RawSheet(path, rows string, merges ...string) error {
 		return err
 	})
 }
+
+// Text is a RawSheet's cell of inline text at ref ("B2"); Number one of a number; Row a
+// row of cells: what RawSheet takes.
+func Text(ref, s string) string {
+	return `<c r="` + ref + `" t="inlineStr"><is><t>` + s + `</t></is></c>`
+}
+
+// Number is a RawSheet's cell holding the number v (as written: "350000").
+func Number(ref, v string) string { return `<c r="` + ref + `"><v>` + v + `</v></c>` }
+
+// Row is a RawSheet's row n of cells.
+func Row(n int, cells ...string) string {
+	return fmt.Sprintf(`<row r="%d">`, n) + strings.Join(cells, "") + `</row>`
+}

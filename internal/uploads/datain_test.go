@@ -281,9 +281,12 @@ func TestHiddenSheetAndCopiedTab(t *testing.T) {
 				must(t, f.SetSheetRow(name, cell, &row))
 			}
 		}
+		// excelize will not hide the active sheet: another is active while it hides, and the
+		// chosen one is made active after (a hidden one too, as some tools leave a file).
+		f.SetActiveSheet(len(sheets) - 1)
+		must(t, f.SetSheetVisible("Arsip 2026", false))
 		idx, _ := f.GetSheetIndex(active)
 		f.SetActiveSheet(idx)
-		must(t, f.SetSheetVisible("Arsip 2026", false))
 		path := filepath.Join(t.TempDir(), "tagihan.xlsx")
 		must(t, f.SaveAs(path))
 		return path
@@ -296,6 +299,12 @@ func TestHiddenSheetAndCopiedTab(t *testing.T) {
 	if sum.Rows != 2 || sum.Sample[0].Name != "SPP Februari 2027" || sum.Reading.Sheet != "Tagihan (2)" || sum.Reading.Active != "" ||
 		!slices.Equal(sum.Reading.Hidden, []string{"Arsip 2026"}) || sum.Reading.HeaderRow != 1 {
 		t.Fatalf("read %d rows, %+v; reading %+v", sum.Rows, sum.Sample, sum.Reading)
+	}
+	// A file saved with the hidden sheet as its active one (as some tools leave it): the
+	// first visible sheet is read, never the hidden one.
+	sum, issues, err = analyse(t, book("Arsip 2026", "Arsip 2026", "Tagihan"), uploads.Options{Kind: uploads.Components, Students: known})
+	if err != nil || len(issues) != 0 || sum.Rows != 1 || sum.Sample[0].Name != "SPP Januari 2027" || sum.Reading.Sheet != "Tagihan" {
+		t.Fatalf("hidden sheet active: %v %q: read %d rows, %+v; reading %+v", err, codesAt(issues), sum.Rows, sum.Sample, sum.Reading)
 	}
 	sum, _, err = analyse(t, book("Petunjuk", "Arsip 2026", "Petunjuk", "Tagihan"), uploads.Options{Kind: uploads.Components, Students: known})
 	if err != nil || sum.Rows != 1 || sum.Sample[0].Name != "SPP Januari 2027" || sum.Reading.Sheet != "Tagihan" || sum.Reading.Active != "Petunjuk" {

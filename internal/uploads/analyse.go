@@ -258,13 +258,15 @@ func analyseComponents(ctx context.Context, s *sheet, v *validator, roster *rost
 		// folded caches each name as typed → its folded index, so the folding (which
 		// allocates) runs once per distinct spelling, not once per row.
 		folded = map[string]int32{}
-		seen   = map[compKey]int32{}
-		acct   = map[string]int16{}
-		c      Component
-		out    = &issueSink{sink: sink}
-		cands  []candidate
-		corrs  []corrRow
-		ids    = map[string]int32{} // component id → first row naming it
+		// typed is each folded name as first typed, for the messages.
+		typed []string
+		seen  = map[compKey]int32{}
+		acct  = map[string]int16{}
+		c     Component
+		out   = &issueSink{sink: sink}
+		cands []candidate
+		corrs []corrRow
+		ids   = map[string]int32{} // component id → first row naming it
 	)
 	for i, a := range o.Accounts {
 		acct[a] = int16(i)
@@ -307,6 +309,9 @@ func analyseComponents(ctx context.Context, s *sheet, v *validator, roster *rost
 			if !ok {
 				id = names.id(nameKey(c.Name))
 				folded[c.Name] = id
+				if int(id) == len(typed) {
+					typed = append(typed, c.Name)
+				}
 			}
 			r.name = id
 		}
@@ -372,7 +377,7 @@ func analyseComponents(ctx context.Context, s *sheet, v *validator, roster *rost
 	for _, r := range rows {
 		if m, ok := medians[r.name]; ok && r.amount >= minAmount && r.amount*belowFactor <= m {
 			out.warn(Issue{Row: int(r.row), Col: amountCol, Problem: problem.New("", warnKeyPrefix+WarnAmountBelow,
-				i18n.Rupiah(r.amount), names.list[r.name], i18n.Rupiah(m))})
+				i18n.Rupiah(r.amount), typed[r.name], i18n.Rupiah(m))})
 		}
 	}
 	sayMisread(v, out)

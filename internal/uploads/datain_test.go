@@ -593,3 +593,45 @@ func TestErrorWorkbookOfWarnings(t *testing.T) {
 		}
 	}
 }
+
+// TestAmountFarBelowAndDueOutsideTheYear: 3.500 among bills of 350.000 of the same name
+// (over Rp 1.000, so only the comparison sees it) and a due day in 2031 when the school
+// year is 2027/2028 are warnings of their own kinds, each at its cell, to acknowledge; the
+// same amount under another name, or a name with too few bills to compare, is not.
+func TestAmountFarBelowAndDueOutsideTheYear(t *testing.T) {
+	t.Parallel()
+	header := []any{"NIS", "Nama Tagihan", "Kode Rekening", "Nominal", "Jatuh Tempo", "Kedaluwarsa"}
+	rows := [][]any{header}
+	for _, nis := range []string{"0012345", "0012346", "0012347", "0012348"} {
+		rows = append(rows, []any{nis, "SPP Agustus 2027", "SPP", 350_000, day(2027, 8, 10), day(2027, 8, 31)})
+	}
+	rows = append(rows,
+		[]any{"0012349", "SPP Agustus 2027", "SPP", 3_500, day(2027, 8, 10), day(2027, 8, 31)}, // row 6
+		[]any{"0012345", "Iuran Kelas", "SPP", 3_500, day(2027, 9, 10), day(2027, 9, 30)},      // row 7
+		[]any{"0012346", "Uang Gedung", "BCA", 1_200_000, day(2031, 8, 25), day(2031, 9, 30)},  // row 8
+		[]any{"0012347", "Uang Gedung", "BCA", 12_000, day(2027, 8, 25), day(2027, 9, 30)})     // row 9
+	path := writeSheet(t, "Tagihan", rows)
+	known := knownNIS{"0012345": true, "0012346": true, "0012347": true, "0012348": true, "0012349": true}
+	sum, issues, err := analyse(t, path, uploads.Options{Kind: uploads.Components, Students: known, Today: schoolToday})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Rows != 8 || sum.New != 8 || sum.Errors != 0 {
+		t.Fatalf("summary: %d rows, %d new, %d errors; issues %q", sum.Rows, sum.New, sum.Errors, codesAt(issues))
+	}
+	want := []string{"D6 uploads.warn." + uploads.WarnAmountBelow, "E8 uploads.warn." + uploads.WarnDateOutside}
+	got := codesAt(issues)
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Fatalf("warnings %q, want %q", got, want)
+	}
+	p := i18n.NewPrinter(i18n.Indonesian, nil)
+	below, _ := issueAt(issues, "D6", "uploads.warn."+uploads.WarnAmountBelow)
+	if msg := below.Message(p); !strings.Contains(msg, "Rp\u00a03.500 jauh di bawah tagihan \"SPP Agustus 2027\" lainnya (umumnya Rp\u00a0350.000)") {
+		t.Errorf("D6 says %q", msg)
+	}
+	outside, _ := issueAt(issues, "E8", "uploads.warn."+uploads.WarnDateOutside)
+	if msg := outside.Message(p); !strings.Contains(msg, "di luar tahun ajaran 2027/2028") {
+		t.Errorf("E8 says %q", msg)
+	}
+}

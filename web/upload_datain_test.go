@@ -147,7 +147,7 @@ func TestBrowserUploadDapodik(t *testing.T) {
 	b.SignIn("finance", portaltest.Password)
 	b.Visit("/uploads")
 	b.Do(chromedp.SetValue(chromedp.CSS(`#f-kind`), "students"))
-	b.Do(chromedp.SetUploadFiles(chromedp.CSS(`#f-file`), []string{path}))
+	b.SetUploadFiles(`#f-file`, path)
 	b.Click(`[data-testid="upload-submit"]`)
 	b.WaitVisible(`[data-testid="upload-reading"]`)
 	if got := b.Text(`[data-testid="reading-sheet"]`); got != "Daftar Peserta Didik" {
@@ -219,7 +219,7 @@ func TestBrowserUploadWarnings(t *testing.T) {
 	b := p.NewBrowser(t)
 	b.SignIn("finance", portaltest.Password)
 	b.Visit("/uploads")
-	b.Do(chromedp.SetUploadFiles(chromedp.CSS(`#f-file`), []string{englishSheet(t, "0012345", "0012346")}))
+	b.SetUploadFiles(`#f-file`, englishSheet(t, "0012345", "0012346"))
 	b.Click(`[data-testid="upload-submit"]`)
 	b.WaitVisible(`[data-testid="upload-acks"]`)
 	if got := b.Count(`[data-testid="upload-acks"] input[type="checkbox"]`); got != 2 {

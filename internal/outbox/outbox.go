@@ -253,3 +253,19 @@ func problemOf(s string) jobs.Problem {
 	code, arg, _ := strings.Cut(s, ":")
 	return jobs.Problem{Code: code, Arg: arg}
 }
+
+// ProblemKey is the catalogue key that says a message's problem (as kept: "code" or
+// "code:arg") and the argument it takes: messaging's words for a refusal (with the
+// provider's code), the engine's for a message given up, the outbox's own.
+func ProblemKey(problem string) (key, arg string) {
+	p := problemOf(problem)
+	switch {
+	case strings.HasPrefix(p.Code, "messages.err."):
+		return p.Code, p.Arg
+	case p.Code == jobs.ProblemRefused:
+		return "outbox.problem.refused", p.Arg
+	case p.Code == jobs.ProblemUnsent:
+		return "outbox.problem.unsent_" + p.Arg, ""
+	}
+	return "outbox.problem." + p.Code, ""
+}

@@ -126,6 +126,12 @@ func TestReceiptOnceForABankPayment(t *testing.T) {
 			t.Fatalf("the callback again: %d %s", code, body)
 		}
 	}
+	// The same payment confirmed again (another instance's confirmer, a reconcile that
+	// hears of it): its key is taken, nothing is written.
+	if q, err := p.App.Outbox.Receipt(ctx, outbox.Payment{Ref: cb.RefNumber, NIS: "2024001", Name: "Siti Aminah", Total: 275_000,
+		Paid: []string{"SPP Oktober"}}); err != nil || q.Messages != 0 {
+		t.Fatalf("the receipt written again: %+v %v", q, err)
+	}
 	waitUntil(t, "the receipt on both channels", func() bool {
 		ms := outboxOf(t, p, "2024001")
 		return len(ms) == 2 && ended(ms)
@@ -351,8 +357,8 @@ func phoneOf(nis string) string {
 }
 
 // The gateway answers 500 twice, then takes the receipt: it goes once, on the third
-// attempt. A 429 with Retry-After: 1 holds every send back for that second, whatever the
-// engine's own back-off (5 ms here).
+// attempt. A 429 with Retry-After: 2 holds every send back for that second, whatever the
+// engine's own back-off (5 ms here) and pace (10 ms).
 func TestGatewayFailuresRetried(t *testing.T) {
 	t.Parallel()
 	p := startOutbox(t, portaltest.Options{})
@@ -367,7 +373,8 @@ func TestGatewayFailuresRetried(t *testing.T) {
 		t.Fatalf("after two 500s: %+v", ms)
 	}
 
-	p.WhatsApp.Fail(1, http.StatusTooManyRequests, 130429, 1)
+	setPace(t, p, 6000) // 10 ms apart: only the Retry-After holds the retry back
+	p.WhatsApp.Fail(1, http.StatusTooManyRequests, 130429, 2)
 	start := time.Now()
 	c := p.SignedIn(t, "finance")
 	if res := c.Post("/payments", url.Values{"nis": {"2024002"}, "ref": {"KW/2026/11/0010"}, "component": {s.id("SPP November")},
@@ -375,8 +382,8 @@ func TestGatewayFailuresRetried(t *testing.T) {
 		t.Fatalf("pay: %d", res.StatusCode)
 	}
 	waitUntil(t, "the receipt after a 429", func() bool { return len(p.WhatsApp.Messages()) == 2 })
-	if d := time.Since(start); d < time.Second {
-		t.Errorf("sent again %v after a 429 that asked for a second", d)
+	if d := time.Since(start); d < 2*time.Second {
+		t.Errorf("sent again %v after a 429 that asked for 2 seconds", d)
 	}
 	waitUntil(t, "the second receipt recorded", func() bool { return ended(outboxOf(t, p, "2024002")) })
 	if ms := outboxOf(t, p, "2024002"); ms[0].Attempts != 2 {
@@ -479,7 +486,7 @@ func TestTwoInstancesSendEachMessageOnce(t *testing.T) {
 	other := p.Instance(t)
 	nis, ids := seedArrears(t, p, 10)
 	ctx := t.Context()
-	setPace(t, p, 3000)
+	setPace(t, p, 600) // 100 ms apart: both instances look for the batch while it goes
 	errs := make(chan error, 2)
 	for _, inst := range []*portaltest.Portal{p, other} {
 		go func() {
@@ -492,6 +499,8 @@ func TestTwoInstancesSendEachMessageOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	p.App.Outbox.Wake()
+	other.App.Outbox.Wake()
 	waitUntil(t, "the follow-ups", func() bool {
 		for _, n := range nis {
 			if ms := outboxOf(t, p, n); len(ms) == 0 || !ended(ms) {

@@ -32,7 +32,7 @@ func followUpSelection(ctx context.Context, v url.Values) (ledger.OutstandingFil
 func selectionText(ctx context.Context, f ledger.OutstandingFilter) string {
 	var parts []string
 	if f.Class != "" {
-		parts = append(parts, i18n.T(ctx, "term.class")+" "+f.Class)
+		parts = append(parts, f.Class)
 	}
 	if f.Account != "" {
 		parts = append(parts, f.Account)

@@ -3,15 +3,16 @@ package web_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
-
-	"github.com/PuerkitoBio/goquery"
 	"net/http"
 	"net/url"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/PuerkitoBio/goquery"
 
 	"github.com/sekolah/portal/internal/audit"
 	"github.com/sekolah/portal/internal/auth"
@@ -34,6 +35,12 @@ const outboxPublicURL = "https://portal.test"
 // startOutbox runs a portal with the message sandboxes (a Cloud API over HTTP, an SMTP
 // server) on billsNow (10:00 school time, within the sending hours) unless o says another.
 func startOutbox(t *testing.T, o portaltest.Options) *portaltest.Portal {
+	t.Helper()
+	return startOutboxB(t, o)
+}
+
+// startOutboxB is startOutbox for a benchmark too.
+func startOutboxB(t testing.TB, o portaltest.Options) *portaltest.Portal {
 	t.Helper()
 	o.Messages = true
 	if o.Now.IsZero() {
@@ -235,19 +242,26 @@ func TestReminderBeforeTheDueDateWaitsForTheSendingHours(t *testing.T) {
 	}
 }
 
-// seedArrears creates n students, each with a mobile number and one component overdue
-// since 1 November, and brings them into the ledger; the components by NIS.
+// seedArrears creates n students of Kelas 8B, each with a mobile number and one
+// component overdue since 1 November, and brings them into the ledger; the components
+// by NIS.
 func seedArrears(t *testing.T, p *portaltest.Portal, n int) ([]string, map[string]string) {
+	t.Helper()
+	return seedArrearsIn(t, p, n, "Kelas 8B", 0)
+}
+
+// seedArrearsIn is seedArrears in class, numbering the students from first+1.
+func seedArrearsIn(t *testing.T, p *portaltest.Portal, n int, class string, first int) ([]string, map[string]string) {
 	t.Helper()
 	ctx := t.Context()
 	var ss []billing.Student
 	var in []billing.ComponentInput
 	var nis []string
-	for i := range n {
+	for i := first; i < first+n; i++ {
 		id := fmt.Sprintf("30%05d", i+1)
 		nis = append(nis, id)
 		ss = append(ss, billing.Student{NIS: id, Name: fmt.Sprintf("Siswa %03d", i+1), Phone: fmt.Sprintf("0813%08d", i+1),
-			Description: "Kelas 8B"})
+			Description: class})
 		in = append(in, billing.ComponentInput{NIS: id, AccountCode: "SPP", Name: "SPP Oktober", Due: billDay("2026-11-01"),
 			Expiry: billDay("2027-01-31"), Amount: 150_000})
 	}
@@ -329,6 +343,25 @@ func TestBulkFollowUpWithPreview(t *testing.T) {
 		if len(ms) != 1 || ms[0].Template != "tunggakan_sekolah" || ms[0].Params[1] != "1" || ms[0].Params[2] != i18n.Rupiah(150_000) {
 			t.Errorf("%s's follow-up: %+v", n, ms)
 		}
+	}
+	// The arrears report's "last follow-up" of each family reached, on the channel it went by.
+	waitUntil(t, "the follow-ups recorded", func() bool {
+		for _, n := range nis {
+			if !ended(outboxOf(t, p, n)) {
+				return false
+			}
+		}
+		return true
+	})
+	for i, n := range nis[1:] {
+		for _, by := range []string{"whatsapp", "email"}[:1+max(0, 1-i)] { // the second family by both
+			if f, err := p.DB.LastFollowUp(ctx, n, by); err != nil || f.Actor != "finance" || f.Components != 1 || f.Total != 150_000 {
+				t.Errorf("%s's last follow-up by %s: %+v %v", n, by, f, err)
+			}
+		}
+	}
+	if f, err := p.DB.LastFollowUp(ctx, nis[0], ""); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("the opted-out family has a follow-up: %+v %v", f, err)
 	}
 	es, _, _ := p.DB.ListAudit(ctx, store.AuditFilter{Action: outbox.ActionFollowUps, Limit: 10})
 	if len(es) != 1 || es[0].Args["messages"] != "6" || es[0].Args["count"] != "5" || es[0].Actor != "finance" {

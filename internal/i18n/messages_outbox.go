@@ -5,6 +5,8 @@ package i18n
 // was not sent, and its audit entries.
 func init() {
 	Register(map[string]Message{
+		// The arrears report's last follow-up, when the outbox sent it by e-mail.
+		"followups.channel.email": {ID: "e-mail", EN: "e-mail"},
 		// What a message says when the portal's public address is not set.
 		"outbox.no_link": {ID: "hubungi bagian keuangan sekolah", EN: "ask the school's finance office"},
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/sekolah/portal/internal/followups"
@@ -91,9 +92,17 @@ func (b *job) SaveChunk(ctx context.Context, c *jobs.Chunk) error {
 			return err
 		}
 	}
-	if b.j.Kind == string(messaging.KindReceipt) {
-		for _, it := range ended {
-			b.s.auditReceipt(ctx, message(c, it), it.State, it.Problem)
+	for _, it := range ended {
+		switch m := message(c, it); {
+		case b.j.Kind == string(messaging.KindReceipt):
+			b.s.auditReceipt(ctx, m, it.State, it.Problem)
+		case b.j.Kind == string(messaging.KindFollowUp) && it.State == jobs.Done:
+			// The arrears report's "last follow-up" (the batch's audit entry covers it).
+			n, _ := strconv.Atoi(m.Fields[1])
+			if err := b.s.cfg.DB.AddOutboxFollowUp(ctx, store.FollowUp{NIS: m.NIS, Channel: m.Channel, At: b.s.cfg.Clock.Now(),
+				Actor: b.j.Actor, Components: n, Total: m.Amount}); err != nil {
+				b.s.log.Error("outbox: record a follow-up", "nis", m.NIS, "err", err)
+			}
 		}
 	}
 	return nil

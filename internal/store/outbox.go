@@ -354,3 +354,16 @@ func (db *DB) collect(ctx context.Context, into map[string]bool, q string, args 
 	}
 	return rows.Err()
 }
+
+// AddOutboxFollowUp records a follow-up the outbox sent (the arrears report's last
+// follow-up): its batch's audit entry covers it, so it carries none of its own.
+func (db *DB) AddOutboxFollowUp(ctx context.Context, f FollowUp) error {
+	if f.ID == "" {
+		f.ID = NewID()
+	}
+	f.At = Time(f.At)
+	if err := insertFollowUp(ctx, db.sql, f); err != nil {
+		return fmt.Errorf("store: record follow-up of %s: %w", f.NIS, err)
+	}
+	return nil
+}

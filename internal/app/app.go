@@ -3,7 +3,8 @@
 // runs and internal/portaltest tests. web.New takes the App and only builds routes.
 //
 // The workers (the uploads runner, the ledger's sync, the payment callbacks' confirmer,
-// the pruner of old sign-in attempts and expired sessions) start with Start and stop with
+// the corrections runner, the pruner of old sign-in attempts and expired sessions, the
+// registration intake, the message outbox) start with Start and stop with
 // Stop, which returns only once none of them runs any more: the caller closes the
 // database after it.
 package app

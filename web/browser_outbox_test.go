@@ -29,6 +29,9 @@ func TestBrowserBulkFollowUp(t *testing.T) {
 		b.Do(chromedp.EmulateViewport(c.w, c.h))
 		b.Visit("/reports/outstanding?class=" + url.QueryEscape(c.class))
 		b.WaitVisible(`[data-testid="outstanding-followups"]`)
+		if sideways(b) {
+			t.Errorf("%d px: the arrears report with its follow-ups button scrolls sideways", c.w)
+		}
 		b.Click(`[data-testid="outstanding-followups"]`)
 		b.WaitVisible(`[data-testid="outbox-plan"]`)
 		if n := b.Count(`[data-testid="outbox-row"]`); n != len(c.nis) {
@@ -37,8 +40,7 @@ func TestBrowserBulkFollowUp(t *testing.T) {
 		if got := b.Text(`[data-testid="outbox-summary"]`); !strings.Contains(got, "pesan") {
 			t.Errorf("%d px: summary %q", c.w, got)
 		}
-		wide := portaltest.Get(b, chromedp.Evaluate[bool](`document.documentElement.scrollWidth > document.documentElement.clientWidth`))
-		if wide {
+		if sideways(b) {
 			t.Errorf("%d px: the preview scrolls sideways", c.w)
 		}
 		b.Screenshot("outbox-followups-" + map[int64]string{1366: "1366", 390: "390"}[c.w])
@@ -64,4 +66,9 @@ func waWithAny(p *portaltest.Portal, nis []string) []string {
 		}
 	}
 	return out
+}
+
+// sideways says whether the page is wider than the viewport.
+func sideways(b *portaltest.Browser) bool {
+	return portaltest.Get(b, chromedp.Evaluate[bool](`document.documentElement.scrollWidth > document.documentElement.clientWidth`))
 }

@@ -2176,7 +2176,7 @@ func OutstandingResults(v OutstandingView) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			if v.CanFollowUp && v.LettersCount > 0 {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 164, "<form method=\"get\" action=\"/followups/bulk\" class=\"row\" data-testid=\"outstanding-followups-form\"><input type=\"hidden\" name=\"class\" value=\"")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 164, "<form method=\"get\" action=\"/followups/bulk\" class=\"row followups-send\" data-testid=\"outstanding-followups-form\"><input type=\"hidden\" name=\"class\" value=\"")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

@@ -132,7 +132,7 @@ func TestOutboxSettingsSaved(t *testing.T) {
 			t.Errorf("%s's error: %q, want %q", field, got, want)
 		}
 	}
-	if got := form.Find(`input[name="` + outbox.FieldPerMinute + `"]`).AttrOr("value", ""); got != "lots" {
+	if got := form.Find(`input[name="`+outbox.FieldPerMinute+`"]`).AttrOr("value", ""); got != "lots" {
 		t.Errorf("what was typed was not kept: %q", got)
 	}
 	if set, err := p.App.Outbox.Settings(t.Context()); err != nil || set != outbox.DefaultSettings {
@@ -147,7 +147,7 @@ func TestOutboxSettingsSaved(t *testing.T) {
 	page := c.Get("/settings/messages")
 	for field, want := range map[string]string{outbox.FieldReminderDays: "5", outbox.FieldHoursFrom: "07:00", outbox.FieldHoursTo: "19:30",
 		outbox.FieldPerMinute: "40"} {
-		if got := page.Doc.Find(`[data-testid="outbox-settings"] input[name="` + field + `"]`).AttrOr("value", ""); got != want {
+		if got := page.Doc.Find(`[data-testid="outbox-settings"] input[name="`+field+`"]`).AttrOr("value", ""); got != want {
 			t.Errorf("%s shown as %q, want %q", field, got, want)
 		}
 	}

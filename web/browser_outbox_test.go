@@ -1,12 +1,15 @@
 package web_test
 
 import (
+	"fmt"
 	"net/url"
 	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/sekolah/portal/internal/auth"
+	"github.com/sekolah/portal/internal/outbox"
 	"github.com/sekolah/portal/internal/portaltest"
 )
 
@@ -71,4 +74,37 @@ func waWithAny(p *portaltest.Portal, nis []string) []string {
 // sideways says whether the page is wider than the viewport.
 func sideways(b *portaltest.Browser) bool {
 	return portaltest.Get(b, chromedp.Evaluate[bool](`document.documentElement.scrollWidth > document.documentElement.clientWidth`))
+}
+
+// TestBrowserOutboxPages: the student page's block of messages to the parents (after a
+// follow-up went) and Settings → Messages' sending form, each read on a laptop and a
+// phone without scrolling sideways.
+func TestBrowserOutboxPages(t *testing.T) {
+	t.Parallel()
+	p := startOutbox(t, portaltest.Options{})
+	nis, _ := seedArrearsIn(t, p, 1, "Kelas 8C", 30)
+	if _, err := p.App.Outbox.QueueFollowUps(t.Context(), auth.SystemActor, outbox.FollowUpFilter{Report: followUpReport("Kelas 8C")}); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "the follow-up", func() bool { return ended(outboxOf(t, p, nis[0])) })
+	b := p.NewBrowser(t)
+	b.SignIn("admin", portaltest.Password)
+	for _, w := range []struct{ w, h int64 }{{1366, 768}, {390, 844}} {
+		b.Do(chromedp.EmulateViewport(w.w, w.h))
+		b.Visit("/students/" + nis[0])
+		b.WaitVisible(`[data-testid="student-outbox"]`)
+		if n := b.Count(`[data-testid="student-outbox-row"]`); n != 1 {
+			t.Errorf("%d px: %d messages on the student page, want 1", w.w, n)
+		}
+		if sideways(b) {
+			t.Errorf("%d px: the student page scrolls sideways", w.w)
+		}
+		b.Screenshot(fmt.Sprintf("outbox-student-%d", w.w))
+		b.Visit("/settings/messages")
+		b.WaitVisible(`[data-testid="outbox-settings"]`)
+		if sideways(b) {
+			t.Errorf("%d px: Settings → Messages scrolls sideways", w.w)
+		}
+		b.Screenshot(fmt.Sprintf("outbox-settings-%d", w.w))
+	}
 }

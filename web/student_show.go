@@ -22,6 +22,7 @@ func (h *Handler) studentView(r *http.Request) (pages.StudentView, int) {
 		LetterURL: letterURL(s.NIS), ReminderURL: reminderURL(s.NIS), FollowUpURL: followUpURL(s.NIS)}
 	v.Student.Aid = studentAid(ctx, s)
 	v.Parents, v.NoWhatsApp = h.parentsCard(ctx, s)
+	v.Outbox = h.studentOutbox(ctx, s.NIS)
 	acc, err := students.LoadAccount(ctx, h.ledger, s.NIS, today)
 	if errors.Is(err, billing.ErrNotFound) {
 		err = nil // on the roster with no component at all (the ledger knows no bill of theirs)

@@ -26,6 +26,7 @@ import (
 	"github.com/sekolah/portal/internal/counter"
 	"github.com/sekolah/portal/internal/followups"
 	"github.com/sekolah/portal/internal/ledger"
+	"github.com/sekolah/portal/internal/plans"
 	"github.com/sekolah/portal/internal/registration"
 	"github.com/sekolah/portal/internal/reports"
 	"github.com/sekolah/portal/internal/school"
@@ -57,6 +58,8 @@ type Options struct {
 	Callbacks func(*ledger.ConfirmConfig)
 	// Corrections adjusts the correction job runner's configuration before it is built.
 	Corrections func(*corrections.Config)
+	// Plans adjusts the fee plans' configuration (their apply jobs) before they are built.
+	Plans func(*plans.Config)
 }
 
 // Worker is a part that runs in the background of the portal process.
@@ -106,6 +109,11 @@ type App struct {
 	// Corrections runs the correction jobs: bulk corrections and the undo of uploads (a
 	// worker).
 	Corrections *corrections.Runner
+	// Plans are the fee plans: plans, discounts, previews, the apply jobs (a worker), the
+	// corrections a change offers, the kartu SPP.
+	Plans *plans.Service
+	// Discounts is the discounts report (the fee plans' figures).
+	Discounts *reports.Discounts
 	// Pruner drops old sign-in attempts and expired sessions hourly (a worker).
 	Pruner *Periodic
 	// Intake sends the public form's applications, or holds them for staff (a worker).
@@ -205,7 +213,16 @@ func New(ctx context.Context, o Options) (*App, error) {
 		o.Corrections(&ccfg)
 	}
 	a.Corrections = corrections.NewRunner(ccfg, o.DB, a.Writer, log.With("component", "corrections"))
-	a.workers = []Worker{a.Uploads, a.Sync, a.Callbacks, a.Corrections, a.Pruner, a.Intake}
+	// A plan's apply job sends in the uploads' batches, as many at once, and waits for a
+	// service that stopped answering as long as an upload does.
+	pcfg := plans.Config{Accounts: cfg.AccountCodes, ChunkSize: cfg.UploadChunkSize, Concurrency: cfg.UploadConcurrency,
+		Settle: cfg.UpstreamTimeout, WaitFor: cfg.UploadWait, Clock: clk}
+	if o.Plans != nil {
+		o.Plans(&pcfg)
+	}
+	a.Plans = plans.New(pcfg, o.DB, a.Ledger, a.Writer, a.Corrections, log.With("component", "plans"))
+	a.Discounts = reports.NewDiscounts(a.Plans, clk.Zone())
+	a.workers = []Worker{a.Uploads, a.Sync, a.Callbacks, a.Corrections, a.Plans, a.Pruner, a.Intake}
 	return a, nil
 }
 

@@ -27,6 +27,7 @@ import (
 	"github.com/sekolah/portal/internal/config"
 	"github.com/sekolah/portal/internal/corrections"
 	"github.com/sekolah/portal/internal/ledger"
+	"github.com/sekolah/portal/internal/plans"
 	"github.com/sekolah/portal/internal/sandbox"
 	"github.com/sekolah/portal/internal/store"
 	"github.com/sekolah/portal/internal/store/storetest"
@@ -47,6 +48,8 @@ type Options struct {
 	Env string
 	// UpstreamTimeout bounds each call to the sandbox (default 5s).
 	UpstreamTimeout time.Duration
+	// Plans adjusts the fee plans' configuration (their apply jobs).
+	Plans func(*plans.Config)
 	// Uploads adjusts the upload runner's configuration (files, chunk size, retries)
 	// before it starts.
 	Uploads func(*uploads.Config)
@@ -252,6 +255,13 @@ func (p *Portal) serve(t testing.TB, ln net.Listener) {
 			}
 		},
 		Corrections: func(c *corrections.Config) { c.Clock = clock.System(p.Config.Location) },
+		Plans: func(c *plans.Config) {
+			c.JobClock = clock.System(p.Config.Location)
+			c.RetryBase, c.RetryMax = 5*time.Millisecond, 50*time.Millisecond
+			if p.opts.Plans != nil {
+				p.opts.Plans(c)
+			}
+		},
 		Sync: func(s *ledger.SyncConfig) {
 			s.AskPoll = 100 * time.Millisecond // a request to sync now, made on another instance, is seen at once
 			if p.opts.Sync != nil {

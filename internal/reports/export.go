@@ -240,6 +240,10 @@ func (c *csvWriter) flush() error {
 
 func (c *csvWriter) row(vals []any) error {
 	for i, v := range vals {
+		if code, ok := v.(Code); ok {
+			c.rec[i] = code.csv()
+			continue
+		}
 		c.rec[i] = Neutralise(csvCell(v, c.decimal))
 	}
 	if err := c.w.Write(c.rec); err != nil {

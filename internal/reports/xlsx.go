@@ -221,6 +221,8 @@ func (x *xlsxWriter) row(vals []any) error {
 		// allocation per cell.
 		x.vals[i] = v
 		switch v := v.(type) {
+		case Code:
+			x.vals[i] = string(v) // a text cell: its leading zeros stay
 		case string:
 			if v == "" {
 				x.vals[i] = nil

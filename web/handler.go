@@ -20,6 +20,7 @@ import (
 	"github.com/sekolah/portal/internal/counter"
 	"github.com/sekolah/portal/internal/followups"
 	"github.com/sekolah/portal/internal/ledger"
+	"github.com/sekolah/portal/internal/plans"
 	"github.com/sekolah/portal/internal/registration"
 	"github.com/sekolah/portal/internal/reports"
 	"github.com/sekolah/portal/internal/school"
@@ -49,6 +50,8 @@ type Handler struct {
 	followups    *followups.Service
 	uploads      *uploads.Runner
 	corrections  *corrections.Runner
+	plans        *plans.Service
+	discounts    *reports.Discounts
 	ledger       *ledger.Ledger // what every page reads
 	sync         *ledger.Syncer // the ledger's sync: asked to run now by people
 	log          *slog.Logger
@@ -69,7 +72,7 @@ func newHandler(d Deps) *Handler {
 	cs.MaxAge(0)
 	h := &Handler{
 		cfg: a.Config, auth: a.Auth, auditLog: a.Audit, writer: a.Writer, reports: a.Reports,
-		students: a.Students, registration: a.Registration, counter: a.Counter, school: a.School, followups: a.FollowUps, uploads: a.Uploads, corrections: a.Corrections, ledger: a.Ledger, sync: a.Sync,
+		students: a.Students, registration: a.Registration, counter: a.Counter, school: a.School, followups: a.FollowUps, uploads: a.Uploads, corrections: a.Corrections, plans: a.Plans, discounts: a.Discounts, ledger: a.Ledger, sync: a.Sync,
 		log: a.Log, sessions: cs, clk: a.Clock, ping: a.Ping, callbacks: a.Callbacks,
 	}
 	if h.log == nil {

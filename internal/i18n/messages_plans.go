@@ -116,6 +116,7 @@ func init() {
 		"plans.state.partial":               {ID: "Selesai sebagian", EN: "Partly done"},
 		"plans.job.title":                   {ID: "Penerapan rencana", EN: "Applying a plan"},
 		"plans.job.summary":                 {ID: "%[1]d tagihan, total %[2]s.", EN: "%[1]d {1:bill|bills}, %[2]s in all."},
+		"plans.job.waived":                  {ID: "%[1]d tagihan lain dibebaskan (beasiswa 100%%): tidak dibuat.", EN: "%[1]d more {1:bill is|bills are} waived (100%% scholarship): not made."},
 		"plans.job.done":                    {ID: "Dibuat", EN: "Made"},
 		"plans.job.skipped":                 {ID: "Tidak dibuat", EN: "Not made"},
 		"plans.job.existing":                {ID: "Sudah ada sebelumnya", EN: "There before"},
@@ -157,6 +158,13 @@ func init() {
 		"plans.fix.skip":           {ID: "Jangan ubah tagihan", EN: "Leave the bills"},
 		"plans.fix.reason_default": {ID: "Perubahan rencana %[1]s", EN: "Change of plan %[1]s"},
 		"plans.fix.started":        {ID: "Koreksi %[1]d tagihan dimulai.", EN: "The correction of %[1]d {1:bill|bills} has started."},
+
+		"plans.correction.back":           {ID: "Kembali", EN: "Back"},
+		"plans.correction.title_undo":     {ID: "Pembatalan penerapan rencana", EN: "Undoing a plan's apply"},
+		"plans.correction.summary_undo":   {ID: "Tagihan dari penerapan ini yang belum dibayar (%[1]s) dibatalkan; yang sudah dibayar disimpan. Alasan: %[2]s", EN: "The apply's unpaid bills (%[1]s) are cancelled; the paid ones are kept. Reason: %[2]s"},
+		"plans.correction.title_update":   {ID: "Koreksi tagihan rencana: %[1]s", EN: "Correcting the bills of %[1]s"},
+		"plans.correction.title_cancel":   {ID: "Pembatalan tagihan rencana: %[1]s", EN: "Cancelling bills of %[1]s"},
+		"plans.correction.summary_update": {ID: "%[1]d tagihan disesuaikan dengan rencana dan potongannya: total %[2]s → %[3]s.", EN: "%[1]d {1:bill is|bills are} brought in line with the plan and its discounts: %[2]s → %[3]s in all."},
 
 		"plans.kartu.title":           {ID: "Kartu SPP", EN: "Payment card"},
 		"plans.kartu.doc_title":       {ID: "KARTU SPP", EN: "PAYMENT CARD"},
@@ -230,6 +238,7 @@ func init() {
 		"discounts.fix.lead":           {ID: "Potongan %[1]s berubah. Tagihan yang belum dibayar dapat disesuaikan; yang sudah dibayar tidak pernah diubah.", EN: "The discounts of %[1]s changed. Their unpaid bills can be brought in line; paid ones are never changed."},
 		"discounts.fix.reason_default": {ID: "Beasiswa 100%%", EN: "100%% scholarship"},
 
+		"reports.tab.discounts":          {ID: "Potongan", EN: "Discounts"},
 		"reports.discounts.title":        {ID: "Laporan potongan", EN: "Discounts report"},
 		"reports.discounts.intro":        {ID: "Siapa mendapat potongan atau beasiswa untuk tagihan apa: harga penuh, potongan, yang ditagih dan alasannya.", EN: "Who had a discount or a scholarship on which bill: full price, discount, what is charged and why."},
 		"reports.discounts.summary":      {ID: "diberikan kepada %[1]d siswa pada %[2]d tagihan", EN: "given to %[1]d {1:student|students} on %[2]d {2:bill|bills}"},

@@ -10,8 +10,11 @@ import (
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
+	"github.com/xuri/excelize/v2"
 
+	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/plans"
 	"github.com/sekolah/portal/internal/portaltest"
 )
 
@@ -269,5 +272,87 @@ func TestDiscountForm(t *testing.T) {
 	entries, err := p.DB.LatestAudit(context.Background(), "discounts.grant", "07000", "ok", 5)
 	if err != nil || len(entries) != 1 || entries[0].Args["discount"] != "amount:50000" {
 		t.Fatalf("audit: %+v %v", entries, err)
+	}
+}
+
+func TestPlanExports(t *testing.T) {
+	t.Parallel()
+	p := plansSchool(t)
+	c := p.SignedIn(t, "finance")
+	page := makePlan(t, c, sppValues())
+	id := strings.TrimPrefix(page, "/plans/")
+	c.Post("/students/07000/discounts", url.Values{"plan": {id}, "kind": {"percent"}, "value": {"50"}, "reason": {"sibling"}})
+	c.Post("/students/07001/discounts", url.Values{"kind": {"percent"}, "value": {"100"}, "reason": {"scholarship"}})
+	ctx := context.Background()
+	plan, err := p.App.Plans.Plan(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pv, _, err := p.App.Plans.Preview(ctx, plan, plans.Selection{Classes: []string{"Kelas 7A"}, From: plan.From, To: plan.To})
+	if err != nil {
+		t.Fatal(err)
+	}
+	jid, err := p.App.Plans.Submit(ctx, auth.Actor{Username: "finance", Role: auth.Finance}, pv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if j, _ := p.App.Plans.Job(ctx, jid); !plans.Running(j.State) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the apply did not end")
+		}
+	}
+
+	// CSV: a NIS keeps its leading zero when Excel opens it; both flavours.
+	for format, sep := range map[string]string{"csv": ",", "csv-excel-id": ";"} {
+		res := c.Get("/reports/discounts?format=" + format)
+		if res.StatusCode != http.StatusOK || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/csv") {
+			t.Fatalf("%s: %d %s", format, res.StatusCode, res.Header.Get("Content-Type"))
+		}
+		lines := strings.Split(strings.TrimPrefix(res.Body, "\ufeff"), "\r\n")
+		if len(lines) != 1+24+1 || !strings.HasPrefix(lines[1], `"=""07000"""`+sep) {
+			t.Fatalf("%s: %d lines, first %q", format, len(lines), lines[1])
+		}
+	}
+	// .xlsx: the lines, the NIS a text cell, and the totals by reason and by class.
+	res := c.Get("/reports/discounts?format=xlsx")
+	f, err := excelize.OpenReader(strings.NewReader(res.Body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sheets := f.GetSheetList(); len(sheets) != 3 {
+		t.Fatalf("sheets %v", sheets)
+	}
+	rows, _ := f.GetRows(f.GetSheetName(0))
+	var first []string
+	for _, r := range rows {
+		if len(r) > 0 && r[0] == "07000" {
+			first = r
+			break
+		}
+	}
+	if first == nil || first[3] != "SPP Juli 2026" {
+		t.Fatalf("xlsx rows: %v", rows[:min(len(rows), 8)])
+	}
+	byReason, _ := f.GetRows(f.GetSheetName(1))
+	if !strings.Contains(fmt.Sprint(byReason), "Saudara kandung") || !strings.Contains(fmt.Sprint(byReason), "Beasiswa") {
+		t.Fatalf("by reason: %v", byReason)
+	}
+	// The kartu of 7A as a file: a student a row, a month a column.
+	res = c.Get(page + "/kartu?class=Kelas+7A&format=xlsx")
+	if f, err = excelize.OpenReader(strings.NewReader(res.Body)); err != nil {
+		t.Fatalf("kartu xlsx: %d %v", res.StatusCode, err)
+	}
+	rows, _ = f.GetRows(f.GetSheetName(0))
+	var waived []string
+	for _, r := range rows {
+		if len(r) > 2 && r[0] == "07001" {
+			waived = r
+		}
+	}
+	if len(waived) < 14 || waived[2] != "Dibebaskan" || waived[13] != "Dibebaskan" {
+		t.Fatalf("kartu's scholarship row: %v", waived)
 	}
 }

@@ -13,8 +13,27 @@ import (
 // ledger recognises them; applying again sends nothing.
 func TestApplyYear(t *testing.T) {
 	t.Parallel()
+	engines(t, testApplyYear)
+}
+
+// engines runs test on SQLite and on PostgreSQL (skipped unless PORTAL_TEST_POSTGRES_URL
+// is set), each a subtest.
+func engines(t *testing.T, test func(t *testing.T, postgres bool)) {
+	for _, pg := range []bool{false, true} {
+		name := "sqlite"
+		if pg {
+			name = "postgres"
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			test(t, pg)
+		})
+	}
+}
+
+func testApplyYear(t *testing.T, postgres bool) {
 	w := &writes{}
-	p, _ := school(t, portaltest.Options{Upstream: w.wrap}, []string{"Kelas 7A", "Kelas 8A"}, 5)
+	p, _ := school(t, portaltest.Options{Upstream: w.wrap, Postgres: postgres}, []string{"Kelas 7A", "Kelas 8A"}, 5)
 	plan := create(t, p, sppForm())
 	if plan.Code != "SPP2627" || plan.ItemName != "SPP" {
 		t.Fatalf("plan %q item %q", plan.Code, plan.ItemName)

@@ -46,10 +46,14 @@ func (l *loser) wrap(next http.Handler) http.Handler {
 // with every component at the service exactly once.
 func TestApplyFaultsAndRestart(t *testing.T) {
 	t.Parallel()
+	engines(t, testApplyFaultsAndRestart)
+}
+
+func testApplyFaultsAndRestart(t *testing.T, postgres bool) {
 	l := &loser{}
 	l.lose.Store(2)
 	timeout := 300 * time.Millisecond
-	p, _ := school(t, portaltest.Options{Upstream: l.wrap, UpstreamTimeout: timeout,
+	p, _ := school(t, portaltest.Options{Upstream: l.wrap, UpstreamTimeout: timeout, Postgres: postgres,
 		Plans: func(c *plans.Config) {
 			c.ChunkSize, c.Concurrency = 50, 3
 			c.LeaseTTL, c.LeaseRenew = 2*time.Second, 300*time.Millisecond

@@ -30,9 +30,11 @@ type applyJob struct {
 	seen map[int]int // recognised items of each chunk in this run
 }
 
-// chunkData is a chunk's items as kept, and the components found for them (by seq).
+// chunkData is a chunk's items as kept, the state each had when last saved (the job's
+// counts move by the difference), and the components found for them (by seq).
 type chunkData struct {
 	items map[int]store.PlanItem
+	saved map[int]jobs.State
 	made  map[int]string
 	mu    sync.Mutex
 }
@@ -40,6 +42,10 @@ type chunkData struct {
 func (c *chunkData) record(seq int, id string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if id == "" {
+		delete(c.made, seq)
+		return
+	}
 	c.made[seq] = id
 }
 
@@ -74,10 +80,10 @@ func (a *applyJob) LoadChunk(ctx context.Context, id string, seq int) (*jobs.Chu
 	if err != nil {
 		return nil, err
 	}
-	d := &chunkData{items: make(map[int]store.PlanItem, len(items)), made: map[int]string{}}
+	d := &chunkData{items: make(map[int]store.PlanItem, len(items)), saved: make(map[int]jobs.State, len(items)), made: map[int]string{}}
 	ch := &jobs.Chunk{Job: id, Seq: seq, State: jobs.ChunkPending, Data: d, Items: make([]jobs.Item, 0, len(items))}
 	for _, it := range items {
-		d.items[it.Seq] = it
+		d.items[it.Seq], d.saved[it.Seq] = it, jobs.State(it.State)
 		ch.Items = append(ch.Items, jobs.Item{Key: it.Seq, State: jobs.State(it.State), Problem: problemOf(it.Problem)})
 		if it.State == string(jobs.Sent) {
 			ch.State = jobs.ChunkUnknown
@@ -109,8 +115,8 @@ func (a *applyJob) SaveChunk(ctx context.Context, ch *jobs.Chunk) error {
 		if it.State == jobs.Sent {
 			at = ch.SentAt
 		}
-		changes = append(changes, store.PlanItemChange{Seq: it.Key, State: string(it.State), Problem: problemText(it.Problem),
-			At: at, ComponentID: d.component(it.Key)})
+		changes = append(changes, store.PlanItemChange{Seq: it.Key, From: string(d.saved[it.Key]), State: string(it.State),
+			Problem: problemText(it.Problem), At: at, ComponentID: d.component(it.Key)})
 	}
 	a.mu.Lock()
 	if a.seen == nil {
@@ -118,7 +124,16 @@ func (a *applyJob) SaveChunk(ctx context.Context, ch *jobs.Chunk) error {
 	}
 	a.seen[ch.Seq] = max(a.seen[ch.Seq], ch.Recognised)
 	a.mu.Unlock()
-	return a.s.db.SavePlanItems(ctx, ch.Job, changes)
+	if err := a.s.db.SavePlanItems(ctx, ch.Job, changes); err != nil {
+		return err
+	}
+	for _, c := range changes {
+		d.saved[c.Seq] = jobs.State(c.State)
+		if c.ComponentID != "" {
+			d.record(c.Seq, "") // kept: not written again
+		}
+	}
+	return nil
 }
 
 // Waiting implements jobs.Store.

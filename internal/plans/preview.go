@@ -200,7 +200,7 @@ func (p Plan) charge(class string, pe Period, ds []Discount) (full, charged int6
 		f := split(price, pe)
 		return f, f, nil
 	}
-	return split(price, pe), split(d.Charge(price), pe), &d
+	return split(price, pe), splitCharged(price, d.Charge(price), pe), &d
 }
 
 // Preview computes what applying plan p to sel does.

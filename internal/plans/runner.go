@@ -195,7 +195,7 @@ func (s *Service) leaveOutExisting(ctx context.Context, j store.PlanJob) error {
 	var changes []store.PlanItemChange
 	for _, it := range items {
 		if live[it.NIS+"|"+it.Period] && it.Attempts == 0 {
-			changes = append(changes, store.PlanItemChange{Seq: it.Seq, State: itemSkipped, Problem: Exists, At: s.cfg.JobClock.Now()})
+			changes = append(changes, store.PlanItemChange{Seq: it.Seq, From: it.State, State: itemSkipped, Problem: Exists, At: s.cfg.JobClock.Now()})
 		}
 	}
 	return s.db.SavePlanItems(ctx, j.ID, changes)

@@ -109,3 +109,26 @@ func split(price int64, pe Period) int64 {
 	}
 	return base
 }
+
+// splitCharged is an instalment's share of charged, what the whole fee price costs after
+// its discount: equal parts rounded down, the remainder on the last, as split does; but
+// never more than the part's share of the full price. When the remainder would put the
+// last part above its full share (a few rupiah, from rounding), the excess goes one
+// rupiah each to the first parts, which then have room: the parts still add up to
+// charged exactly, and no part's discount is negative.
+func splitCharged(price, charged int64, pe Period) int64 {
+	if pe.Parts <= 1 {
+		return charged
+	}
+	n := int64(pe.Parts)
+	base := charged / n
+	last := charged - base*(n-1)
+	excess := max(last-split(price, Period{Part: pe.Parts, Parts: pe.Parts}), 0)
+	if pe.Part == pe.Parts {
+		return last - excess
+	}
+	if int64(pe.Part) <= excess {
+		return base + 1
+	}
+	return base
+}

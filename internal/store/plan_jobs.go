@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -250,38 +251,86 @@ func (db *DB) PlanOpenChunks(ctx context.Context, jobID string) ([]int, error) {
 }
 
 // PlanItemChange is a new state of one item: its problem, the time it carries (for one
-// sent: when its call left or ended without an answer) and, when known, its component.
+// sent: when its call left or ended without an answer), the state it leaves (From: the
+// job's counts move by it) and, when known, its component.
 type PlanItemChange struct {
-	Seq            int
-	State, Problem string
-	At             time.Time
-	ComponentID    string
+	Seq                  int
+	From, State, Problem string
+	At                   time.Time
+	ComponentID          string
 }
 
-// SavePlanItems records the changes of a job's items, and the job's counts with them, in
-// one transaction. An item moving to sent counts an attempt; a component id, once known,
-// is kept (a later change without one leaves it).
+// SavePlanItems records the changes of a job's items, and moves the job's counts by
+// them, in one transaction. Items sharing a state, a problem and a time are updated by
+// runs of consecutive seq (a chunk's items are mostly one run): a chunk of 200 is a
+// statement or two, not 200. An item moving to sent counts an attempt; a component id,
+// once known, is kept.
 func (db *DB) SavePlanItems(ctx context.Context, jobID string, changes []PlanItemChange) error {
 	if len(changes) == 0 {
 		return nil
 	}
-	now := db.Now()
-	err := db.InTx(ctx, func(tx *sql.Tx) error {
-		stmt, err := tx.PrepareContext(ctx, `UPDATE plan_items SET
-			attempts = attempts + CASE WHEN $3 = 'sent' AND state <> 'sent' THEN 1 ELSE 0 END,
-			state = $3, problem = $4, updated_at = $5,
-			component_id = CASE WHEN $6 = '' THEN component_id ELSE $6 END
-			WHERE job_id = $1 AND seq = $2`)
-		if err != nil {
-			return err
+	type group struct {
+		state, problem string
+		at             time.Time
+	}
+	var order []group
+	seqs := map[group][]int{}
+	delta := map[string]int{}
+	var made []PlanItemChange
+	for _, c := range changes {
+		if c.From != c.State {
+			delta[c.From]--
+			delta[c.State]++
 		}
-		defer stmt.Close()
-		for _, c := range changes {
-			if _, err := stmt.ExecContext(ctx, jobID, c.Seq, c.State, c.Problem, Time(c.At), c.ComponentID); err != nil {
-				return err
+		if c.ComponentID != "" {
+			made = append(made, c) // its own statement: its state and its component together
+			continue
+		}
+		g := group{c.State, c.Problem, Time(c.At)}
+		if _, ok := seqs[g]; !ok {
+			order = append(order, g)
+		}
+		seqs[g] = append(seqs[g], c.Seq)
+	}
+	err := db.InTx(ctx, func(tx *sql.Tx) error {
+		for _, g := range order {
+			list := seqs[g]
+			slices.Sort(list)
+			for i := 0; i < len(list); {
+				j := i
+				for j+1 < len(list) && list[j+1] == list[j]+1 {
+					j++
+				}
+				if _, err := tx.ExecContext(ctx, `UPDATE plan_items SET
+					attempts = attempts + CASE WHEN $3 = 'sent' AND state <> 'sent' THEN 1 ELSE 0 END,
+					state = $3, problem = $4, updated_at = $5
+					WHERE job_id = $1 AND seq BETWEEN $2 AND $6`, jobID, list[i], g.state, g.problem, g.at, list[j]); err != nil {
+					return err
+				}
+				i = j + 1
 			}
 		}
-		return recountPlanJob(ctx, tx, jobID, now)
+		if len(made) > 0 {
+			stmt, err := tx.PrepareContext(ctx, `UPDATE plan_items SET
+				attempts = attempts + CASE WHEN $3 = 'sent' AND state <> 'sent' THEN 1 ELSE 0 END,
+				state = $3, problem = $4, updated_at = $5, component_id = $6 WHERE job_id = $1 AND seq = $2`)
+			if err != nil {
+				return err
+			}
+			defer stmt.Close()
+			for _, c := range made {
+				if _, err := stmt.ExecContext(ctx, jobID, c.Seq, c.State, c.Problem, Time(c.At), c.ComponentID); err != nil {
+					return err
+				}
+			}
+		}
+		if delta["done"] == 0 && delta["failed"] == 0 && delta["skipped"] == 0 {
+			return nil
+		}
+		_, err := tx.ExecContext(ctx, `UPDATE plan_jobs SET updated_at = $2, done_count = done_count + $3,
+			failed_count = failed_count + $4, skipped_count = skipped_count + $5 WHERE id = $1`,
+			jobID, db.Now(), delta["done"], delta["failed"], delta["skipped"])
+		return err
 	})
 	if err != nil {
 		return fmt.Errorf("store: plan items of %s: %w", jobID, err)

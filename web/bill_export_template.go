@@ -23,31 +23,19 @@ func (h *Handler) exportBillsTemplate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q := req.Query
-	tabs := []string{q.Tab}
+	tabs := []ledger.Tab{q.Tab}
 	if q.Tab != ledger.TabOutstanding && q.Tab != ledger.TabExpired {
-		tabs = []string{ledger.TabOutstanding, ledger.TabExpired}
+		tabs = []ledger.Tab{ledger.TabOutstanding, ledger.TabExpired}
 		// The payment filters select paid bills only: none of the unpaid ones.
 		q.PaidFrom, q.PaidTo, q.Ref = time.Time{}, time.Time{}, ""
 	}
 	bills := func(yield func(billing.Bill, error) bool) {
-		const page = 500
 		for _, tab := range tabs {
-			q.Tab, q.Offset, q.Limit = tab, 0, page
-			for {
-				p, err := h.ledger.Bills(r.Context(), q)
-				if err != nil {
-					yield(billing.Bill{}, err)
+			q.Tab = tab
+			for b, err := range h.ledger.EachBill(r.Context(), q) {
+				if !yield(b, err) || err != nil {
 					return
 				}
-				for _, b := range p.Bills {
-					if !yield(b, nil) {
-						return
-					}
-				}
-				if len(p.Bills) < page {
-					break
-				}
-				q.Offset += page
 			}
 		}
 	}

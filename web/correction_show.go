@@ -32,7 +32,12 @@ func (h *Handler) correctionView(r *http.Request, j corrections.Job) (pages.Corr
 	} else {
 		v.Percent = 100
 	}
+	replaced, err := h.replacementWords(ctx, j, &v) // correction_replace.go: instalments, leavers
+	if err != nil {
+		return v, err
+	}
 	switch {
+	case replaced:
 	case j.Source == plans.CorrectionSource:
 		v.Title, v.Summary, v.BackURL, v.BackLabel = planCorrectionWords(ctx, j)
 	case j.Source == corrections.SourceUpload:

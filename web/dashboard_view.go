@@ -48,7 +48,7 @@ func compact(ctx context.Context, v int64) string {
 }
 
 // dashboardView shapes the dashboard's figures for the page.
-func dashboardView(ctx context.Context, d reports.Dashboard) pages.DashboardView {
+func dashboardView(ctx context.Context, d ledger.Dashboard) pages.DashboardView {
 	p := i18n.From(ctx)
 	today := d.Today
 	yesterday := today.AddDate(0, 0, -1)
@@ -65,7 +65,7 @@ func dashboardView(ctx context.Context, d reports.Dashboard) pages.DashboardView
 	if d.OverduePenalty > 0 {
 		overdueSub += " · " + p.T("words.dashboard.penalty_incl", i18n.Rupiah(d.OverduePenalty))
 	}
-	monthEnd := reports.MonthEnd(today)
+	monthEnd := ledger.MonthEnd(today)
 	v.Lead = []pages.StatCard{
 		{TestID: "card-overdue", Label: p.T("term.overdue"), Value: i18n.Rupiah(d.Overdue.Amount), Sub: overdueSub,
 			Hint: p.T("words.dashboard.overdue_hint"), Href: outstandingURL("", "", time.Time{}, yesterday), Variant: "danger"},
@@ -108,7 +108,7 @@ func dashboardView(ctx context.Context, d reports.Dashboard) pages.DashboardView
 	cols := components.ColumnChart{ID: "chart-collections", Series: series,
 		Title: p.T("dashboard.chart.collections", fmt.Sprintf("%d/%d", d.YearStart.Year(), d.YearStart.Year()+1))}
 	for _, m := range d.Months {
-		monthEnd := reports.MonthEnd(m.Month)
+		monthEnd := ledger.MonthEnd(m.Month)
 		label := i18n.MonthShort(p.Lang, m.Month.Month())
 		col := components.ChartColumn{Label: label}
 		byClass := map[int]*components.Segment{}
@@ -146,7 +146,7 @@ func dashboardView(ctx context.Context, d reports.Dashboard) pages.DashboardView
 	for _, c := range d.TopClasses {
 		label, filter := reports.ClassLabel(p, c.Class), c.Class
 		if filter == "" {
-			filter = reports.NoClass
+			filter = ledger.NoClass
 		}
 		classes.Bars = append(classes.Bars, components.Bar{Label: label, Value: i18n.Rupiah(c.Amount),
 			Segment: components.Segment{Value: c.Amount, Class: 4,
@@ -157,7 +157,7 @@ func dashboardView(ctx context.Context, d reports.Dashboard) pages.DashboardView
 
 	for _, g := range d.DueSoon {
 		v.DueSoon = append(v.DueSoon, pages.DueSoonRow{
-			Due: g.Due, DaysLate: reports.DaysBetween(g.Due, today), Name: g.Name, Account: g.Account,
+			Due: g.Due, DaysLate: g.DaysLate, Name: g.Name, Account: g.Account,
 			Count: g.Sum.Count, Amount: g.Sum.Amount, Reminder: g.Reminder, ReminderSent: !g.Reminder.After(today),
 			Href: billsURL(billlist.Filter{State: billlist.StateOutstanding, Account: g.Account, DueFrom: dayParam(g.Due), DueTo: dayParam(g.Due)}),
 		})
@@ -165,7 +165,7 @@ func dashboardView(ctx context.Context, d reports.Dashboard) pages.DashboardView
 	for _, a := range d.TopArrears {
 		v.TopArrears = append(v.TopArrears, pages.ArrearsRow{
 			NIS: a.NIS, Name: a.Name, Class: reports.ClassLabel(p, a.Class), Count: a.Count, Amount: a.Amount,
-			OldestDays: reports.DaysBetween(a.OldestDue, today), StudentHref: studentURL(a.NIS), StatementHref: statementURL(a.NIS),
+			OldestDays: a.DaysLate, StudentHref: studentURL(a.NIS), StatementHref: statementURL(a.NIS),
 		})
 	}
 	return v

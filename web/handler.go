@@ -20,6 +20,10 @@ import (
 	"github.com/sekolah/portal/internal/counter"
 	"github.com/sekolah/portal/internal/followups"
 	"github.com/sekolah/portal/internal/ledger"
+	"github.com/sekolah/portal/internal/letters"
+	"github.com/sekolah/portal/internal/messaging"
+	"github.com/sekolah/portal/internal/metrics"
+	"github.com/sekolah/portal/internal/parents"
 	"github.com/sekolah/portal/internal/plans"
 	"github.com/sekolah/portal/internal/registration"
 	"github.com/sekolah/portal/internal/reports"
@@ -48,6 +52,10 @@ type Handler struct {
 	counter      *counter.Service
 	school       *school.Service
 	followups    *followups.Service
+	letters      *letters.Service
+	parents      *parents.Service
+	parentPages  *parents.Limiter // how often one address opens parent pages
+	messaging    *messaging.Service
 	uploads      *uploads.Runner
 	corrections  *corrections.Runner
 	plans        *plans.Service
@@ -61,6 +69,8 @@ type Handler struct {
 	clk clock.Clock
 	// callbacks are the service's payment callbacks: stored, then confirmed with the service.
 	callbacks *ledger.Confirmer
+	// metrics time each request (nil: PORTAL_METRICS_ADDR is off).
+	metrics *metrics.Metrics
 }
 
 func newHandler(d Deps) *Handler {
@@ -72,8 +82,8 @@ func newHandler(d Deps) *Handler {
 	cs.MaxAge(0)
 	h := &Handler{
 		cfg: a.Config, auth: a.Auth, auditLog: a.Audit, writer: a.Writer, reports: a.Reports,
-		students: a.Students, registration: a.Registration, counter: a.Counter, school: a.School, followups: a.FollowUps, uploads: a.Uploads, corrections: a.Corrections, plans: a.Plans, discounts: a.Discounts, ledger: a.Ledger, sync: a.Sync,
-		log: a.Log, sessions: cs, clk: a.Clock, ping: a.Ping, callbacks: a.Callbacks,
+		students: a.Students, registration: a.Registration, counter: a.Counter, school: a.School, followups: a.FollowUps, letters: a.Letters, parents: a.Parents, parentPages: a.ParentPages, messaging: a.Messaging, uploads: a.Uploads, corrections: a.Corrections, plans: a.Plans, discounts: a.Discounts, ledger: a.Ledger, sync: a.Sync,
+		log: a.Log, sessions: cs, clk: a.Clock, ping: a.Ping, callbacks: a.Callbacks, metrics: a.Metrics,
 	}
 	if h.log == nil {
 		h.log = slog.Default()

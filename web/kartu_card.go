@@ -30,10 +30,13 @@ func (h *Handler) showCard(w http.ResponseWriter, r *http.Request) {
 		for i, c := range row.Cells {
 			pe := k.Periods[i]
 			l := pages.CardLine{Name: pe.Name, State: string(c.State), StateLabel: i18n.T(ctx, c.State.Key())}
-			if c.Bill != nil {
-				l.Due, l.Amount = c.Bill.Due, c.Bill.Amount
+			if c.Parts > 0 {
+				l.Due, l.Amount = c.Due, c.Amount
 				if c.State == plans.CellPaid {
-					l.Amount, l.PaidOn = c.Bill.AmountPaid, c.PaidOn
+					l.Amount, l.PaidOn = c.Paid, c.PaidOn
+				}
+				if c.Parts > 1 {
+					l.StateLabel += " · " + i18n.T(ctx, "plans.kartu.parts_paid", c.PaidParts, c.Parts)
 				}
 			}
 			v.Lines = append(v.Lines, l)

@@ -117,9 +117,12 @@ func kartuCell(ctx context.Context, pr i18n.Printer, pe plans.Period, c plans.Ce
 	switch c.State {
 	case plans.CellPaid:
 		kc.Text = shortDay(pr, c.PaidOn)
-		kc.Title += " · " + i18n.Rupiah(c.Bill.AmountPaid)
+		kc.Title += " · " + i18n.Rupiah(c.Paid)
 	case plans.CellUnpaid, plans.CellLate:
 		kc.Title += " · " + i18n.Rupiah(c.Price)
+	}
+	if c.Parts > 1 {
+		kc.Title += " · " + i18n.T(ctx, "plans.kartu.parts_paid", c.PaidParts, c.Parts)
 	}
 	return kc
 }

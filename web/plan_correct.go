@@ -19,7 +19,7 @@ const maxFixRows = 300
 // fixView words what correcting components would do: each one's fields old → new, or its
 // cancel.
 func fixView(ctx context.Context, r plans.Reprice) pages.FixView {
-	v := pages.FixView{Update: len(r.Update), Cancel: len(r.Cancel), Paid: r.Paid, Unchanged: r.Unchanged,
+	v := pages.FixView{Update: len(r.Update), Cancel: len(r.Cancel), Paid: r.Paid, Unchanged: r.Unchanged, Split: r.Split,
 		AmountBefore: r.AmountBefore, AmountAfter: r.AmountAfter, CancelAmt: r.CancelAmount, Fingerprint: r.Fingerprint,
 		Errors: map[string]string{}}
 	p := i18n.From(ctx)

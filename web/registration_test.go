@@ -637,6 +637,10 @@ func TestPublicRegistration(t *testing.T) {
 	if rec, err := p.DB.RegistrationByBillID(t.Context(), apps[0].BillID); err != nil || rec.ContactName != "Ibu Sari" || len(rec.Components) != 3 {
 		t.Fatalf("record = %+v %v", rec, err)
 	}
+	// Who filled the form in became the parents' contact.
+	if pc, err := p.DB.ParentContacts(t.Context(), "2027100"); err != nil || pc.Name != "Ibu Sari" || pc.WhatsApp != "081311112222" {
+		t.Fatalf("parents' contacts = %+v %v", pc, err)
+	}
 
 	// The same NIS again, from another browser: the same answer, the same page (but its
 	// own reference); the application waits for staff, and nothing more reaches the service.

@@ -4,13 +4,14 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/sekolah/portal/internal/ledger"
 	"github.com/sekolah/portal/internal/reports"
 	"github.com/sekolah/portal/views/pages"
 )
 
 // accountRow shapes one account code's figures for the page, linked to the reports that
 // make them up.
-func accountRow(a reports.AccountRow, f reports.PaymentsFilter) pages.AccountRow {
+func accountRow(a ledger.AccountRow, f reports.PaymentsFilter) pages.AccountRow {
 	return pages.AccountRow{Account: a.Account, Payments: a.Payments, Amount: a.Amount, Penalty: a.Penalty, Paid: a.Paid,
 		NotYetDue: a.NotYetDue, Overdue: a.Overdue, Outstanding: a.Outstanding,
 		PaymentsURL: paymentsURL(f.From, f.To, a.Account), OutstandingURL: outstandingAllURL("", a.Account, time.Time{}, time.Time{})}

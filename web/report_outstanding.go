@@ -4,20 +4,19 @@ import (
 	"context"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/i18n"
+	"github.com/sekolah/portal/internal/ledger"
 	"github.com/sekolah/portal/internal/reports"
 	"github.com/sekolah/portal/views/pages"
 )
 
 // outstandingRow shapes one student's arrears (or the total) for the page.
-func outstandingRow(ctx context.Context, o reports.OutstandingRow, today time.Time) pages.OutstandingRow {
+func outstandingRow(ctx context.Context, o ledger.OutstandingRow) pages.OutstandingRow {
 	row := pages.OutstandingRow{NIS: o.NIS, Name: o.Name, Class: reports.ClassLabel(i18n.From(ctx), o.Class), Count: o.Count,
 		OverdueCount: o.OverdueCount, ExpiredCount: o.ExpiredCount, Overdue: o.Overdue, NotYetDue: o.Total - o.Overdue,
-		Total: o.Total, Penalty: o.Penalty, Expired: o.Expired, OldestDue: o.OldestDue}
-	row.DaysLate = o.DaysLate(today)
+		Total: o.Total, Penalty: o.Penalty, Expired: o.Expired, OldestDue: o.OldestDue, DaysLate: o.DaysLate}
 	if o.NIS != "" {
 		row.StatementURL, row.StudentURL = statementURL(o.NIS), studentURL(o.NIS)
 		row.FollowUpURL, row.ReminderURL = followUpURL(o.NIS), reminderURL(o.NIS)
@@ -38,11 +37,11 @@ func (h *Handler) reportOutstanding(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	form := pages.OutstandingForm{Class: q.Get("class"), Account: strings.TrimSpace(q.Get("account")), DueFrom: q.Get("due_from"), DueTo: q.Get("due_to"),
 		All: q.Get("all") == "1"}
-	v := pages.OutstandingView{Form: form, Accounts: h.cfg.AccountCodes, NoClass: reports.NoClass, CanFollowUp: can(ctx, auth.WriteBilling)}
+	v := pages.OutstandingView{Form: form, Accounts: h.cfg.AccountCodes, NoClass: ledger.NoClass, CanFollowUp: can(ctx, auth.WriteBilling)}
 	v.Classes = h.knownClasses(ctx)
 	dueFrom, okFrom := parseDay(&v.Form.DueFrom)
 	dueTo, okTo := parseDay(&v.Form.DueTo)
-	filter := reports.OutstandingFilter{Class: form.Class, Account: form.Account, DueFrom: dueFrom, DueTo: dueTo, Overdue: !form.All}
+	filter := ledger.OutstandingFilter{Class: form.Class, Account: form.Account, DueFrom: dueFrom, DueTo: dueTo, Overdue: !form.All}
 	url, switchURL := outstandingURL, outstandingAllURL
 	if form.All {
 		url, switchURL = outstandingAllURL, outstandingURL
@@ -78,12 +77,15 @@ func (h *Handler) reportOutstanding(w http.ResponseWriter, r *http.Request) {
 		status = h.reportFailure(ctx, &v.ReportShell, err)
 	} else {
 		rep := res.Value
-		today := rep.Today
-		v.Report = &pages.OutstandingReport{Today: rep.Today, Students: len(rep.Rows), Total: outstandingRow(ctx, rep.Total, today)}
-		var rows []reports.OutstandingRow
+		v.Report = &pages.OutstandingReport{Today: rep.Today, Students: len(rep.Rows), Total: outstandingRow(ctx, rep.Total)}
+		v.LettersURL, v.LettersCount = remindersURL(rep.Rows)
+		var rows []ledger.OutstandingRow
 		rows, v.Pager = pageOf(r, rep.Rows, v.URL)
+		standings := h.formerAmong(ctx, rep.Rows, v.Report) // report_alumni.go: leavers named apart
 		for _, o := range rows {
-			v.Rows = append(v.Rows, outstandingRow(ctx, o, today))
+			row := outstandingRow(ctx, o)
+			row.Standing = standings[o.NIS]
+			v.Rows = append(v.Rows, row)
 		}
 		v.Fresh = h.freshness(ctx, res.Fresh, v.URL)
 	}

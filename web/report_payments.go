@@ -4,13 +4,14 @@ import (
 	"net/http"
 
 	"github.com/sekolah/portal/internal/i18n"
+	"github.com/sekolah/portal/internal/ledger"
 	"github.com/sekolah/portal/internal/reports"
 	"github.com/sekolah/portal/views/pages"
 )
 
 // paymentsReport shapes the payments report's figures for the page.
 func paymentsReport(rep reports.PaymentsReport) *pages.PaymentsReport {
-	day := func(d reports.DayTotal) pages.PaymentDay {
+	day := func(d ledger.DayTotal) pages.PaymentDay {
 		return pages.PaymentDay{Day: d.Day, Count: d.Count, Penalty: d.Penalty, Paid: d.Paid}
 	}
 	v := &pages.PaymentsReport{Total: day(rep.Total), Empty: len(rep.Rows) == 0}
@@ -50,7 +51,7 @@ func (h *Handler) reportPayments(w http.ResponseWriter, r *http.Request) {
 		status = h.reportFailure(ctx, &v.ReportShell, err)
 	} else {
 		v.Report = paymentsReport(res.Value)
-		var rows []reports.PaymentRow
+		var rows []ledger.PaymentRow
 		rows, v.Pager = pageOf(r, res.Value.Rows, v.URL)
 		for _, p := range rows {
 			v.Rows = append(v.Rows, pages.PaymentRow{PaidAt: p.PaidAt, NIS: p.NIS, Name: p.Name, Class: reports.ClassLabel(i18n.From(ctx), p.Class),

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/sekolah/portal/internal/i18n"
+	"github.com/sekolah/portal/internal/ledger"
 	"github.com/sekolah/portal/internal/reports"
 	"github.com/sekolah/portal/views/components"
 	"github.com/sekolah/portal/views/pages"
@@ -47,7 +48,7 @@ func (h *Handler) parsePaymentsForm(r *http.Request) (pages.PaymentsForm, report
 	today := h.reports.Today()
 	form := pages.PaymentsForm{From: q.Get("from"), To: q.Get("to"), Account: strings.TrimSpace(q.Get("account"))}
 	if form.From == "" {
-		form.From = reports.MonthStart(today).Format(time.DateOnly)
+		form.From = ledger.MonthStart(today).Format(time.DateOnly)
 	}
 	if form.To == "" {
 		form.To = today.Format(time.DateOnly)

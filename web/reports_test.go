@@ -263,7 +263,7 @@ func TestReportExportsDownload(t *testing.T) {
 	t.Parallel()
 	p, svc := reportsDemoPortal(t)
 	ctx := context.Background()
-	out, err := svc.Outstanding(ctx, reports.OutstandingFilter{Account: "SPP", Overdue: true}, false)
+	out, err := svc.Outstanding(ctx, ledger.OutstandingFilter{Account: "SPP", Overdue: true}, false)
 	if err != nil {
 		t.Fatal(err)
 	}

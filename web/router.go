@@ -24,10 +24,11 @@ func New(d Deps) http.Handler {
 	r := chi.NewRouter()
 
 	// Global stack: request id, client address (forwarding headers only from trusted
-	// proxies), panic → 500 page, one log line per request, security headers on everything,
+	// proxies), panic → 500 page, one log line and the metrics' timing per request (by
+	// route pattern), security headers on everything,
 	// and 30 s for a body to arrive (the upload and the school's logo get more below).
 	r.Use(middleware.RequestID, h.clientAddress)
-	r.Use(h.requestLogger, h.recoverer, h.securityHeaders, h.bodyDeadline(formBodyTimeout))
+	r.Use(h.requestLogger, h.measure, h.recoverer, h.securityHeaders, h.bodyDeadline(formBodyTimeout))
 	r.NotFound(h.withSession(h.notFound))
 	r.MethodNotAllowed(h.withSession(func(w http.ResponseWriter, r *http.Request) {
 		h.renderError(w, r, http.StatusMethodNotAllowed, "")
@@ -40,6 +41,9 @@ func New(d Deps) http.Handler {
 	// The billing service's payment callbacks: no session, no CSRF (the signature is the
 	// proof); the handler bounds the body.
 	r.Post("/hooks/payments", h.receivePaymentCallback)
+	// The WhatsApp Cloud API's webhook: its subscription check, then signed notifications.
+	r.Get("/hooks/whatsapp", h.whatsAppHandshake)
+	r.Post("/hooks/whatsapp", h.receiveWhatsAppWebhook)
 
 	// The upload form's POST: the body limit is the upload limit; only a person allowed to
 	// upload, from the portal's own pages (the cross-origin check comes first), gets the
@@ -73,6 +77,16 @@ func New(d Deps) http.Handler {
 		r.Post("/register", h.submitPublicRegistration)
 		r.Get("/register/thanks", h.publicRegistrationThanks)
 
+		// The parent page: no sign-in, the link's token is the key; rate-limited per
+		// address, never indexed.
+		r.Route("/p/{token}", func(r chi.Router) {
+			r.Use(h.parentGuard)
+			r.Get("/", h.showParentPage)
+			r.Get("/receipt", h.showParentReceipt)
+			r.Get("/letter", h.showParentLetter)
+			r.Get("/logo", h.showParentLogo)
+		})
+
 		r.Group(func(r chi.Router) {
 			r.Use(h.requireSignIn)
 			r.Post("/logout", h.logout)
@@ -99,6 +113,8 @@ func New(d Deps) http.Handler {
 				r.Post("/statement", h.reportStatement)
 				r.Get("/accounts", h.reportAccounts)
 				r.Post("/accounts", h.reportAccounts)
+				r.Get("/alumni", h.reportAlumni)
+				r.Post("/alumni", h.reportAlumni)
 			})
 
 			// Students: the roster, one student's bills, and the writes through h.writer.
@@ -109,6 +125,9 @@ func New(d Deps) http.Handler {
 				r.With(h.require(auth.WriteBilling)).Post("/sync", h.startSync)
 				r.With(h.require(auth.WriteBilling)).Get("/new", h.newStudent)
 				r.With(h.require(auth.WriteBilling)).Post("/new", h.createStudent)
+				// Letters of a class or of the arrears report's selection, one per page.
+				r.Get("/letters", h.showLetters)
+				r.With(h.require(auth.WriteBilling)).Post("/letters/record", h.recordLetters)
 				r.Route("/{nis}", func(r chi.Router) {
 					r.Use(h.studentCtx)
 					r.Get("/", h.showStudent)
@@ -122,6 +141,10 @@ func New(d Deps) http.Handler {
 						r.Use(h.require(auth.WriteBilling))
 						r.Get("/edit", h.editStudent)
 						r.Post("/edit", h.updateStudent)
+						// The parents' contacts and their page's link.
+						r.Get("/contacts", h.editStudentContacts)
+						r.Post("/contacts", h.saveStudentContacts)
+						r.Post("/parent-link", h.renewParentLink)
 						r.Get("/delete", h.confirmDeleteStudent)
 						r.Post("/delete", h.deleteStudent)
 						r.Get("/components/new", h.newComponents)
@@ -131,6 +154,19 @@ func New(d Deps) http.Handler {
 						r.Post("/components/cancel", h.cancelComponents)
 						r.With(h.componentCtx).Get("/components/{cid}/edit", h.editComponent)
 						r.With(h.componentCtx).Post("/components/{cid}/edit", h.updateComponent)
+						// Instalments (cicilan): one component split into dated parts (form,
+						// preview, confirm: a correction job), and a split undone.
+						r.With(h.componentCtx).Get("/components/{cid}/instalments", h.newInstalments)
+						r.With(h.componentCtx).Post("/components/{cid}/instalments/preview", h.previewInstalments)
+						r.With(h.componentCtx).Post("/components/{cid}/instalments/confirm", h.confirmInstalments)
+						r.Get("/instalments/{orig}/undo", h.confirmUndoInstalments)
+						r.Post("/instalments/{orig}/undo", h.undoInstalments)
+						// The student's status (active, graduated, moved, left), and a leaver's
+						// bills due after they left cancelled (preview, then a correction job).
+						r.Get("/status", h.editStudentStatus)
+						r.Post("/status", h.updateStudentStatus)
+						r.Get("/leave", h.previewLeave)
+						r.Post("/leave", h.confirmLeave)
 					})
 				})
 			})
@@ -261,6 +297,10 @@ func New(d Deps) http.Handler {
 				r.Post("/settings/registration", h.saveRegistrationSettings)
 				r.Get("/settings/school", h.showSchoolSettings)
 				r.Post("/settings/school/logo/delete", h.deleteSchoolLogo)
+				r.Get("/settings/messages", h.showMessagesSettings)
+				r.Post("/settings/messages", h.saveMessagesSettings)
+				r.Post("/settings/messages/test", h.sendTestMessage)
+				r.Get("/settings/messages/sent", h.listSentMessages)
 				r.Get("/settings/data", h.showDataSettings)
 				r.Post("/settings/data/reconcile", h.askReconcile)
 			})

@@ -20,6 +20,9 @@ func (h *Handler) saveSchoolSettings(w http.ResponseWriter, r *http.Request) {
 		Name: r.PostFormValue("name"), Address: r.PostFormValue("address"), NPSN: r.PostFormValue("npsn"),
 		Phone: r.PostFormValue("phone"), ReceiptFooter: r.PostFormValue("receipt_footer"),
 		ReceiptPattern: r.PostFormValue("receipt_pattern"), LetterNote: r.PostFormValue("letter_note"),
+		City: r.PostFormValue("city"), BursarName: r.PostFormValue("bursar_name"), BursarNIP: r.PostFormValue("bursar_nip"),
+		PrincipalName: r.PostFormValue("principal_name"), PrincipalNIP: r.PostFormValue("principal_nip"),
+		LetterPattern: r.PostFormValue("letter_pattern"),
 	}
 	logo, err := readLogo(r)
 	if err != nil {
@@ -28,7 +31,8 @@ func (h *Handler) saveSchoolSettings(w http.ResponseWriter, r *http.Request) {
 	}
 	_, err = h.school.Update(ctx, h.actor(r), school.Input{
 		Name: f.Name, Address: f.Address, NPSN: f.NPSN, Phone: f.Phone, ReceiptFooter: f.ReceiptFooter,
-		ReceiptPattern: f.ReceiptPattern, LetterNote: f.LetterNote,
+		ReceiptPattern: f.ReceiptPattern, LetterNote: f.LetterNote, City: f.City, BursarName: f.BursarName, BursarNIP: f.BursarNIP,
+		PrincipalName: f.PrincipalName, PrincipalNIP: f.PrincipalNIP, LetterPattern: f.LetterPattern,
 	}, logo)
 	if err == nil {
 		h.addFlash(w, r, "success", i18n.T(ctx, "school.saved"))

@@ -16,7 +16,8 @@ func (h *Handler) showSchoolSettings(w http.ResponseWriter, r *http.Request) {
 	}
 	v := pages.SchoolSettingsView{Form: pages.SchoolSettingsForm{
 		Name: p.Name, Address: p.Address, NPSN: p.NPSN, Phone: p.Phone, ReceiptFooter: p.ReceiptFooter,
-		ReceiptPattern: p.ReceiptPattern, LetterNote: p.LetterNote,
+		ReceiptPattern: p.ReceiptPattern, LetterNote: p.LetterNote, City: p.City, BursarName: p.BursarName, BursarNIP: p.BursarNIP,
+		PrincipalName: p.PrincipalName, PrincipalNIP: p.PrincipalNIP, LetterPattern: p.LetterPattern,
 	}}
 	h.renderSchoolSettings(w, r, http.StatusOK, v, p.LogoVersion)
 }

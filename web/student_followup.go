@@ -31,9 +31,11 @@ func (h *Handler) followUpStudent(w http.ResponseWriter, r *http.Request) {
 	notice := pages.FollowUpNoticeView{StudentURL: studentURL(s.NIS), ReminderURL: reminderURL(s.NIS)}
 	switch {
 	case errors.Is(err, followups.ErrNoPhone):
-		notice.Message, notice.EditURL = i18n.T(ctx, "followups.no_phone", name), studentURL(s.NIS)+"/edit"
+		notice.Message, notice.EditURL = i18n.T(ctx, "followups.no_phone", name), studentURL(s.NIS)+"/contacts"
 	case errors.Is(err, followups.ErrNotMobile):
-		notice.Message, notice.EditURL = i18n.T(ctx, "followups.not_mobile", name, s.Phone), studentURL(s.NIS)+"/edit"
+		notice.Message, notice.EditURL = i18n.T(ctx, "followups.not_mobile", name, s.Phone), studentURL(s.NIS)+"/contacts"
+	case errors.Is(err, followups.ErrOptedOut):
+		notice.Message, notice.EditURL = i18n.T(ctx, "followups.opted_out", name), studentURL(s.NIS)+"/contacts"
 	case errors.Is(err, followups.ErrNothingOverdue):
 		notice.Message, notice.ReminderURL = i18n.T(ctx, "followups.nothing_overdue", name), ""
 	case err != nil:

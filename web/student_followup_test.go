@@ -125,9 +125,9 @@ func TestFollowUps(t *testing.T) {
 		if err := p.DB.UpsertStudents(ctx, []store.Student{siti}); err != nil {
 			t.Fatal(err)
 		}
-		// The student page says so before the click: WhatsApp leads to the record's form.
+		// The student page says so before the click: WhatsApp leads to the parents' contacts.
 		sp := c.Get("/students/2024001")
-		if a := sp.Doc.Find(`[data-testid="student-whatsapp-phone"]`); a.AttrOr("href", "") != "/students/2024001/edit" ||
+		if a := sp.Doc.Find(`[data-testid="student-whatsapp-phone"]`); a.AttrOr("href", "") != "/students/2024001/contacts" ||
 			!strings.Contains(a.AttrOr("title", ""), want) || sp.Doc.Find(`[data-testid="student-whatsapp"]`).Length() != 0 {
 			t.Errorf("student page with phone %q: %q %q", phone, a.AttrOr("href", ""), a.AttrOr("title", ""))
 		}

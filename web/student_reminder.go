@@ -6,6 +6,7 @@ import (
 	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/followups"
 	"github.com/sekolah/portal/internal/i18n"
+	"github.com/sekolah/portal/internal/letters"
 	"github.com/sekolah/portal/views/pages"
 )
 
@@ -15,22 +16,13 @@ import (
 func (h *Handler) showReminder(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	s := studentFrom(r)
-	o, err := h.followups.Overdue(ctx, s)
+	b, err := h.letters.One(ctx, letters.Reminder, s)
 	if err != nil {
 		h.log.Error("reminder letter from the ledger", "nis", s.NIS, "err", err)
 		h.renderError(w, r, http.StatusInternalServerError, i18n.T(ctx, "ledger.unreadable"))
 		return
 	}
-	prof, perr := h.school.Profile(ctx)
-	if perr != nil {
-		h.log.Error("read the school profile", "err", perr)
-	}
-	v := pages.ReminderView{School: schoolHeaderOf(ctx, prof), NIS: s.NIS, Student: o.Name, Class: s.Description,
-		Today: o.Today, Total: o.Total, Penalty: o.Penalty, HowToPay: prof.LetterNote, StudentURL: studentURL(s.NIS)}
-	for _, it := range o.Items {
-		v.Lines = append(v.Lines, pages.ReminderLine{Name: it.Name, Due: it.Due, DaysLate: it.DaysLate,
-			Amount: it.Amount, Penalty: it.Penalty, Price: it.Price})
-	}
+	v := pages.ReminderView{Set: letterSetOf(ctx, b), StudentURL: studentURL(s.NIS)}
 	if can(ctx, auth.WriteBilling) {
 		v.RecordURL = followUpURL(s.NIS)
 	}

@@ -7,7 +7,6 @@ import (
 	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/component"
-	"github.com/sekolah/portal/internal/followups"
 	"github.com/sekolah/portal/internal/i18n"
 	"github.com/sekolah/portal/internal/students"
 	"github.com/sekolah/portal/views/pages"
@@ -21,11 +20,7 @@ func (h *Handler) studentView(r *http.Request) (pages.StudentView, int) {
 	today := h.today()
 	v := pages.StudentView{Student: studentInfo(s), Today: today, CanWrite: can(ctx, auth.WriteBilling), PayURL: paymentNewURL(s.NIS),
 		LetterURL: letterURL(s.NIS), ReminderURL: reminderURL(s.NIS), FollowUpURL: followUpURL(s.NIS)}
-	if _, err := followups.WhatsAppNumber(s.Phone); errors.Is(err, followups.ErrNoPhone) {
-		v.NoWhatsApp = i18n.T(ctx, "followups.no_phone", s.Name)
-	} else if err != nil {
-		v.NoWhatsApp = i18n.T(ctx, "followups.not_mobile", s.Name, s.Phone)
-	}
+	v.Parents, v.NoWhatsApp = h.parentsCard(ctx, s)
 	acc, err := students.LoadAccount(ctx, h.ledger, s.NIS, today)
 	if errors.Is(err, billing.ErrNotFound) {
 		err = nil // on the roster with no component at all (the ledger knows no bill of theirs)
@@ -73,5 +68,8 @@ func (h *Handler) studentView(r *http.Request) (pages.StudentView, int) {
 // showStudent is one student's page.
 func (h *Handler) showStudent(w http.ResponseWriter, r *http.Request) {
 	v, status := h.studentView(r)
+	if status == http.StatusOK {
+		h.studentExtras(r, &v) // student_show_groups.go: status, leavers, instalments
+	}
 	h.page(w, r, status, pages.StudentShow(v), pages.StudentBody(v))
 }

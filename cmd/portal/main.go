@@ -22,6 +22,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 	_ "time/tzdata" // the zone database travels in the binary: the container image has none
@@ -32,6 +33,7 @@ import (
 	"github.com/sekolah/portal/internal/boundlog"
 	"github.com/sekolah/portal/internal/clock"
 	"github.com/sekolah/portal/internal/config"
+	"github.com/sekolah/portal/internal/metrics"
 	"github.com/sekolah/portal/internal/sandbox"
 	"github.com/sekolah/portal/internal/store"
 	"github.com/sekolah/portal/web"
@@ -101,7 +103,7 @@ func serve(ctx context.Context, cfg config.Config, db *store.DB, authSvc *auth.S
 	if err := giveAdminPassword(cfg, log, stdout, created, generated); err != nil {
 		return err
 	}
-	keys, err := sessionKeys(ctx, cfg, db)
+	keys, linkKey, err := sessionKeys(ctx, cfg, db)
 	if err != nil {
 		return err
 	}
@@ -112,11 +114,23 @@ func serve(ctx context.Context, cfg config.Config, db *store.DB, authSvc *auth.S
 		return fmt.Errorf("listen on %s (PORTAL_ADDR): %w", cfg.Addr, err)
 	}
 	defer ln.Close()
+	// The metrics' own listener, when PORTAL_METRICS_ADDR asks for one: taken now, so a
+	// port in use stops the start naming the variable.
+	m, metricsLn, err := listenMetrics(cfg, authSvc.Clock, log)
+	if err != nil {
+		return err
+	}
+	if metricsLn != nil {
+		defer metricsLn.Close()
+	}
 
 	billingCfg := billing.Config{
 		BaseURL: cfg.UpstreamURL, Username: cfg.UpstreamUsername, Password: cfg.UpstreamPassword,
 		Location: cfg.Location, Timeout: cfg.UpstreamTimeout, Deadline: cfg.UpstreamDeadline, Logger: log,
 		Now: authSvc.Clock.Func(),
+	}
+	if m != nil {
+		billingCfg.Observe = m.BillingCall // every call to the service, counted by endpoint
 	}
 	if cfg.Sandbox() {
 		url, closeSandbox, err := startSandbox(cfg, callbackURL(ln.Addr()), log)
@@ -126,6 +140,13 @@ func serve(ctx context.Context, cfg config.Config, db *store.DB, authSvc *auth.S
 		defer closeSandbox()
 		billingCfg.BaseURL, billingCfg.Username, billingCfg.Password = url, "portal", sandboxPassword
 	}
+	// Without a WhatsApp account or a mail server, the demo's messages go to embedded
+	// sandboxes (the Settings → Messages page shows what they "sent").
+	sandboxed, closeMessages, err := startMessageSandboxes(&cfg, strings.Replace(callbackURL(ln.Addr()), "/hooks/payments", "/hooks/whatsapp", 1), log)
+	if err != nil {
+		return err
+	}
+	defer closeMessages()
 	client, err := billing.New(billingCfg)
 	if err != nil {
 		return fmt.Errorf("billing client: %w", err)
@@ -133,7 +154,7 @@ func serve(ctx context.Context, cfg config.Config, db *store.DB, authSvc *auth.S
 
 	// Every service and background worker is built once here and handed to the routes.
 	a, err := app.New(ctx, app.Options{Config: cfg, DB: db, Billing: client, Logger: log, Auth: authSvc,
-		Now: authSvc.Clock.Func()})
+		Now: authSvc.Clock.Func(), ParentLinkKey: linkKey, MessageSandboxes: sandboxed, Metrics: m})
 	if err != nil {
 		return fmt.Errorf("build the portal (PORTAL_DATABASE_URL): %w", err)
 	}
@@ -178,8 +199,13 @@ func serve(ctx context.Context, cfg config.Config, db *store.DB, authSvc *auth.S
 	}
 	log.Info("portal ready: open http://"+ln.Addr().String()+" and "+signIn, "upstream", cfg.UpstreamEnv)
 
-	errc := make(chan error, 1)
+	errc := make(chan error, 2)
 	go func() { errc <- srv.Serve(ln) }()
+	var metricsSrv *http.Server
+	if metricsLn != nil {
+		metricsSrv = serveMetrics(m, metricsLn, log, errc)
+		log.Info("metrics at http://" + metricsLn.Addr().String() + metrics.Path)
+	}
 	select {
 	case err := <-errc:
 		return fmt.Errorf("serve: %w", err)
@@ -188,10 +214,52 @@ func serve(ctx context.Context, cfg config.Config, db *store.DB, authSvc *auth.S
 	log.Info("shutting down")
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	if err := srv.Shutdown(shutdownCtx); err != nil {
+	// The pages first; the metrics after them (a scrape meanwhile still sees the state),
+	// both before the workers stop and the database closes (deferred above).
+	err = srv.Shutdown(shutdownCtx)
+	if metricsSrv != nil {
+		err = errors.Join(err, metricsSrv.Shutdown(shutdownCtx))
+	}
+	if err != nil {
 		return fmt.Errorf("shutdown: %w", err)
 	}
 	return nil
+}
+
+// listenMetrics builds the metrics and takes their listener when PORTAL_METRICS_ADDR is
+// set; nothing (all nil) when it is off.
+func listenMetrics(cfg config.Config, clk clock.Clock, log *slog.Logger) (*metrics.Metrics, net.Listener, error) {
+	if cfg.MetricsAddr == "" {
+		return nil, nil, nil
+	}
+	m, err := metrics.New(metrics.Config{Clock: clk, Log: log})
+	if err != nil {
+		return nil, nil, err
+	}
+	ln, err := net.Listen("tcp", cfg.MetricsAddr)
+	if err != nil {
+		return nil, nil, fmt.Errorf("listen on %s (PORTAL_METRICS_ADDR): %w", cfg.MetricsAddr, err)
+	}
+	return m, ln, nil
+}
+
+// serveMetrics serves /metrics on ln, its own listener, until it is shut down; a failure
+// to serve goes to errc, as the pages' does.
+func serveMetrics(m *metrics.Metrics, ln net.Listener, log *slog.Logger, errc chan<- error) *http.Server {
+	srv := &http.Server{
+		Handler:           m.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      30 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	go func() {
+		if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+			errc <- fmt.Errorf("metrics (PORTAL_METRICS_ADDR): %w", err)
+		}
+	}()
+	return srv
 }
 
 // sandboxPassword is the embedded sandbox's issued password. It never leaves the process:
@@ -248,21 +316,23 @@ func startSandbox(cfg config.Config, callback string, log *slog.Logger) (url str
 
 // sessionKeys derives the cookie keys from PORTAL_SESSION_KEY or, when unset, from a
 // secret generated once and kept in the database, so restarts (and other instances on
-// the same database) keep people signed in.
-func sessionKeys(ctx context.Context, cfg config.Config, db *store.DB) ([2][]byte, error) {
+// the same database) keep people signed in; and from the same secret the key that signs
+// the parent page links.
+func sessionKeys(ctx context.Context, cfg config.Config, db *store.DB) ([2][]byte, []byte, error) {
 	secret := cfg.SessionKey
 	if secret == "" {
 		b := make([]byte, 32)
 		if _, err := rand.Read(b); err != nil {
-			return [2][]byte{}, err
+			return [2][]byte{}, nil, err
 		}
 		stored, err := db.EnsureSetting(ctx, "session_key", hex.EncodeToString(b))
 		if err != nil {
-			return [2][]byte{}, fmt.Errorf("session key: %w", err)
+			return [2][]byte{}, nil, fmt.Errorf("session key: %w", err)
 		}
 		secret = stored
 	}
 	hash := sha256.Sum256([]byte("portal session authentication\x00" + secret))
 	block := sha256.Sum256([]byte("portal session encryption\x00" + secret))
-	return [2][]byte{hash[:], block[:]}, nil
+	links := sha256.Sum256([]byte("portal parent page links\x00" + secret))
+	return [2][]byte{hash[:], block[:]}, links[:], nil
 }

@@ -10,6 +10,8 @@ package app
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -25,7 +27,13 @@ import (
 	"github.com/sekolah/portal/internal/corrections"
 	"github.com/sekolah/portal/internal/counter"
 	"github.com/sekolah/portal/internal/followups"
+	"github.com/sekolah/portal/internal/jobs"
 	"github.com/sekolah/portal/internal/ledger"
+	"github.com/sekolah/portal/internal/letters"
+	"github.com/sekolah/portal/internal/mail"
+	"github.com/sekolah/portal/internal/messaging"
+	"github.com/sekolah/portal/internal/metrics"
+	"github.com/sekolah/portal/internal/parents"
 	"github.com/sekolah/portal/internal/plans"
 	"github.com/sekolah/portal/internal/registration"
 	"github.com/sekolah/portal/internal/reports"
@@ -33,6 +41,7 @@ import (
 	"github.com/sekolah/portal/internal/store"
 	"github.com/sekolah/portal/internal/students"
 	"github.com/sekolah/portal/internal/uploads"
+	"github.com/sekolah/portal/internal/whatsapp"
 )
 
 // Options are what the portal is built from.
@@ -60,6 +69,17 @@ type Options struct {
 	Corrections func(*corrections.Config)
 	// Plans adjusts the fee plans' configuration (their apply jobs) before they are built.
 	Plans func(*plans.Config)
+	// MessageSandboxes are the channels whose configuration points at an embedded message
+	// sandbox (cmd/portal's demo, the tests): the pages say nothing leaves the machine.
+	MessageSandboxes map[messaging.Channel]bool
+	// ParentLinkKey signs the parent page links (32 bytes or more); nil: a key generated
+	// once and kept in the database. cmd/portal derives it from PORTAL_SESSION_KEY's
+	// secret, so a copy of the database alone cannot make links.
+	ParentLinkKey []byte
+	// Metrics are the instance's metrics (PORTAL_METRICS_ADDR; nil: none), built by the
+	// caller before the billing client, whose calls they count: the ledger, the job
+	// runners, the requests and a scrape's reads of the database are wired to them here.
+	Metrics *metrics.Metrics
 }
 
 // Worker is a part that runs in the background of the portal process.
@@ -94,6 +114,14 @@ type App struct {
 	School *school.Service
 	// FollowUps are the WhatsApp messages and reminder letters about arrears.
 	FollowUps *followups.Service
+	// Letters are the bill letters and reminders a school signs, one or a class at once.
+	Letters *letters.Service
+	// Parents are the parents' contacts, their page links and the parent page.
+	Parents *parents.Service
+	// Messaging sends parents WhatsApp messages and e-mail and keeps their record.
+	Messaging *messaging.Service
+	// ParentPages bounds how often one address opens parent pages.
+	ParentPages *parents.Limiter
 
 	// Ledger is the portal's read model of the service: every page reads it.
 	Ledger *ledger.Ledger
@@ -118,6 +146,9 @@ type App struct {
 	Pruner *Periodic
 	// Intake sends the public form's applications, or holds them for staff (a worker).
 	Intake *registration.Intake
+	// Metrics are the instance's metrics (nil when PORTAL_METRICS_ADDR is off): the
+	// handlers time each request with them.
+	Metrics *metrics.Metrics
 
 	workers []Worker
 	started []Worker
@@ -138,7 +169,8 @@ func New(ctx context.Context, o Options) (*App, error) {
 		return nil, errors.New("app: no time zone (PORTAL_TZ): the school's dates would be guessed")
 	}
 	clk := clock.New(o.Now, cfg.Location)
-	a := &App{Config: cfg, DB: o.DB, Billing: o.Billing, Log: log, Clock: clk, Audit: audit.Log{DB: o.DB, Clock: clk}}
+	a := &App{Config: cfg, DB: o.DB, Billing: o.Billing, Log: log, Clock: clk, Audit: audit.Log{DB: o.DB, Clock: clk},
+		Metrics: o.Metrics}
 
 	a.Auth = o.Auth
 	if a.Auth == nil {
@@ -147,7 +179,7 @@ func New(ctx context.Context, o Options) (*App, error) {
 	}
 	var err error
 	a.Ledger, err = ledger.New(ctx, ledger.Config{DB: o.DB, Clock: clk, Verify: o.Billing.VerifyCallback,
-		Logger: log.With("component", "ledger")})
+		Logger: log.With("component", "ledger"), Observer: o.Metrics.Ledger()})
 	if err != nil {
 		return nil, fmt.Errorf("app: %w", err)
 	}
@@ -190,6 +222,37 @@ func New(ctx context.Context, o Options) (*App, error) {
 			}
 			return p.Name
 		}}
+	a.Letters = &letters.Service{DB: o.DB, Ledger: a.Ledger, School: a.School, FollowUps: a.FollowUps, Clock: clk}
+	linkKey := o.ParentLinkKey
+	if len(linkKey) == 0 {
+		// Without a key from the caller, one kept in the database (generated once).
+		hexKey, err := o.DB.EnsureSetting(ctx, "parent_link_key", hex.EncodeToString(randomKey()))
+		if err != nil {
+			return nil, fmt.Errorf("app: parent link key: %w", err)
+		}
+		if linkKey, err = hex.DecodeString(hexKey); err != nil {
+			return nil, fmt.Errorf("app: parent link key: %w", err)
+		}
+	}
+	a.Parents = &parents.Service{DB: o.DB, Ledger: a.Ledger, School: a.School, Clock: clk, Key: linkKey, PublicURL: cfg.PublicURL, Log: log}
+	a.Registration.ParentContacts = a.Parents.FromRegistration
+	// A WhatsApp follow-up goes to the parents' number, and never to parents who opted out.
+	a.FollowUps.WhatsAppTo = func(ctx context.Context, st store.Student) (string, error) {
+		r, err := a.Parents.Recipients(ctx, st)
+		switch {
+		case err != nil:
+			return "", err
+		case errors.Is(r.WhatsApp.Err, parents.ErrOptedOut):
+			return "", followups.ErrOptedOut
+		}
+		return r.WhatsApp.Address, r.WhatsApp.Err
+	}
+	if a.Messaging, err = newMessaging(cfg, o, clk, log); err != nil {
+		return nil, fmt.Errorf("app: %w", err)
+	}
+	// A page a minute for a school's parents behind one address is plenty; ten wrong links
+	// in ten minutes is someone guessing.
+	a.ParentPages = parents.NewLimiter(clk, 120, 10, 10*time.Minute)
 
 	// The job runners take the portal's clock like every service; the test harness gives
 	// them the system's (their leases are compared across instances through the database,
@@ -223,12 +286,31 @@ func New(ctx context.Context, o Options) (*App, error) {
 	a.Plans = plans.New(pcfg, o.DB, a.Ledger, a.Writer, a.Corrections, log.With("component", "plans"))
 	a.Discounts = reports.NewDiscounts(a.Plans, clk.Zone())
 	a.workers = []Worker{a.Uploads, a.Sync, a.Callbacks, a.Corrections, a.Plans, a.Pruner, a.Intake}
+	// What a scrape reads from the database: the same on every instance. The job kinds
+	// tell the metrics of themselves when they start (Start).
+	o.Metrics.Read(metrics.Sources{Ledger: a.Ledger, Applications: a.waitingApplications})
 	return a, nil
+}
+
+// waitingApplications counts the public form's applications that wait, by state: for the
+// Intake, being sent, held for staff (the metrics).
+func (a *App) waitingApplications(ctx context.Context) (map[string]int, error) {
+	out := map[string]int{}
+	for _, s := range []registration.ApplicationState{registration.StateNew, registration.StateSending, registration.StatePending} {
+		n, err := a.DB.CountRegistrationApplications(ctx, string(s))
+		if err != nil {
+			return nil, err
+		}
+		out[string(s)] = n
+	}
+	return out, nil
 }
 
 // Start starts every worker (the uploads runner resumes what a previous process left).
 // When one fails to start, those already started are stopped again.
 func (a *App) Start(ctx context.Context) error {
+	// Every job kind's runner tells the metrics of itself as it starts (internal/jobs).
+	ctx = jobs.WithWatcher(ctx, a.Metrics.Jobs())
 	for _, w := range a.workers {
 		if err := w.Start(ctx); err != nil {
 			stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
@@ -268,4 +350,39 @@ func (a *App) PrepareDemo(ctx context.Context) error {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
+}
+
+func randomKey() []byte {
+	b := make([]byte, 32)
+	_, _ = rand.Read(b)
+	return b
+}
+
+// newMessaging builds the message clients the configuration names (a channel without
+// one stays off) and the service that sends through them.
+func newMessaging(cfg config.Config, o Options, clk clock.Clock, log *slog.Logger) (*messaging.Service, error) {
+	m := &messaging.Service{DB: o.DB, Clock: clk, Log: log.With("component", "messages"), Sandboxed: o.MessageSandboxes}
+	if cfg.PublicURL != "" {
+		m.WebhookURL = cfg.PublicURL + "/hooks/whatsapp"
+	}
+	if w := cfg.WhatsApp; w.Configured() {
+		c, err := whatsapp.New(whatsapp.Config{BaseURL: w.URL, Token: w.Token, PhoneNumberID: w.PhoneID, AppSecret: w.AppSecret, VerifyToken: w.VerifyToken})
+		if err != nil {
+			return nil, err
+		}
+		m.WhatsApp = c
+	}
+	if s := cfg.SMTP; s.Configured() {
+		from := s.From
+		if from == "" {
+			from = "Portal Sekolah <keuangan@sekolah.invalid>"
+		}
+		c, err := mail.New(mail.Config{Host: s.Host, Port: s.Port, Username: s.Username, Password: s.Password, Implicit: s.Implicit,
+			From: from, Now: clk.Func()})
+		if err != nil {
+			return nil, err
+		}
+		m.Mail = c
+	}
+	return m, nil
 }

@@ -20,13 +20,19 @@ import (
 	"github.com/sekolah/portal/internal/students"
 )
 
-// The browser's tabs, as the `state` URL parameter spells them. Other pages link to them.
+// The browser's tabs, as the `state` URL parameter spells them (the service's words for
+// the first three). Other pages link to them.
 const (
-	StateOutstanding = ledger.TabOutstanding
-	StatePaid        = ledger.TabPaid
-	StateExpired     = ledger.TabExpired
-	StateAll         = ledger.TabAll
+	StateOutstanding = "provisioned" // open and payable today
+	StatePaid        = "paid"
+	StateExpired     = "expired" // open, past the expiry day
+	StateAll         = "all"     // all but deleted
 )
+
+// tabs is the ledger's tab each state names.
+var tabs = map[string]ledger.Tab{
+	StateOutstanding: ledger.TabOutstanding, StatePaid: ledger.TabPaid, StateExpired: ledger.TabExpired, StateAll: ledger.TabAll,
+}
 
 // States lists the tabs in the order the page shows them.
 var States = []string{StateOutstanding, StatePaid, StateExpired, StateAll}
@@ -125,14 +131,13 @@ func ParseFilter(v url.Values, accounts []string) (Request, problem.List) {
 	var probs problem.List
 	srt, _ := ParseSort(f.Sort)
 	q := ledger.BillsQuery{Account: f.Account, Notes: f.Notes, Ref: f.Ref, NIS: f.NIS, Class: f.Class, Search: f.Search,
-		Sort: srt.Key, Desc: srt.Desc, Offset: f.Offset, Limit: f.Limit}
-	switch f.State {
-	case "":
+		Sort: sortColumns[srt.Key], Desc: srt.Desc, Offset: f.Offset, Limit: f.Limit}
+	if f.State == "" {
 		f.State = DefaultState
-		q.Tab = DefaultState
-	case StateOutstanding, StatePaid, StateExpired, StateAll:
-		q.Tab = f.State
-	default:
+	}
+	if tab, ok := tabs[f.State]; ok {
+		q.Tab = tab
+	} else {
 		probs.Add(ParamState, "form.invalid_choice")
 	}
 	if f.Account != "" && !slices.Contains(accounts, f.Account) {

@@ -8,13 +8,18 @@ import (
 	"github.com/sekolah/portal/internal/ledger"
 )
 
-// The sort keys of the browser (the ledger's sort columns); "-key" sorts descending.
+// The sort keys of the browser, as the `sort` URL parameter spells them; "-key" sorts
+// descending.
 const (
-	SortDue    = ledger.SortDue
-	SortAmount = ledger.SortAmount
-	SortNIS    = ledger.SortNIS
-	SortPaid   = ledger.SortPaid
+	SortDue    = "due"
+	SortAmount = "amount"
+	SortNIS    = "nis" // numeric NIS by value, before the others
+	SortPaid   = "paid"
 )
+
+// sortColumns is the ledger's sort column each key names.
+var sortColumns = map[string]ledger.Sort{SortDue: ledger.SortDue, SortAmount: ledger.SortAmount, SortNIS: ledger.SortNIS,
+	SortPaid: ledger.SortPaid}
 
 // SortKeys lists the sortable columns.
 var SortKeys = []string{SortDue, SortAmount, SortNIS, SortPaid}

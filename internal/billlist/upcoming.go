@@ -66,7 +66,7 @@ func GroupUpcoming(bs []billing.Bill, today time.Time) UpcomingDues {
 	sorted := make([]billing.Bill, 0, len(bs))
 	for _, b := range bs {
 		due := billing.DayIn(b.Due, time.UTC)
-		if b.State == billing.StatePaid || component.Expired(b, today) || due.Before(first) || due.After(last) {
+		if st := component.On(b, today).Status; st == component.StatusPaid || st == component.StatusExpired || due.Before(first) || due.After(last) {
 			continue
 		}
 		sorted = append(sorted, b)
@@ -89,11 +89,12 @@ func GroupUpcoming(bs []billing.Bill, today time.Time) UpcomingDues {
 			it.ReminderIn = int(b.ReminderDay().Sub(first).Hours() / 24) // first is today
 			u.RemindedSoon++
 		}
+		price := component.On(b, today).Price
 		d := &u.Days[i]
 		d.Items = append(d.Items, it)
-		d.Total += b.DueToday(today)
+		d.Total += price
 		u.Count++
-		u.Total += b.DueToday(today)
+		u.Total += price
 	}
 	return u
 }

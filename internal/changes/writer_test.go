@@ -53,7 +53,7 @@ func setupLedger(t *testing.T, timeout time.Duration) (*changes.Writer, *sandbox
 func inLedger(t *testing.T, l *ledger.Ledger, nis string) map[string]billing.Bill {
 	t.Helper()
 	out := map[string]billing.Bill{}
-	for b, err := range l.AllForStudent(context.Background(), nis, billing.Query{State: ledger.StateDeleted}) {
+	for b, err := range l.AllForStudent(context.Background(), nis, billing.Query{State: billing.StateDeleted}) {
 		if err != nil {
 			t.Fatal(err)
 		}

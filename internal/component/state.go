@@ -22,6 +22,12 @@ const (
 
 // Today is what a component is on one day (now in the service zone), by the billing day
 // rule: every page that shows a component's state, lateness or price takes it from here.
+//
+// On is the one reading of a component today. It is built on the billing package's day
+// rule (internal/billing/bill.go: IsLate, DueToday, DaysLate), which is the source: what
+// a day is, when a component is late or expired and what paying it costs. The ledger
+// reads a million components the same way in SQL (internal/ledger/today.go, the second
+// implementation), pinned to On by its property test; nothing else restates the rule.
 type Today struct {
 	Status Status
 	// DueToday: unpaid and today is its due day (the last day without the penalty).
@@ -40,7 +46,19 @@ type Today struct {
 
 // On is b on today (now in the service zone).
 func On(b billing.Bill, today time.Time) Today {
-	t := Today{Status: StatusOf(b, today), DaysLate: b.DaysLate(today), Penalty: PenaltyToday(b, today), Price: b.DueToday(today)}
+	t := Today{DaysLate: b.DaysLate(today), Price: b.DueToday(today)}
+	switch {
+	case b.State == billing.StatePaid:
+		t.Status = StatusPaid
+	case b.State == billing.StateExpired || t.Price == 0:
+		// The day rule prices a component 0 exactly when it is paid, deleted or expired
+		// (amounts are more than zero): unpaid and priced 0 is no longer payable.
+		t.Status = StatusExpired
+	case b.IsLate(today):
+		t.Status, t.Penalty = StatusOverdue, b.Penalty
+	default:
+		t.Status = StatusProvisioned
+	}
 	unpaid := t.Status == StatusProvisioned || t.Status == StatusOverdue
 	t.DueToday = unpaid && t.DaysLate == 0
 	t.NotYetActive = unpaid && !b.Active.IsZero() &&
@@ -51,34 +69,6 @@ func On(b billing.Bill, today time.Time) Today {
 // Payable reports whether the service would take a payment for it today.
 func (t Today) Payable() bool {
 	return (t.Status == StatusProvisioned || t.Status == StatusOverdue) && !t.NotYetActive
-}
-
-// StatusOf is b's status on today (now in the service zone).
-func StatusOf(b billing.Bill, today time.Time) Status {
-	switch {
-	case b.State == billing.StatePaid:
-		return StatusPaid
-	case Expired(b, today):
-		return StatusExpired
-	case b.IsLate(today):
-		return StatusOverdue
-	}
-	return StatusProvisioned
-}
-
-// Expired reports an unpaid component no longer payable by the day rule. DueToday is 0
-// exactly for paid or expired components (amounts are > 0), so this stays the billing
-// package's rule.
-func Expired(b billing.Bill, today time.Time) bool {
-	return b.State == billing.StateExpired || b.State != billing.StatePaid && b.DueToday(today) == 0
-}
-
-// PenaltyToday is the penalty that paying b today adds: its penalty when late, else 0.
-func PenaltyToday(b billing.Bill, today time.Time) int64 {
-	if b.IsLate(today) {
-		return b.Penalty
-	}
-	return 0
 }
 
 // PenaltyPaid is the penalty part of what was paid for b: what was paid above its amount.

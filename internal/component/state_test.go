@@ -54,14 +54,15 @@ func TestStatusAndPrices(t *testing.T) {
 		{"paid", paid(bill("a", "1", "2026-11-01", "2026-12-31"), today22, 110_000, "R"), StatusPaid, 0, 0},
 	}
 	for _, tt := range tests {
-		if got := StatusOf(tt.b, today22); got != tt.status {
-			t.Errorf("%s: status %s, want %s", tt.name, got, tt.status)
+		on := On(tt.b, today22)
+		if on.Status != tt.status {
+			t.Errorf("%s: status %s, want %s", tt.name, on.Status, tt.status)
 		}
-		if got := PenaltyToday(tt.b, today22); got != tt.penalty {
-			t.Errorf("%s: penalty today %d, want %d", tt.name, got, tt.penalty)
+		if on.Penalty != tt.penalty {
+			t.Errorf("%s: penalty today %d, want %d", tt.name, on.Penalty, tt.penalty)
 		}
-		if got := tt.b.DueToday(today22); got != tt.due {
-			t.Errorf("%s: due today %d, want %d", tt.name, got, tt.due)
+		if on.Price != tt.due {
+			t.Errorf("%s: price today %d, want %d", tt.name, on.Price, tt.due)
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/mail"
 	"net/netip"
 	"net/url"
 	"strconv"
@@ -22,7 +23,10 @@ const (
 
 // Config is the whole configuration of one portal process.
 type Config struct {
-	Addr        string
+	Addr string
+	// MetricsAddr is where /metrics is served, in Prometheus' text format, on a listener of
+	// its own (PORTAL_METRICS_ADDR, host:port); empty: no metrics are served.
+	MetricsAddr string
 	DatabaseURL string
 	DataDir     string
 
@@ -75,6 +79,65 @@ type Config struct {
 	// demo school, each payment sent to the portal's callback (PORTAL_DEMO_BANK_PAYMENTS,
 	// default 30s; "off" or 0 for none). Only with the embedded sandbox.
 	BankPayments time.Duration
+
+	// WhatsApp is the WhatsApp Business Cloud API the portal sends parents' messages
+	// through (PORTAL_WHATSAPP_*); its zero value is none configured.
+	WhatsApp WhatsApp
+	// SMTP is the mail server the portal sends e-mail through (PORTAL_SMTP_URL,
+	// PORTAL_MAIL_FROM); its zero value is none configured.
+	SMTP SMTP
+}
+
+// DefaultWhatsAppURL is the Cloud API's address (Graph API v26.0, current since July 2026).
+const DefaultWhatsAppURL = "https://graph.facebook.com/v26.0"
+
+// WhatsApp is the Cloud API's configuration. The token and the app secret are never
+// logged or shown.
+type WhatsApp struct {
+	// URL is the API's base, without a trailing slash (PORTAL_WHATSAPP_URL).
+	URL string
+	// Token is the bearer token of the app's system user (PORTAL_WHATSAPP_TOKEN).
+	Token string
+	// PhoneID is the business phone number's id the messages are sent from
+	// (PORTAL_WHATSAPP_PHONE_ID).
+	PhoneID string
+	// AppSecret keys the webhook's X-Hub-Signature-256 (PORTAL_WHATSAPP_APP_SECRET).
+	AppSecret string
+	// VerifyToken answers the webhook's subscription handshake
+	// (PORTAL_WHATSAPP_VERIFY_TOKEN); empty: one derived from the app secret, shown to
+	// admins on Settings → Messages.
+	VerifyToken string
+}
+
+// Configured reports whether a real Cloud API account is configured.
+func (w WhatsApp) Configured() bool { return w.Token != "" }
+
+// SMTP is the mail server's configuration. Its password is never logged or shown.
+type SMTP struct {
+	// Host and Port are the server's address; Port defaults to 587 (smtp) or 465 (smtps).
+	Host, Port string
+	// Username and Password authenticate (AUTH PLAIN), when given.
+	Username, Password string
+	// Implicit is smtps://: TLS from the first byte; otherwise STARTTLS when offered.
+	Implicit bool
+	// From is the sender (PORTAL_MAIL_FROM), e.g. "SMP Nusantara <keuangan@smp.sch.id>".
+	From string
+}
+
+// Configured reports whether a real mail server is configured.
+func (s SMTP) Configured() bool { return s.Host != "" }
+
+// Address is host:port.
+func (s SMTP) Address() string { return net.JoinHostPort(s.Host, s.Port) }
+
+// MessageSandboxes reports which of the embedded message sandboxes the portal starts:
+// with the embedded payment sandbox, each channel not configured gets one, so the demo
+// sends (and shows) its messages out of the box.
+func (c Config) MessageSandboxes() (whatsApp, mail bool) {
+	if !c.Sandbox() {
+		return false, false
+	}
+	return !c.WhatsApp.Configured(), !c.SMTP.Configured()
 }
 
 // Sandbox reports whether the portal runs against its embedded sandbox.
@@ -97,6 +160,7 @@ func Load(getenv func(string) string) (Config, error) {
 		return def
 	}
 	var errs []error
+	var err error
 	c := Config{
 		Addr:             get("PORTAL_ADDR", "127.0.0.1:8080"),
 		DataDir:          get("PORTAL_DATA_DIR", "data"),
@@ -111,6 +175,9 @@ func Load(getenv func(string) string) (Config, error) {
 
 	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
 		errs = append(errs, &Error{"PORTAL_ADDR", "want host:port, e.g. 127.0.0.1:8080"})
+	}
+	if c.MetricsAddr, err = metricsAddr(get("PORTAL_METRICS_ADDR", ""), c.Addr); err != nil {
+		errs = append(errs, &Error{"PORTAL_METRICS_ADDR", err.Error()})
 	}
 	if tz := get("PORTAL_TZ", "Asia/Jakarta"); tz != "" {
 		loc, err := time.LoadLocation(tz)
@@ -146,7 +213,6 @@ func Load(getenv func(string) string) (Config, error) {
 		}
 	}
 
-	var err error
 	if c.UpstreamTimeout, err = duration(get("PORTAL_UPSTREAM_TIMEOUT", "15s")); err != nil {
 		errs = append(errs, &Error{"PORTAL_UPSTREAM_TIMEOUT", err.Error()})
 	}
@@ -185,6 +251,7 @@ func Load(getenv func(string) string) (Config, error) {
 		errs = append(errs, &Error{"PORTAL_TRUSTED_PROXIES", err.Error()})
 	}
 	errs = append(errs, c.loadUploads(get)...)
+	errs = append(errs, c.loadMessages(get, getenv)...)
 	return c, errors.Join(errs...)
 }
 
@@ -242,6 +309,106 @@ func (c *Config) loadUploads(get func(key, def string) string) []error {
 		errs = append(errs, &Error{"PORTAL_UPLOAD_WAIT", "want a duration of at least 1m, such as 12h or 90m"})
 	}
 	return errs
+}
+
+// loadMessages reads the WhatsApp Cloud API's and the mail server's settings. A value of
+// a secret never appears in an error.
+func (c *Config) loadMessages(get func(key, def string) string, getenv func(string) string) []error {
+	var errs []error
+	w := WhatsApp{
+		URL: strings.TrimRight(get("PORTAL_WHATSAPP_URL", DefaultWhatsAppURL), "/"), Token: strings.TrimSpace(getenv("PORTAL_WHATSAPP_TOKEN")),
+		PhoneID: get("PORTAL_WHATSAPP_PHONE_ID", ""), AppSecret: strings.TrimSpace(getenv("PORTAL_WHATSAPP_APP_SECRET")),
+		VerifyToken: strings.TrimSpace(getenv("PORTAL_WHATSAPP_VERIFY_TOKEN")),
+	}
+	if u, err := url.Parse(w.URL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil || u.RawQuery != "" {
+		errs = append(errs, &Error{"PORTAL_WHATSAPP_URL", "want the Cloud API's absolute http(s) address with its version, e.g. " + DefaultWhatsAppURL})
+	}
+	switch {
+	case w.Token == "" && (w.PhoneID != "" || w.AppSecret != "" || w.VerifyToken != ""):
+		errs = append(errs, &Error{"PORTAL_WHATSAPP_TOKEN", "required with PORTAL_WHATSAPP_PHONE_ID, PORTAL_WHATSAPP_APP_SECRET and PORTAL_WHATSAPP_VERIFY_TOKEN"})
+	case w.Token != "":
+		if w.PhoneID == "" {
+			errs = append(errs, &Error{"PORTAL_WHATSAPP_PHONE_ID", "required with PORTAL_WHATSAPP_TOKEN: the id of the business phone number (WhatsApp Manager → API setup)"})
+		} else if strings.Trim(w.PhoneID, "0123456789") != "" {
+			errs = append(errs, &Error{"PORTAL_WHATSAPP_PHONE_ID", "want the phone number's id, digits only (not the phone number itself)"})
+		}
+		if w.AppSecret == "" {
+			errs = append(errs, &Error{"PORTAL_WHATSAPP_APP_SECRET", "required with PORTAL_WHATSAPP_TOKEN: the app secret checks the webhook's signatures"})
+		}
+		if strings.ContainsAny(w.Token, " \t\r\n") {
+			errs = append(errs, &Error{"PORTAL_WHATSAPP_TOKEN", "must be one word (the token without \"Bearer\")"})
+		}
+	}
+	c.WhatsApp = w
+
+	if raw := get("PORTAL_SMTP_URL", ""); raw != "" {
+		s, err := smtpURL(raw)
+		if err != nil {
+			errs = append(errs, &Error{"PORTAL_SMTP_URL", err.Error()})
+		}
+		c.SMTP = s
+	}
+	from := get("PORTAL_MAIL_FROM", "")
+	switch {
+	case from == "" && c.SMTP.Configured():
+		errs = append(errs, &Error{"PORTAL_MAIL_FROM", "required with PORTAL_SMTP_URL: the sender, e.g. Keuangan SMP Nusantara <keuangan@smp.sch.id>"})
+	case from != "":
+		a, err := mail.ParseAddress(from)
+		if err != nil {
+			errs = append(errs, &Error{"PORTAL_MAIL_FROM", "want an e-mail address, optionally with a name: Keuangan SMP Nusantara <keuangan@smp.sch.id>"})
+		} else {
+			c.SMTP.From = a.String()
+		}
+	}
+	return errs
+}
+
+// smtpURL reads smtp://user:pass@host:port (STARTTLS when offered) or smtps:// (TLS from
+// the start). The error never repeats the URL: it may hold a password.
+func smtpURL(raw string) (SMTP, error) {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "smtp" && u.Scheme != "smtps") || u.Hostname() == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" {
+		return SMTP{}, fmt.Errorf("want smtp://user:password@host:port (STARTTLS when the server offers it) or smtps://user:password@host:465")
+	}
+	s := SMTP{Host: u.Hostname(), Port: u.Port(), Implicit: u.Scheme == "smtps"}
+	if s.Port == "" {
+		s.Port = "587"
+		if s.Implicit {
+			s.Port = "465"
+		}
+	}
+	if n, err := strconv.Atoi(s.Port); err != nil || n < 1 || n > 65535 {
+		return SMTP{}, fmt.Errorf("the port is not a number from 1 to 65535")
+	}
+	if u.User != nil {
+		s.Username = u.User.Username()
+		s.Password, _ = u.User.Password()
+	}
+	return s, nil
+}
+
+// metricsAddr reads where the metrics are served: empty or "off" for nowhere, else a
+// host:port with a port of its own (not PORTAL_ADDR's, on which the pages are served).
+func metricsAddr(s, pagesAddr string) (string, error) {
+	if s == "" || strings.EqualFold(s, "off") {
+		return "", nil
+	}
+	const want = "want host:port for the metrics' own listener, e.g. 127.0.0.1:9090 (empty: off)"
+	host, port, err := net.SplitHostPort(s)
+	if err != nil {
+		return "", errors.New(want)
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+		return "", fmt.Errorf("%q has no port from 1 to 65535: %s", s, want)
+	}
+	if strings.ContainsAny(host, " /?#@") {
+		return "", fmt.Errorf("%q is not a host: %s", host, want)
+	}
+	if ph, pp, err := net.SplitHostPort(pagesAddr); err == nil && pp == port && (ph == host || ph == "" || host == "" ||
+		ph == "0.0.0.0" || host == "0.0.0.0" || ph == "::" || host == "::") {
+		return "", fmt.Errorf("%s is where the pages are served (PORTAL_ADDR %s): the metrics need a port of their own", s, pagesAddr)
+	}
+	return s, nil
 }
 
 // byteSize reads a size in bytes, optionally with a KB, MB or GB suffix (powers of 1024).

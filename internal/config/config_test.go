@@ -62,6 +62,16 @@ func TestLoadNamesTheBadVariable(t *testing.T) {
 		{"upload wait", map[string]string{"PORTAL_UPLOAD_WAIT": "forever"}, "PORTAL_UPLOAD_WAIT"},
 		{"upload wait too short", map[string]string{"PORTAL_UPLOAD_WAIT": "30s"}, "PORTAL_UPLOAD_WAIT"},
 		{"old proxy switch off", map[string]string{"PORTAL_TRUST_PROXY": "false"}, "PORTAL_TRUST_PROXY"},
+		{"whatsapp without token", map[string]string{"PORTAL_WHATSAPP_PHONE_ID": "1065", "PORTAL_WHATSAPP_APP_SECRET": "s3cret-app"}, "PORTAL_WHATSAPP_TOKEN"},
+		{"whatsapp without phone id", map[string]string{"PORTAL_WHATSAPP_TOKEN": "EAAG-secret-token", "PORTAL_WHATSAPP_APP_SECRET": "s3cret-app"}, "PORTAL_WHATSAPP_PHONE_ID"},
+		{"whatsapp phone number as id", map[string]string{"PORTAL_WHATSAPP_TOKEN": "EAAG-secret-token", "PORTAL_WHATSAPP_PHONE_ID": "+62 812", "PORTAL_WHATSAPP_APP_SECRET": "s3cret-app"}, "PORTAL_WHATSAPP_PHONE_ID"},
+		{"whatsapp without secret", map[string]string{"PORTAL_WHATSAPP_TOKEN": "EAAG-secret-token", "PORTAL_WHATSAPP_PHONE_ID": "1065"}, "PORTAL_WHATSAPP_APP_SECRET"},
+		{"whatsapp bearer typed in", map[string]string{"PORTAL_WHATSAPP_TOKEN": "Bearer EAAG-secret-token", "PORTAL_WHATSAPP_PHONE_ID": "1065", "PORTAL_WHATSAPP_APP_SECRET": "s3cret-app"}, "PORTAL_WHATSAPP_TOKEN"},
+		{"whatsapp url", map[string]string{"PORTAL_WHATSAPP_URL": "graph.facebook.com"}, "PORTAL_WHATSAPP_URL"},
+		{"smtp scheme", map[string]string{"PORTAL_SMTP_URL": "https://user:s3cret-pass@mail.example", "PORTAL_MAIL_FROM": "a@b.id"}, "PORTAL_SMTP_URL"},
+		{"smtp port", map[string]string{"PORTAL_SMTP_URL": "smtp://user:s3cret-pass@mail.example:99999", "PORTAL_MAIL_FROM": "a@b.id"}, "PORTAL_SMTP_URL"},
+		{"smtp without from", map[string]string{"PORTAL_SMTP_URL": "smtp://user:s3cret-pass@mail.example"}, "PORTAL_MAIL_FROM"},
+		{"mail from", map[string]string{"PORTAL_MAIL_FROM": "keuangan at sekolah"}, "PORTAL_MAIL_FROM"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -72,6 +82,11 @@ func TestLoadNamesTheBadVariable(t *testing.T) {
 			}
 			if strings.Contains(err.Error(), tt.env["PORTAL_UPSTREAM_PASSWORD"]+"@") && tt.env["PORTAL_UPSTREAM_PASSWORD"] != "" {
 				t.Fatalf("error leaks a credential: %v", err)
+			}
+			for _, secret := range []string{"EAAG-secret-token", "s3cret-app", "s3cret-pass"} {
+				if strings.Contains(err.Error(), secret) {
+					t.Fatalf("error leaks a secret: %v", err)
+				}
 			}
 		})
 	}
@@ -216,6 +231,75 @@ func TestLoadPublicURL(t *testing.T) {
 		var ce *Error
 		if !errors.As(err, &ce) || ce.Var != "PORTAL_PUBLIC_URL" {
 			t.Errorf("PORTAL_PUBLIC_URL=%q: %v, want an error naming the variable", bad, err)
+		}
+	}
+}
+
+func TestLoadMessages(t *testing.T) {
+	c, err := Load(env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.WhatsApp.URL != DefaultWhatsAppURL || c.WhatsApp.Configured() || c.SMTP.Configured() {
+		t.Fatalf("defaults: %+v %+v", c.WhatsApp, c.SMTP)
+	}
+	if wa, mail := c.MessageSandboxes(); !wa || !mail {
+		t.Fatalf("the embedded sandbox without messages configured starts both message sandboxes: %v %v", wa, mail)
+	}
+	c, err = Load(env(map[string]string{
+		"PORTAL_WHATSAPP_URL": "https://graph.facebook.com/v26.0/", "PORTAL_WHATSAPP_TOKEN": "tok", "PORTAL_WHATSAPP_PHONE_ID": "106540352242922",
+		"PORTAL_WHATSAPP_APP_SECRET": "sec", "PORTAL_SMTP_URL": "smtps://keu%40smp.sch.id:p%40ss@mail.smp.sch.id",
+		"PORTAL_MAIL_FROM": "Keuangan SMP <keuangan@smp.sch.id>",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := c.WhatsApp; w.URL != "https://graph.facebook.com/v26.0" || w.Token != "tok" || w.PhoneID != "106540352242922" || w.AppSecret != "sec" || !w.Configured() {
+		t.Fatalf("whatsapp %+v", w)
+	}
+	if s := c.SMTP; s.Address() != "mail.smp.sch.id:465" || !s.Implicit || s.Username != "keu@smp.sch.id" || s.Password != "p@ss" ||
+		s.From != `"Keuangan SMP" <keuangan@smp.sch.id>` {
+		t.Fatalf("smtp %+v", s)
+	}
+	if wa, mail := c.MessageSandboxes(); wa || mail {
+		t.Fatalf("configured channels get no sandbox: %v %v", wa, mail)
+	}
+	c, err = Load(env(map[string]string{"PORTAL_SMTP_URL": "smtp://mail.local", "PORTAL_MAIL_FROM": "a@b.id"}))
+	if err != nil || c.SMTP.Address() != "mail.local:587" || c.SMTP.Implicit || c.SMTP.Username != "" {
+		t.Fatalf("smtp:// defaults to 587 with STARTTLS: %+v %v", c.SMTP, err)
+	}
+	if wa, mail := c.MessageSandboxes(); !wa || mail {
+		t.Fatalf("only WhatsApp gets a sandbox: %v %v", wa, mail)
+	}
+}
+
+// PORTAL_METRICS_ADDR: off unless set; a host:port of its own, never the pages' address.
+func TestLoadMetricsAddr(t *testing.T) {
+	if c, err := Load(env(nil)); err != nil || c.MetricsAddr != "" {
+		t.Fatalf("default: %q %v; want off", c.MetricsAddr, err)
+	}
+	for _, ok := range []struct{ in, want string }{
+		{"127.0.0.1:9090", "127.0.0.1:9090"}, {":9090", ":9090"}, {"[::1]:9090", "[::1]:9090"},
+		{"metrics.internal:9100", "metrics.internal:9100"}, {"off", ""}, {"OFF", ""}, {"  ", ""},
+	} {
+		c, err := Load(env(map[string]string{"PORTAL_METRICS_ADDR": ok.in}))
+		if err != nil || c.MetricsAddr != ok.want {
+			t.Errorf("PORTAL_METRICS_ADDR=%q: %q %v; want %q", ok.in, c.MetricsAddr, err, ok.want)
+		}
+	}
+	for _, bad := range []struct{ in, addr string }{
+		{"9090", ""}, {"localhost", ""}, {"127.0.0.1:", ""}, {"127.0.0.1:metrics", ""}, {"127.0.0.1:70000", ""},
+		{"127.0.0.1:0", ""}, {"http://127.0.0.1:9090", ""}, {"127.0.0.1:8080", ""}, {":8080", ""},
+		{"0.0.0.0:8081", ":8081"}, {"127.0.0.1:8081", "0.0.0.0:8081"},
+	} {
+		e := map[string]string{"PORTAL_METRICS_ADDR": bad.in}
+		if bad.addr != "" {
+			e["PORTAL_ADDR"] = bad.addr
+		}
+		_, err := Load(env(e))
+		var ce *Error
+		if !errors.As(err, &ce) || ce.Var != "PORTAL_METRICS_ADDR" || !strings.Contains(err.Error(), "PORTAL_METRICS_ADDR") {
+			t.Errorf("PORTAL_METRICS_ADDR=%q (PORTAL_ADDR %q): %v; want refused, naming the variable", bad.in, bad.addr, err)
 		}
 	}
 }

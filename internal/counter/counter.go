@@ -16,7 +16,6 @@ import (
 	"github.com/sekolah/portal/internal/audit"
 	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/billing"
-	"github.com/sekolah/portal/internal/billlist"
 	"github.com/sekolah/portal/internal/changes"
 	"github.com/sekolah/portal/internal/clock"
 	"github.com/sekolah/portal/internal/problem"
@@ -285,6 +284,10 @@ func (s *Service) SuggestRef(ctx context.Context) string {
 	return ref
 }
 
+// maxReceiptRefLen bounds a reference a receipt is looked up by: longer than a new
+// payment's (MaxRefLen), as a bank records its own, but no reference is longer.
+const maxReceiptRefLen = 100
+
 // ErrNoReceipt means there is no payment of the student under the reference.
 var ErrNoReceipt = errors.New("counter: no payment under that reference")
 
@@ -293,7 +296,7 @@ var ErrNoReceipt = errors.New("counter: no payment under that reference")
 // (or the NIS or the reference cannot be one).
 func (s *Service) Receipt(ctx context.Context, nis, ref string) (Receipt, error) {
 	nis, ref = strings.TrimSpace(nis), strings.TrimSpace(ref)
-	if !students.ValidNIS(nis) || ref == "" || len(ref) > billlist.MaxRefSearchLen {
+	if !students.ValidNIS(nis) || ref == "" || len(ref) > maxReceiptRefLen {
 		return Receipt{}, ErrNoReceipt
 	}
 	got, err := s.Billing.StudentBills(ctx, nis, billing.Query{RefNumber: ref, Limit: billing.MaxLimit})

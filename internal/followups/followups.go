@@ -75,6 +75,8 @@ var (
 	// ErrNotMobile means the phone number is not an Indonesian mobile number WhatsApp
 	// could reach (a landline, or a number that does not read as one).
 	ErrNotMobile = errors.New("followups: not a mobile number")
+	// ErrOptedOut means the parents asked for no WhatsApp messages from the school.
+	ErrOptedOut = errors.New("followups: the parents opted out of WhatsApp")
 )
 
 // Item is one overdue component as a reminder names it, priced today.
@@ -196,6 +198,10 @@ type Service struct {
 	Clock clock.Clock
 	// School is the school's name for the message's signature; nil: none.
 	School func(ctx context.Context) string
+	// WhatsAppTo is the parents' WhatsApp number of st (international digits), or why
+	// there is none (ErrNoPhone, ErrNotMobile, ErrOptedOut): internal/parents' reading,
+	// their own number and opt-out. nil: the student's phone.
+	WhatsAppTo func(ctx context.Context, st store.Student) (string, error)
 }
 
 // FollowUp is a follow-up as recorded: the student, the channel, when, by whom, and the
@@ -246,7 +252,7 @@ func (s *Service) Send(ctx context.Context, actor auth.Actor, byName string, st 
 	}
 	out := Sent{Overdue: o}
 	if c == WhatsApp {
-		number, err := WhatsAppNumber(st.Phone)
+		number, err := s.whatsAppTo(ctx, st)
 		if err != nil {
 			return out, err
 		}
@@ -270,3 +276,10 @@ func (s *Service) Send(ctx context.Context, actor auth.Actor, byName string, st 
 }
 
 func (s *Service) now() time.Time { return s.Clock.Now() }
+
+func (s *Service) whatsAppTo(ctx context.Context, st store.Student) (string, error) {
+	if s.WhatsAppTo != nil {
+		return s.WhatsAppTo(ctx, st)
+	}
+	return WhatsAppNumber(st.Phone)
+}

@@ -33,7 +33,7 @@ func init() {
 		"school.err.npsn":            {ID: "NPSN terdiri dari 8 angka.", EN: "An NPSN is 8 digits."},
 		"school.err.phone":           {ID: "Tulis nomor telepon dengan angka, misalnya (022) 123-4567.", EN: "Write the phone number in digits, for example (022) 123-4567."},
 		"school.err.pattern_seq":     {ID: "Pola harus memuat {seq} tepat satu kali.", EN: "The pattern must hold {seq} exactly once."},
-		"school.err.pattern_token":   {ID: "%[1]s tidak dikenal. Gunakan {YYYY}, {YY}, {MM}, {DD} dan {seq}.", EN: "%[1]s is unknown. Use {YYYY}, {YY}, {MM}, {DD} and {seq}."},
+		"school.err.pattern_token":   {ID: "%[1]s tidak dikenal. Gunakan {YYYY}, {YY}, {MM}, {MMR}, {DD} dan {seq}.", EN: "%[1]s is unknown. Use {YYYY}, {YY}, {MM}, {MMR}, {DD} and {seq}."},
 		"school.err.pattern_chars":   {ID: "Selain kode dalam {…}, gunakan huruf, angka, titik, garis miring, garis bawah atau tanda hubung, tanpa spasi, diawali huruf atau angka.", EN: "Besides the codes in {…}, use letters, digits, dots, slashes, underscores or hyphens, without spaces, starting with a letter or digit."},
 		"school.err.pattern_long":    {ID: "Nomor kuitansi dari pola ini terlalu panjang (paling banyak %[1]d karakter).", EN: "The receipt numbers of this pattern are too long (at most %[1]d {1:character|characters})."},
 		"school.err.logo_empty":      {ID: "Berkas logo kosong.", EN: "The logo file is empty."},

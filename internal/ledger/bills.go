@@ -4,33 +4,73 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"iter"
 	"strings"
 	"time"
 
 	"github.com/sekolah/portal/internal/billing"
 )
 
-// The bills list's tabs, spelled as the bills page's `state` parameter.
+// Tab is which components a bills query lists; the zero value is TabOutstanding. (How
+// a page spells them in its URL is internal/billlist's.)
+type Tab int
+
+// The bills list's tabs.
 const (
-	TabOutstanding = "provisioned" // open and payable today
-	TabPaid        = "paid"
-	TabExpired     = "expired" // open, past the expiry day
-	TabAll         = "all"     // all but deleted
+	TabOutstanding Tab = iota // open and payable today
+	TabPaid
+	TabExpired // open, past the expiry day
+	TabAll     // all but deleted
 )
 
-// The bills list's sort columns; the zero value is the service's order, newest first.
-// Rows with equal values stay newest first; Desc reverses the whole order.
+// String names the tab, for errors and logs.
+func (t Tab) String() string {
+	switch t {
+	case TabOutstanding:
+		return "outstanding"
+	case TabPaid:
+		return "paid"
+	case TabExpired:
+		return "expired"
+	case TabAll:
+		return "all"
+	}
+	return fmt.Sprintf("Tab(%d)", int(t))
+}
+
+// Sort is the column a bills query orders by; the zero value is the service's order,
+// newest first. Rows with equal values stay newest first; Desc reverses the whole order.
+type Sort int
+
+// The bills list's sort columns.
 const (
-	SortNewest = ""
-	SortDue    = "due"
-	SortAmount = "amount"
-	SortNIS    = "nis" // numeric NIS by value, before the others
-	SortPaid   = "paid"
+	SortNewest Sort = iota
+	SortDue
+	SortAmount
+	SortNIS // numeric NIS by value, before the others
+	SortPaid
 )
+
+// String names the column, for errors and logs.
+func (s Sort) String() string {
+	switch s {
+	case SortNewest:
+		return "newest"
+	case SortDue:
+		return "due"
+	case SortAmount:
+		return "amount"
+	case SortNIS:
+		return "nis"
+	case SortPaid:
+		return "paid"
+	}
+	return fmt.Sprintf("Sort(%d)", int(s))
+}
 
 // BillsQuery selects a page of the bills list. Zero fields do not filter.
 type BillsQuery struct {
-	Tab            string // TabOutstanding when empty
+	Tab            Tab
 	Account        string
 	Notes          string // part of the notes, any letter case
 	Ref            string // exact reference number
@@ -40,7 +80,7 @@ type BillsQuery struct {
 	NIS            string // one student
 	Class          string // the students of one class (the roster's class, exact)
 	Search         string // part of a student's name, or the start of a NIS
-	Sort           string
+	Sort           Sort
 	Desc           bool
 	Offset, Limit  int // Limit 0: 50
 
@@ -69,27 +109,29 @@ type BillsPage struct {
 // ErrBadQuery means a bills query names an unknown tab or sort.
 var ErrBadQuery = fmt.Errorf("ledger: bad bills query")
 
-// Bills answers the bills list: the page asked for, in the order asked for, and the
-// count and totals of the whole result, from one snapshot.
-func (l *Ledger) Bills(ctx context.Context, q BillsQuery) (BillsPage, error) {
-	if q.Tab == "" {
-		q.Tab = TabOutstanding
+// check fills in the defaults of q and refuses a tab or sort that is none of the
+// constants.
+func (q *BillsQuery) check() error {
+	if q.Tab < TabOutstanding || q.Tab > TabAll {
+		return fmt.Errorf("%w: tab %v", ErrBadQuery, q.Tab)
 	}
-	switch q.Tab {
-	case TabOutstanding, TabPaid, TabExpired, TabAll:
-	default:
-		return BillsPage{}, fmt.Errorf("%w: tab %q", ErrBadQuery, q.Tab)
-	}
-	switch q.Sort {
-	case SortNewest, SortDue, SortAmount, SortNIS, SortPaid:
-	default:
-		return BillsPage{}, fmt.Errorf("%w: sort %q", ErrBadQuery, q.Sort)
+	if q.Sort < SortNewest || q.Sort > SortPaid {
+		return fmt.Errorf("%w: sort %v", ErrBadQuery, q.Sort)
 	}
 	if q.Limit <= 0 {
 		q.Limit = 50
 	}
 	q.Offset = max(q.Offset, 0)
 	q.Search = strings.TrimSpace(q.Search)
+	return nil
+}
+
+// Bills answers the bills list: the page asked for, in the order asked for, and the
+// count and totals of the whole result, from one snapshot.
+func (l *Ledger) Bills(ctx context.Context, q BillsQuery) (BillsPage, error) {
+	if err := q.check(); err != nil {
+		return BillsPage{}, err
+	}
 	today := l.today()
 	page := BillsPage{Today: dayTime(today)}
 	err := l.read(ctx, func(tx *sql.Tx) error {
@@ -118,6 +160,92 @@ func (l *Ledger) Bills(ctx context.Context, q BillsQuery) (BillsPage, error) {
 	return page, nil
 }
 
+// EachBill yields every component of the bills list's query q (its Offset and Limit
+// aside), in the list's order: what a page of the list would show, all of it, for an
+// export. The ids of the whole result are read in order once (one sort, however the list
+// is sorted), then the components a thousand at a time; reading the list page after page
+// instead costs each page the offset before it, time in the square of the rows.
+func (l *Ledger) EachBill(ctx context.Context, q BillsQuery) iter.Seq2[billing.Bill, error] {
+	return func(yield func(billing.Bill, error) bool) {
+		if err := q.check(); err != nil {
+			yield(billing.Bill{}, err)
+			return
+		}
+		today := l.today()
+		var ids []string
+		err := l.read(ctx, func(tx *sql.Tx) error {
+			var err error
+			if q.Search != "" {
+				if q.found, q.join, err = searchStudents(ctx, tx, q.Search, l.maxFound); err != nil {
+					return err
+				}
+			}
+			ids, err = billIDs(ctx, tx, q, today)
+			return err
+		})
+		if err != nil {
+			yield(billing.Bill{}, fmt.Errorf("ledger: bills: %w", err))
+			return
+		}
+		for start := 0; start < len(ids); start += iterPage {
+			part := ids[start:min(start+iterPage, len(ids))]
+			byID, err := loadRows(ctx, l.sql, part)
+			if err != nil {
+				yield(billing.Bill{}, fmt.Errorf("ledger: bills: %w", err))
+				return
+			}
+			for _, id := range part {
+				r, ok := byID[id]
+				if !ok {
+					continue // deleted since the ids were read
+				}
+				if !yield(r.bill(today), nil) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// billIDs is the ids of q's whole result in the list's order: by payment date, the rows
+// paid with a date first (as paidSortedRows pages them), then the rest newest first.
+func billIDs(ctx context.Context, tx *sql.Tx, q BillsQuery, today int64) ([]string, error) {
+	var ids []string
+	read := func(w where, order string) error {
+		rows, err := tx.QueryContext(ctx, `SELECT c.id FROM `+billSource(q)+w.sql()+` ORDER BY `+order, w.args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id string
+			if err := rows.Scan(&id); err != nil {
+				return err
+			}
+			ids = append(ids, id)
+		}
+		return rows.Err()
+	}
+	if q.Sort != SortPaid {
+		var w where
+		billTerms(&w, q, today, true)
+		return ids, read(w, qualified(orderBy(q.Sort, q.Desc)))
+	}
+	if q.Tab == TabPaid || q.Tab == TabAll {
+		var w where
+		billTerms(&w, q, today, false)
+		w.add("c.kind = 1")
+		w.add("c.paid_us IS NOT NULL")
+		if err := read(w, qualified(orderBy(SortPaid, q.Desc))); err != nil {
+			return nil, err
+		}
+	}
+	var w where
+	billTerms(&w, q, today, true)
+	w.add("c.paid_us IS NULL")
+	return ids, read(w, qualified(orderBy(SortNewest, false)))
+}
+
 // rowFilter is whether a query needs the rows (a student, a search, notes or a
 // reference), or the totals tables can answer its count and sums.
 func (q BillsQuery) rowFilter() bool {
@@ -130,10 +258,9 @@ func billTotals(ctx context.Context, tx *sql.Tx, q BillsQuery, today int64) (Bil
 	if q.rowFilter() {
 		var w where
 		billTerms(&w, q, today, true)
-		ph := w.arg(today)
+		d := componentsOn("c", w.arg(today))
 		err := tx.QueryRowContext(ctx, `SELECT COUNT(*), COALESCE(SUM(c.amount), 0),
-			COALESCE(SUM(CASE WHEN c.kind = 0 AND c.expiry_day >= `+ph+` AND c.due_day < `+ph+` THEN c.penalty ELSE 0 END), 0),
-			COALESCE(SUM(CASE WHEN c.kind = 0 AND c.expiry_day >= `+ph+` THEN c.amount + CASE WHEN c.due_day < `+ph+` THEN c.penalty ELSE 0 END ELSE 0 END), 0),
+			COALESCE(SUM(`+d.penalty()+`), 0), COALESCE(SUM(`+d.price()+`), 0),
 			COALESCE(SUM(CASE WHEN c.kind = 1 THEN c.amount_paid ELSE 0 END), 0)
 			FROM `+billSource(q)+w.sql(), w.args...).Scan(&t.Count, &t.Amount, &t.PenaltyToday, &t.DueToday, &t.Paid)
 		return t, err
@@ -141,19 +268,18 @@ func billTotals(ctx context.Context, tx *sql.Tx, q BillsQuery, today int64) (Bil
 	paidRange := !q.PaidFrom.IsZero() || !q.PaidTo.IsZero()
 	if q.Tab != TabPaid && !paidRange {
 		var w where
+		g := groupsOn(w.arg(today))
 		switch q.Tab {
 		case TabOutstanding:
-			w.add("expiry_day >= ?", today)
+			w.add(g.payable())
 		case TabExpired:
-			w.add("expiry_day < ?", today)
+			w.add(g.expired())
 		}
 		totalsTerms(&w, q)
-		ph := w.arg(today)
 		var n int64
 		var amount, penalty, due int64
 		if err := tx.QueryRowContext(ctx, `SELECT COALESCE(SUM(components), 0), COALESCE(SUM(amount), 0),
-			COALESCE(SUM(CASE WHEN expiry_day >= `+ph+` AND due_day < `+ph+` THEN penalty ELSE 0 END), 0),
-			COALESCE(SUM(CASE WHEN expiry_day >= `+ph+` THEN amount + CASE WHEN due_day < `+ph+` THEN penalty ELSE 0 END ELSE 0 END), 0)
+			COALESCE(SUM(`+g.penalty()+`), 0), COALESCE(SUM(`+g.price()+`), 0)
 			FROM ledger_open_totals`+w.sql(), w.args...).Scan(&n, &amount, &penalty, &due); err != nil {
 			return t, err
 		}
@@ -264,11 +390,9 @@ func billTerms(w *where, q BillsQuery, today int64, withTab bool) {
 	if withTab {
 		switch q.Tab {
 		case TabOutstanding:
-			w.add("c.kind = 0")
-			w.add("c.expiry_day >= ?", today)
+			w.add(componentsOn("c", w.arg(today)).payable())
 		case TabExpired:
-			w.add("c.kind = 0")
-			w.add("c.expiry_day < ?", today)
+			w.add(componentsOn("c", w.arg(today)).expired())
 		case TabPaid:
 			w.add("c.kind = 1")
 		case TabAll:
@@ -316,11 +440,11 @@ func escapeLike(s string) string {
 }
 
 // sortColumn is the column a sort key orders by.
-var sortColumn = map[string]string{SortDue: "due_day", SortAmount: "amount", SortNIS: "nis_key", SortPaid: "paid_us"}
+var sortColumn = map[Sort]string{SortDue: "due_day", SortAmount: "amount", SortNIS: "nis_key", SortPaid: "paid_us"}
 
 // orderBy is the ORDER BY of a sort over output columns (no table prefix): the column,
 // then newest first; desc reverses all of it.
-func orderBy(sort string, desc bool) string {
+func orderBy(sort Sort, desc bool) string {
 	asc, dsc := "ASC", "DESC"
 	if desc {
 		asc, dsc = dsc, asc
@@ -404,9 +528,9 @@ func boundDue(ctx context.Context, tx *sql.Tx, w *where, q BillsQuery, today int
 	if q.Sort != SortDue || q.rowFilter() || (q.Tab != TabOutstanding && q.Tab != TabExpired) {
 		return nil
 	}
-	cond := "expiry_day >= $1"
+	cond := groupsOn("$1").payable()
 	if q.Tab == TabExpired {
-		cond = "expiry_day < $1"
+		cond = groupsOn("$1").expired()
 	}
 	var lo, hi sql.NullInt64
 	if err := tx.QueryRowContext(ctx, `SELECT MIN(due_day), MAX(due_day) FROM ledger_open_totals WHERE components <> 0 AND `+cond,

@@ -40,7 +40,7 @@ func expectBillsUnsorted(all []billing.Bill, q ledger.BillsQuery, people roster,
 	for _, b := range all {
 		expired := b.State != billing.StatePaid && b.DueToday(today) == 0
 		switch q.Tab {
-		case ledger.TabOutstanding, "":
+		case ledger.TabOutstanding:
 			if b.State == billing.StatePaid || expired {
 				continue
 			}
@@ -72,7 +72,7 @@ func expectBillsUnsorted(all []billing.Bill, q ledger.BillsQuery, people roster,
 	totals := ledger.BillTotals{Count: len(keep)}
 	for _, b := range keep {
 		totals.Amount += b.Amount
-		totals.PenaltyToday += component.PenaltyToday(b, today)
+		totals.PenaltyToday += component.On(b, today).Penalty
 		totals.DueToday += b.DueToday(today)
 		if b.State == billing.StatePaid {
 			totals.Paid += b.AmountPaid
@@ -203,8 +203,8 @@ func checkBills(t *testing.T, l *ledger.Ledger, roster roster, mode int) {
 	}
 	checked := 0
 	for _, f := range filters {
-		for _, tab := range []string{ledger.TabOutstanding, ledger.TabPaid, ledger.TabExpired, ledger.TabAll} {
-			sorts := []string{ledger.SortNewest, ledger.SortDue, ledger.SortAmount, ledger.SortNIS, ledger.SortPaid}
+		for _, tab := range []ledger.Tab{ledger.TabOutstanding, ledger.TabPaid, ledger.TabExpired, ledger.TabAll} {
+			sorts := []ledger.Sort{ledger.SortNewest, ledger.SortDue, ledger.SortAmount, ledger.SortNIS, ledger.SortPaid}
 			dirs := []bool{false, true}
 			pages := [][2]int{{0, 25}, {60, 40}, {1200, 100}}
 			if mode == checkTotals {

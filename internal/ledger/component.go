@@ -7,18 +7,15 @@ import (
 	"time"
 
 	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/component"
 )
 
 // The kinds of a ledger row: what decides which totals it counts in.
 const (
 	kindOpen    = 0 // not paid, not deleted: payable, late or expired depending on today
 	kindPaid    = 1
-	kindDeleted = 2
+	kindDeleted = 2 // deleted at the service: kept with its last known fields, so it is not read again as new
 )
-
-// StateDeleted is the state of a component deleted at the service; the ledger keeps it
-// (with its last known fields) so that it is not read again as new.
-const StateDeleted = billing.StateDeleted
 
 // row is one component as the ledger stores it. Instants are microseconds since 1970
 // (0: none), days are day numbers (days since 1970).
@@ -72,7 +69,7 @@ func instant(us int64) time.Time {
 // kindOf places a service state in the ledger's kinds.
 func kindOf(st billing.State, raw string) int64 {
 	switch {
-	case st == StateDeleted || strings.EqualFold(strings.TrimSpace(raw), "deleted"):
+	case st == billing.StateDeleted || strings.EqualFold(strings.TrimSpace(raw), "deleted"):
 		return kindDeleted
 	case st == billing.StatePaid:
 		return kindPaid
@@ -92,7 +89,7 @@ func rowOf(b billing.Bill, paidDay func(int64) int64) row {
 		CreatedUS: micros(b.CreatedAt), UpdatedUS: micros(b.UpdatedAt),
 	}
 	if r.Kind == kindDeleted {
-		r.State = string(StateDeleted)
+		r.State = string(billing.StateDeleted)
 	}
 	if r.ActiveUS != 0 && utcDayOfUS(r.ActiveUS) == 0 {
 		r.ActiveUS = 0 // 1970-01-01 is how the provider's libraries say "none"
@@ -104,37 +101,39 @@ func rowOf(b billing.Bill, paidDay func(int64) int64) row {
 	return r
 }
 
-// stateOn is the component's state on day today, as the service would answer it now:
-// deleted, paid, expired once today is past the expiry day, else the state last read
-// (provisioned, or an unknown one the service sent).
-func (r row) stateOn(today int64) billing.State {
-	switch {
-	case r.Kind == kindDeleted:
-		return StateDeleted
-	case r.Kind == kindPaid:
-		return billing.StatePaid
-	case today > r.ExpiryDay:
-		return billing.StateExpired
-	case r.State == string(billing.StateExpired) || r.State == "":
-		return billing.StateProvisioned
-	}
-	return billing.State(r.State)
-}
-
-// bill is the row as the billing client would read it on day today.
+// bill is the row as the billing client would read it on day today. Whether an open
+// component is expired is not the state last read but the day rule's on today
+// (component.On, whose SQL twin is today.go): one read as provisioned (or in a state the
+// portal does not know) whose expiry day has passed is expired; one read as expired
+// after its expiry day stays so.
 func (r row) bill(today int64) billing.Bill {
-	st := r.stateOn(today)
-	raw := r.RawState
-	if r.Kind == kindOpen && (st == billing.StateProvisioned || st == billing.StateExpired) {
-		raw = string(st) // the service's answer today, not when last read
+	st, raw := billing.State(r.State), r.RawState
+	switch r.Kind {
+	case kindDeleted:
+		st = billing.StateDeleted
+	case kindPaid:
+		st = billing.StatePaid
 	}
-	return billing.Bill{
+	b := billing.Bill{
 		ComponentID: r.ID, BillID: r.BillID, NIS: r.NIS, StudentName: r.StudentName,
 		AccountCode: r.Account, Name: r.Name, Amount: r.Amount, Penalty: r.Penalty,
 		Active: instant(r.ActiveUS), Due: instant(r.DueUS), Expiry: instant(r.ExpiryUS),
 		State: st, RawState: raw, AmountPaid: r.AmountPaid, PaidAt: instant(r.PaidUS),
 		RefNumber: r.Ref, Notes: r.Notes, CreatedAt: instant(r.CreatedUS), UpdatedAt: instant(r.UpdatedUS),
 	}
+	if r.Kind == kindOpen {
+		// The service's answer today, not when last read: the dates decide.
+		if st == "" || st == billing.StateExpired {
+			b.State = billing.StateProvisioned
+		}
+		if component.On(b, dayTime(today)).Status == component.StatusExpired {
+			b.State = billing.StateExpired
+		}
+		if dayState(string(b.State)) {
+			b.RawState = string(b.State)
+		}
+	}
+	return b
 }
 
 // rank orders kinds by how final they are: a component is paid or deleted once, and

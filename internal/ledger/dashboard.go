@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/sekolah/portal/internal/component"
 )
 
 // The figures below are the ones internal/reports computed by walking the service, with
@@ -96,11 +98,13 @@ type StudentArrears struct {
 	Amount           int64
 	Count            int
 	OldestDue        time.Time
+	DaysLate         int // how late the oldest is, in days
 }
 
 // DueGroup is the unpaid components with the same due day, name and account code.
 type DueGroup struct {
 	Due      time.Time
+	DaysLate int // from the due day to today: 0 due today, < 0 due in so many days
 	Name     string
 	Account  string
 	Sum      Sum
@@ -225,11 +229,13 @@ func (l *Ledger) read(ctx context.Context, fn func(tx *sql.Tx) error) error {
 }
 
 // dashboardOpen adds up the open components' groups: outstanding by age, expired, due
-// soon, and the open part of what is due this month.
+// soon, and the open part of what is due this month. What each group is today and what
+// it costs are the SQL rule's (today.go); the buckets and lists are placed here.
 func (l *Ledger) dashboardOpen(ctx context.Context, tx *sql.Tx, d *Dashboard) error {
 	todayN, monthN, monthEndN := dayNum(d.Today), dayNum(d.MonthStart), dayNum(MonthEnd(d.Today))
-	rows, err := tx.QueryContext(ctx, `SELECT due_day, expiry_day, account_code, name, components, amount, penalty
-		FROM ledger_open_totals WHERE components <> 0`)
+	g := groupsOn("$1")
+	rows, err := tx.QueryContext(ctx, `SELECT due_day, account_code, name, components, amount, `+g.status()+`, `+g.price()+`,
+		`+g.penalty()+`, `+g.daysLate()+` FROM ledger_open_totals WHERE components <> 0`, todayN)
 	if err != nil {
 		return err
 	}
@@ -240,42 +246,37 @@ func (l *Ledger) dashboardOpen(ctx context.Context, tx *sql.Tx, d *Dashboard) er
 	}
 	dueSoon := map[dueKey]*DueGroup{}
 	for rows.Next() {
-		var due, expiry, n, amount, penalty int64
-		var account, name string
-		if err := rows.Scan(&due, &expiry, &account, &name, &n, &amount, &penalty); err != nil {
+		var due, n, amount, owed, penalty, late int64
+		var account, name, status string
+		if err := rows.Scan(&due, &account, &name, &n, &amount, &status, &owed, &penalty, &late); err != nil {
 			return err
 		}
 		d.Bills += int(n)
 		if due >= monthN && due <= monthEndN {
 			d.DueMonth.addN(amount, n)
 		}
-		if todayN > expiry {
+		switch component.Status(status) {
+		case component.StatusExpired:
 			d.Expired.addN(amount, n)
 			continue
-		}
-		late := todayN - due
-		owed := amount
-		if late > 0 {
-			owed += penalty
-		}
-		d.Outstanding.addN(owed, n)
-		d.Buckets[bucketOf(late)].Sum.addN(owed, n)
-		if late <= 0 {
+		case component.StatusOverdue:
+			d.Overdue.addN(owed, n)
+			d.OverduePenalty += penalty
+		default:
 			d.NotYetDue.addN(owed, n)
 			if -late <= dueSoonDays {
 				k := dueKey{due, name, account}
 				g := dueSoon[k]
 				if g == nil {
 					day := dayTime(due)
-					g = &DueGroup{Due: day, Name: name, Account: account, Reminder: day.AddDate(0, 0, -2)}
+					g = &DueGroup{Due: day, DaysLate: int(late), Name: name, Account: account, Reminder: day.AddDate(0, 0, -2)}
 					dueSoon[k] = g
 				}
 				g.Sum.addN(owed, n)
 			}
-			continue
 		}
-		d.Overdue.addN(owed, n)
-		d.OverduePenalty += penalty
+		d.Outstanding.addN(owed, n)
+		d.Buckets[bucketOf(late)].Sum.addN(owed, n)
 	}
 	if err := rows.Err(); err != nil {
 		return err
@@ -379,11 +380,11 @@ func (l *Ledger) dashboardPaid(ctx context.Context, tx *sql.Tx, d *Dashboard) er
 // dashboardPayments counts this month's payments (and today's) by their reference: a
 // receipt for two components is one payment. A payment is made at one instant, so it
 // falls on one day, and each day's distinct references add up to the month's. It reads
-// the month's range of the paid-reference index, not the table.
+// the month's range of the payments index (which carries the reference), not the table.
 func (l *Ledger) dashboardPayments(ctx context.Context, tx *sql.Tx, d *Dashboard) error {
 	todayN, monthN := dayNum(d.Today), dayNum(d.MonthStart)
 	rows, err := tx.QueryContext(ctx, `SELECT paid_day, COUNT(DISTINCT CASE WHEN ref_number <> '' THEN ref_number ELSE id END)
-		FROM ledger_components`+l.indexedBy("ledger_components_paid_ref")+` WHERE kind = 1 AND paid_day BETWEEN $1 AND $2 GROUP BY paid_day`, monthN, todayN)
+		FROM ledger_components`+l.indexedBy("ledger_components_payments")+` WHERE kind = 1 AND paid_day BETWEEN $1 AND $2 GROUP BY paid_day`, monthN, todayN)
 	if err != nil {
 		return err
 	}
@@ -405,9 +406,10 @@ func (l *Ledger) dashboardPayments(ctx context.Context, tx *sql.Tx, d *Dashboard
 // components due before today and not yet expired, a range of the open index.
 func (l *Ledger) dashboardArrears(ctx context.Context, tx *sql.Tx, d *Dashboard) error {
 	todayN := dayNum(d.Today)
-	rows, err := tx.QueryContext(ctx, `SELECT o.nis, o.owed, o.n, o.oldest, COALESCE(s.name, ''), COALESCE(s.description, '')
-		FROM (SELECT nis, SUM(amount + penalty) AS owed, COUNT(*) AS n, MIN(due_day) AS oldest
-			FROM ledger_components`+l.indexedBy("ledger_components_open")+` WHERE kind = 0 AND expiry_day >= $1 AND due_day < $1 GROUP BY nis) o
+	c := componentsOn("", "$1")
+	rows, err := tx.QueryContext(ctx, `SELECT o.nis, o.owed, o.n, o.oldest, o.days_late, COALESCE(s.name, ''), COALESCE(s.description, '')
+		FROM (SELECT nis, SUM(`+c.price()+`) AS owed, COUNT(*) AS n, MIN(due_day) AS oldest, MAX(`+c.daysLate()+`) AS days_late
+			FROM ledger_components`+l.indexedBy("ledger_components_open")+` WHERE `+c.late()+` GROUP BY nis) o
 		LEFT JOIN students s ON s.nis = o.nis`, todayN)
 	if err != nil {
 		return err
@@ -417,11 +419,11 @@ func (l *Ledger) dashboardArrears(ctx context.Context, tx *sql.Tx, d *Dashboard)
 	var arrears []StudentArrears
 	for rows.Next() {
 		var a StudentArrears
-		var oldest, n int64
-		if err := rows.Scan(&a.NIS, &a.Amount, &n, &oldest, &a.Name, &a.Class); err != nil {
+		var oldest, n, late int64
+		if err := rows.Scan(&a.NIS, &a.Amount, &n, &oldest, &late, &a.Name, &a.Class); err != nil {
 			return err
 		}
-		a.Count, a.OldestDue = int(n), dayTime(oldest)
+		a.Count, a.OldestDue, a.DaysLate = int(n), dayTime(oldest), int(late)
 		arrears = append(arrears, a)
 		c := classes[a.Class]
 		if c == nil {
@@ -446,7 +448,7 @@ func (l *Ledger) dashboardArrears(ctx context.Context, tx *sql.Tx, d *Dashboard)
 		}
 		// Not on the roster: the name the service gives their newest late component.
 		if err := tx.QueryRowContext(ctx, `SELECT student_name FROM ledger_components
-			WHERE nis = $1 AND kind = 0 AND expiry_day >= $2 AND due_day < $2
+			WHERE nis = $1 AND `+componentsOn("", "$2").late()+`
 			ORDER BY created_us DESC, id DESC LIMIT 1`, d.TopArrears[i].NIS, todayN).Scan(&d.TopArrears[i].Name); err != nil {
 			return err
 		}

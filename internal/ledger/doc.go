@@ -30,20 +30,40 @@
 // service's student list, so there is one list of students, not two.
 //
 // Nothing that depends on the day is stored: late and expired are worked out from the
-// due and expiry days and today at query time. Two summary tables (open components by
-// due day, expiry day, account and name; paid ones by payment day, account and due day)
-// are kept in the same transaction as every write, so the dashboard and the bills
-// list's totals add up a few thousand groups instead of a million rows.
+// due and expiry days and today at query time, by one set of SQL fragments (today.go):
+// the second implementation of component.On (internal/component/state.go, on the
+// billing package's day rule, the source), pinned to it by a property test
+// (TestOnDayIsComponentOn). No other ledger query restates what a component costs today
+// or whether it is late or expired, and the Go side of the ledger asks component.On. Two
+// summary tables (open components by due day, expiry day, account and name; paid ones
+// by payment day, account and due day) are kept in the same transaction as every write,
+// so the dashboard and the bills list's totals add up a few thousand groups instead of a
+// million rows.
 //
 // What reads it, every page of the portal: Dashboard (every figure of the principal's
 // dashboard), Bills (the bills list: any tab, sort, search and page, with the count and
 // totals of the whole result; the totals are kept between pages of one filter until the
-// change sequence moves or the day turns, see totals_cache.go), Outstanding, Payments/PaymentDays and Accounts (the
-// reports, through internal/reports), All and AllForStudent (the billing client's
-// iterator shape, answered from SQL, for the statement, the student page, upcoming dues
-// and exports), StudentTotals (the roster's what-is-owed column), Freshness and
-// ChangeSeq (how fresh the figures are, and a cheap "what changed since" for live
-// pages: every write to the components or the roster moves it, the roster's writes in
-// internal/store included), Counts, CallbackStats and FlaggedCallbacks (the admins' Data
-// page), UnconfirmedPayments (the dashboard's payments announced but not confirmed yet).
+// change sequence moves or the day turns, see totals_cache.go) and EachBill (all of a
+// list's result, for its exports), Outstanding, Payments/PaymentDays and Accounts (the
+// reports, through internal/reports, which use these types under their own names:
+// ledger.Dashboard, ledger.OutstandingRow, …), All and AllForStudent (the billing
+// client's iterator shape, answered from SQL, for the statement, the student page,
+// upcoming dues and uploads), StudentTotals (the roster's what-is-owed column),
+// Freshness and ChangeSeq (how fresh the figures are, and a cheap "what changed since"
+// for live pages: every write to the components or the roster moves it, the roster's
+// writes in internal/store included), Counts, CallbackStats and FlaggedCallbacks (the
+// admins' Data page), UnconfirmedPayments (the dashboard's payments announced but not
+// confirmed yet).
+// A bills query says its tab and order in the ledger's words (Tab, Sort); how a page
+// spells them in its URL is internal/billlist's.
+//
+// The iterators (Payments, All, AllForStudent) read in time linear in their rows,
+// whatever the query planner's statistics say (pages.go): a page at a time, each page
+// one range of an index in the iterator's order starting exactly after the last row
+// (keyset, compared as a row value; INDEXED BY where SQLite without statistics would
+// choose otherwise), one page ahead of the caller on another goroutine; a range of due
+// or payment days is merged from one such stream per day. The Syncer keeps SQLite's
+// statistics as the ledger grows (a full ANALYZE after a first fill, Optimize after each
+// reconcile, a migration's new index at start); a ledger filled another way (a test's,
+// a benchmark's) calls Optimize to be analysed like a live one.
 package ledger

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/component"
+	"github.com/sekolah/portal/internal/ledger"
 	"github.com/sekolah/portal/internal/reports"
 	"github.com/sekolah/portal/internal/store"
 )
@@ -99,29 +101,29 @@ func TestHandComputedFromLedger(t *testing.T) {
 	d := got.Value
 	sums := []struct {
 		name string
-		got  reports.Sum
-		want reports.Sum
+		got  ledger.Sum
+		want ledger.Sum
 	}{
-		{"collected today", d.CollectedToday, reports.Sum{Amount: 525_000, Count: 1}},
-		{"collected month", d.CollectedMonth, reports.Sum{Amount: 1_050_000, Count: 2}},
-		{"collected year", d.CollectedYear, reports.Sum{Amount: 1_850_000, Count: 4}},
-		{"not yet due", d.NotYetDue, reports.Sum{Amount: 3_200_000, Count: 2}},
-		{"overdue", d.Overdue, reports.Sum{Amount: 945_000, Count: 2}},
-		{"outstanding", d.Outstanding, reports.Sum{Amount: 4_145_000, Count: 4}},
-		{"expired", d.Expired, reports.Sum{Amount: 800_000, Count: 1}},
-		{"due this month", d.DueMonth, reports.Sum{Amount: 2_500_000, Count: 4}},
-		{"paid of due this month", d.PaidDueMonth, reports.Sum{Amount: 1_300_000, Count: 3}},
-		{"bucket 31-60", d.Buckets[reports.Bucket31to60].Sum, reports.Sum{Amount: 525_000, Count: 1}},
-		{"bucket >90", d.Buckets[reports.BucketOver90].Sum, reports.Sum{Amount: 420_000, Count: 1}},
+		{"collected today", d.CollectedToday, ledger.Sum{Amount: 525_000, Count: 1}},
+		{"collected month", d.CollectedMonth, ledger.Sum{Amount: 1_050_000, Count: 2}},
+		{"collected year", d.CollectedYear, ledger.Sum{Amount: 1_850_000, Count: 4}},
+		{"not yet due", d.NotYetDue, ledger.Sum{Amount: 3_200_000, Count: 2}},
+		{"overdue", d.Overdue, ledger.Sum{Amount: 945_000, Count: 2}},
+		{"outstanding", d.Outstanding, ledger.Sum{Amount: 4_145_000, Count: 4}},
+		{"expired", d.Expired, ledger.Sum{Amount: 800_000, Count: 1}},
+		{"due this month", d.DueMonth, ledger.Sum{Amount: 2_500_000, Count: 4}},
+		{"paid of due this month", d.PaidDueMonth, ledger.Sum{Amount: 1_300_000, Count: 3}},
+		{"bucket 31-60", d.Buckets[ledger.Bucket31to60].Sum, ledger.Sum{Amount: 525_000, Count: 1}},
+		{"bucket >90", d.Buckets[ledger.BucketOver90].Sum, ledger.Sum{Amount: 420_000, Count: 1}},
 	}
 	for _, s := range sums {
 		if s.got != s.want {
 			t.Errorf("%s = %+v, want %+v", s.name, s.got, s.want)
 		}
 	}
-	wantTop := []reports.StudentArrears{
-		{NIS: "1002", Name: "Budi Santoso", Class: "Kelas 7B", Amount: 525_000, Count: 1, OldestDue: day(2027, 2, 10)},
-		{NIS: "1003", Name: "Citra Dewi", Class: "", Amount: 420_000, Count: 1, OldestDue: day(2026, 12, 10)},
+	wantTop := []ledger.StudentArrears{
+		{NIS: "1002", Name: "Budi Santoso", Class: "Kelas 7B", Amount: 525_000, Count: 1, OldestDue: day(2027, 2, 10), DaysLate: 33},
+		{NIS: "1003", Name: "Citra Dewi", Class: "", Amount: 420_000, Count: 1, OldestDue: day(2026, 12, 10), DaysLate: 95},
 	}
 	if !slices.Equal(d.TopArrears, wantTop) {
 		t.Errorf("top arrears = %+v", d.TopArrears)
@@ -142,16 +144,16 @@ func TestHandComputedFromLedger(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if pay.Value.Total != (reports.DayTotal{Count: 2, Amount: 1_000_000, Penalty: 50_000, Paid: 1_050_000}) || pay.Value.Rows[0].Ref != "REF-B" {
+	if pay.Value.Total != (ledger.DayTotal{Count: 2, Amount: 1_000_000, Penalty: 50_000, Paid: 1_050_000}) || pay.Value.Rows[0].Ref != "REF-B" {
 		t.Errorf("payments = %+v", pay.Value.Total)
 	}
-	out, err := svc.Outstanding(ctx, reports.OutstandingFilter{}, false)
+	out, err := svc.Outstanding(ctx, ledger.OutstandingFilter{}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	c := out.Value.Rows[1] // largest overdue first: 1002 (525.000), 1003 (420.000), 1001
-	if want := (reports.OutstandingRow{NIS: "1003", Name: "Citra Dewi", Count: 2,
-		Buckets: [reports.NumBuckets]int64{1_200_000, 0, 0, 0, 420_000}, Penalty: 20_000, Total: 1_620_000, OldestDue: day(2026, 12, 10),
+	if want := (ledger.OutstandingRow{NIS: "1003", Name: "Citra Dewi", Count: 2,
+		Buckets: [ledger.NumBuckets]int64{1_200_000, 0, 0, 0, 420_000}, Penalty: 20_000, Total: 1_620_000, OldestDue: day(2026, 12, 10), DaysLate: 95,
 		Overdue: 420_000, OverdueCount: 1}); c != want {
 		t.Errorf("1003 = %+v", c)
 	}
@@ -159,11 +161,11 @@ func TestHandComputedFromLedger(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var statuses []reports.Status
+	var statuses []component.Status
 	for _, r := range st.Value.Rows {
 		statuses = append(statuses, r.Status)
 	}
-	if !slices.Equal(statuses, []reports.Status{reports.StatusExpired, reports.StatusOverdue, reports.StatusPaid}) || st.Value.Owed != 525_000 {
+	if !slices.Equal(statuses, []component.Status{component.StatusExpired, component.StatusOverdue, component.StatusPaid}) || st.Value.Owed != 525_000 {
 		t.Errorf("1002 statuses %v owed %d", statuses, st.Value.Owed)
 	}
 	acc, err := svc.Accounts(ctx, reports.PaymentsFilter{From: day(2027, 2, 1), To: day(2027, 3, 15)}, false)

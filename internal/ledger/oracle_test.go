@@ -141,7 +141,7 @@ func oracleDashboard(today time.Time, loc *time.Location, bills iter.Seq2[billin
 				k := dueKey{dueN, b.Name, b.AccountCode}
 				g := dueSoon[k]
 				if g == nil {
-					g = &ledger.DueGroup{Due: b.Due.UTC(), Name: b.Name, Account: b.AccountCode, Reminder: b.ReminderDay()}
+					g = &ledger.DueGroup{Due: b.Due.UTC(), DaysLate: late, Name: b.Name, Account: b.AccountCode, Reminder: b.ReminderDay()}
 					dueSoon[k] = g
 				}
 				g.Sum.Amount += due
@@ -192,7 +192,7 @@ func oracleDashboard(today time.Time, loc *time.Location, bills iter.Seq2[billin
 			pe.name = s.name
 		}
 		arrears = append(arrears, ledger.StudentArrears{NIS: nis, Name: pe.name, Class: pe.class, Amount: s.amount, Count: s.count,
-			OldestDue: time.Unix(int64(s.oldest)*86400, 0).UTC()})
+			OldestDue: time.Unix(int64(s.oldest)*86400, 0).UTC(), DaysLate: todayN - s.oldest})
 		c := classes[pe.class]
 		if c == nil {
 			c = &ledger.ClassArrears{Class: pe.class}
@@ -260,7 +260,7 @@ func oracleOutstanding(bills []billing.Bill, f ledger.OutstandingFilter, today t
 		}
 		r := byNIS[b.NIS]
 		if r == nil {
-			r = &ledger.OutstandingRow{NIS: b.NIS, Name: pe.name, Class: pe.class, OldestDue: b.Due.UTC()}
+			r = &ledger.OutstandingRow{NIS: b.NIS, Name: pe.name, Class: pe.class, OldestDue: b.Due.UTC(), DaysLate: lateDays}
 			byNIS[b.NIS] = r
 		}
 		r.Count++
@@ -274,6 +274,7 @@ func oracleOutstanding(bills []billing.Bill, f ledger.OutstandingFilter, today t
 		if b.Due.Before(r.OldestDue) {
 			r.OldestDue = b.Due.UTC()
 		}
+		r.DaysLate = max(r.DaysLate, lateDays)
 	}
 	for nis, e := range expired {
 		if r := byNIS[nis]; r != nil {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"iter"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/sekolah/portal/internal/i18n"
@@ -48,6 +49,7 @@ type OutstandingRow struct {
 	Penalty      int64
 	Total        int64
 	OldestDue    time.Time
+	DaysLate     int // from OldestDue's day to today: > 0 late by so many days, else not yet late
 	Overdue      int64
 	OverdueCount int
 	Expired      int64
@@ -96,7 +98,7 @@ func (l *Ledger) Outstanding(ctx context.Context, f OutstandingFilter) (Outstand
 	today := l.today()
 	rep := OutstandingReport{Filter: f, Today: dayTime(today)}
 	var w where
-	t := w.arg(today)
+	d := componentsOn("c", w.arg(today))
 	w.terms = append(w.terms, "c.kind = 0")
 	if f.Account != "" {
 		w.add("c.account_code = ?", f.Account)
@@ -107,27 +109,32 @@ func (l *Ledger) Outstanding(ctx context.Context, f OutstandingFilter) (Outstand
 	if !f.DueTo.IsZero() {
 		w.add("c.due_us <= ?", micros(f.DueTo))
 	}
-	late := "(" + t + " - c.due_day)"
-	// sel: payable today and, for the overdue report, past its due day.
-	sel := "c.expiry_day >= " + t
+	// sel: payable today and, for the overdue report, late. Each selected component
+	// counts at its price today in the bucket of its days late.
+	sel := d.payable()
 	if f.Overdue {
-		sel += " AND c.due_day < " + t
+		sel = d.late()
+	}
+	late, price := d.daysLate(), d.price()
+	bucket := func(cond string) string {
+		return `SUM(CASE WHEN ` + sel + ` AND ` + cond + ` THEN ` + price + ` ELSE 0 END)`
 	}
 	inner := `SELECT c.nis AS nis, SUM(CASE WHEN ` + sel + ` THEN 1 ELSE 0 END) AS n,
-		SUM(CASE WHEN ` + sel + ` AND ` + late + ` <= 0 THEN c.amount ELSE 0 END) AS b0,
-		SUM(CASE WHEN ` + sel + ` AND ` + late + ` BETWEEN 1 AND 30 THEN c.amount + c.penalty ELSE 0 END) AS b1,
-		SUM(CASE WHEN ` + sel + ` AND ` + late + ` BETWEEN 31 AND 60 THEN c.amount + c.penalty ELSE 0 END) AS b2,
-		SUM(CASE WHEN ` + sel + ` AND ` + late + ` BETWEEN 61 AND 90 THEN c.amount + c.penalty ELSE 0 END) AS b3,
-		SUM(CASE WHEN ` + sel + ` AND ` + late + ` > 90 THEN c.amount + c.penalty ELSE 0 END) AS b4,
-		SUM(CASE WHEN ` + sel + ` AND ` + late + ` > 0 THEN c.penalty ELSE 0 END) AS penalty,
-		SUM(CASE WHEN ` + sel + ` AND ` + late + ` > 0 THEN 1 ELSE 0 END) AS n_late,
+		` + bucket(late+` <= 0`) + ` AS b0,
+		` + bucket(late+` BETWEEN 1 AND 30`) + ` AS b1,
+		` + bucket(late+` BETWEEN 31 AND 60`) + ` AS b2,
+		` + bucket(late+` BETWEEN 61 AND 90`) + ` AS b3,
+		` + bucket(late+` > 90`) + ` AS b4,
+		SUM(CASE WHEN ` + sel + ` THEN ` + d.penalty() + ` ELSE 0 END) AS penalty,
+		SUM(CASE WHEN ` + sel + ` AND ` + d.late() + ` THEN 1 ELSE 0 END) AS n_late,
 		COALESCE(MIN(CASE WHEN ` + sel + ` THEN c.due_us END), 0) AS oldest,
-		SUM(CASE WHEN c.expiry_day < ` + t + ` THEN c.amount ELSE 0 END) AS expired,
-		SUM(CASE WHEN c.expiry_day < ` + t + ` THEN 1 ELSE 0 END) AS n_expired
+		COALESCE(MAX(CASE WHEN ` + sel + ` THEN ` + late + ` END), 0) AS days_late,
+		SUM(CASE WHEN ` + d.expired() + ` THEN c.amount ELSE 0 END) AS expired,
+		SUM(CASE WHEN ` + d.expired() + ` THEN 1 ELSE 0 END) AS n_expired
 		FROM ledger_components c` + l.indexedBy("ledger_components_open") + w.sql() + ` GROUP BY c.nis`
 	named := where{terms: slices.Clone(w.terms), args: slices.Clone(w.args)}
 	// The newest follow-up of each student listed, through its (nis, at_us, id) index.
-	outer := `SELECT o.nis, o.n, o.b0, o.b1, o.b2, o.b3, o.b4, o.penalty, o.n_late, o.oldest, o.expired, o.n_expired,
+	outer := `SELECT o.nis, o.n, o.b0, o.b1, o.b2, o.b3, o.b4, o.penalty, o.n_late, o.oldest, o.days_late, o.expired, o.n_expired,
 		COALESCE(s.name, ''), COALESCE(s.description, ''),
 		COALESCE(f.id, ''), COALESCE(f.channel, ''), COALESCE(f.at_us, 0), COALESCE(f.actor, ''), COALESCE(f.actor_name, ''),
 		COALESCE(f.components, 0), COALESCE(f.total, 0)
@@ -149,14 +156,14 @@ func (l *Ledger) Outstanding(ctx context.Context, f OutstandingFilter) (Outstand
 		defer rows.Close()
 		for rows.Next() {
 			var r OutstandingRow
-			var n, nLate, oldest, nExpired, fAt, fN int64
+			var n, nLate, oldest, daysLate, nExpired, fAt, fN int64
 			if err := rows.Scan(&r.NIS, &n, &r.Buckets[0], &r.Buckets[1], &r.Buckets[2], &r.Buckets[3], &r.Buckets[4],
-				&r.Penalty, &nLate, &oldest, &r.Expired, &nExpired, &r.Name, &r.Class,
+				&r.Penalty, &nLate, &oldest, &daysLate, &r.Expired, &nExpired, &r.Name, &r.Class,
 				&r.LastFollowUp.ID, &r.LastFollowUp.Channel, &fAt, &r.LastFollowUp.Actor, &r.LastFollowUp.ActorName,
 				&fN, &r.LastFollowUp.Total); err != nil {
 				return err
 			}
-			r.Count, r.OverdueCount, r.ExpiredCount, r.OldestDue = int(n), int(nLate), int(nExpired), instant(oldest)
+			r.Count, r.OverdueCount, r.ExpiredCount, r.OldestDue, r.DaysLate = int(n), int(nLate), int(nExpired), instant(oldest), int(daysLate)
 			for i, b := range r.Buckets {
 				r.Total += b
 				if i > 0 {
@@ -285,82 +292,174 @@ func (l *Ledger) PaymentDays(ctx context.Context, from, to time.Time, account st
 
 // Payments yields every payment from from to to (days in the ledger's zone, inclusive),
 // optionally of one account, in the order they were paid (then by NIS and component),
-// with the roster's name and class. It reads a thousand at a time by key, so an export
-// of a year streams.
+// with the roster's name and class. It reads a thousand at a time, each page one range
+// of the payments index from where the last one ended, one page ahead of the caller
+// (pages.go), so an export of a year streams in time linear in its rows.
 func (l *Ledger) Payments(ctx context.Context, from, to time.Time, account string) iter.Seq2[PaymentRow, error] {
+	if err := checkRange(from, to); err != nil {
+		return func(yield func(PaymentRow, error) bool) { yield(PaymentRow{}, err) }
+	}
 	return func(yield func(PaymentRow, error) bool) {
-		if err := checkRange(from, to); err != nil {
-			yield(PaymentRow{}, err)
-			return
-		}
-		var after *payKey
-		for {
-			var w where
-			w.add("c.kind = 1")
-			w.add("c.paid_day >= ?", dayNum(from))
-			w.add("c.paid_day <= ?", dayNum(to))
-			if account != "" {
-				w.add("c.account_code = ?", account)
-			}
-			if after != nil {
-				// paid_day follows paid_us; saying so starts the index range where the
-				// last page ended instead of at the range's first day.
-				w.add("c.paid_day >= ?", after.day)
-				w.add("(c.paid_us > ? OR c.paid_us = ? AND (c.nis > ? OR c.nis = ? AND c.id > ?))",
-					after.paid, after.paid, after.nis, after.nis, after.id)
-			}
-			rows, err := l.sql.QueryContext(ctx, `SELECT c.paid_day, c.paid_us, c.nis, c.id, COALESCE(s.name, ''), c.student_name,
-				COALESCE(s.description, ''), c.name, c.account_code, c.amount, c.amount_paid, c.ref_number
-				FROM ledger_components c LEFT JOIN students s ON s.nis = c.nis`+w.sql()+`
-				ORDER BY c.paid_day, c.paid_us, c.nis, c.id LIMIT `+w.arg(iterPage), w.args...)
-			if err != nil {
-				yield(PaymentRow{}, fmt.Errorf("ledger: payments: %w", err))
+		roster := rosterNames{l: l}
+		for p, err := range readAhead(ctx, func(ctx context.Context, last *payment, into []payment) ([]payment, error) {
+			return l.paymentsPage(ctx, dayNum(from), dayNum(to), account, last, &roster, into)
+		}) {
+			if !yield(p.PaymentRow, err) || err != nil {
 				return
 			}
-			var page []PaymentRow
-			var last payKey
-			for rows.Next() {
-				var p PaymentRow
-				var day, paid, amount int64
-				var id, student string
-				if err := rows.Scan(&day, &paid, &p.NIS, &id, &p.Name, &student, &p.Class, &p.Component, &p.Account,
-					&amount, &p.Paid, &p.Ref); err != nil {
-					rows.Close()
-					yield(PaymentRow{}, fmt.Errorf("ledger: payments: %w", err))
-					return
-				}
-				if p.Name == "" {
-					p.Name = student
-				}
-				p.Day, p.PaidAt = dayTime(day), instant(paid)
-				p.Penalty = penaltyPaid(amount, p.Paid)
-				p.Amount = p.Paid - p.Penalty
-				page = append(page, p)
-				last.day, last.paid, last.nis, last.id = day, paid, p.NIS, id
-			}
-			err = rows.Err()
-			rows.Close()
-			if err != nil {
-				yield(PaymentRow{}, fmt.Errorf("ledger: payments: %w", err))
-				return
-			}
-			for _, p := range page {
-				if !yield(p, nil) {
-					return
-				}
-			}
-			if len(page) < iterPage {
-				return
-			}
-			after = &last
 		}
 	}
 }
 
-// payKey is where a page of payments ended: the order's columns of its last row.
-type payKey struct {
+// payment is a PaymentRow with its place in the payments' order: the order's columns
+// (paid_day, paid_us, nis, id), the next page's start.
+type payment struct {
+	PaymentRow
 	day, paid int64
-	nis, id   string
+	id        string
+}
+
+// paymentsPage reads the page of payments after last (nil: from the first day). The
+// order is the index ledger_components_payments (migration 00025) and a page starts at
+// last's place in it, compared as a row value: one range of the index per page, which
+// SQLite is told to read (INDEXED BY: without statistics it would rather walk every paid
+// component and sort them; PostgreSQL picks the index on its own). Names and classes
+// come from roster.
+func (l *Ledger) paymentsPage(ctx context.Context, from, to int64, account string, last *payment, roster *rosterNames, into []payment) ([]payment, error) {
+	query, args := l.paymentsQuery(from, to, account, last)
+	out, err := l.readPayments(ctx, into, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("ledger: payments: %w", err)
+	}
+	if err := roster.name(ctx, out); err != nil {
+		return nil, fmt.Errorf("ledger: payments: %w", err)
+	}
+	return out, nil
+}
+
+// paymentsQuery is the query of the page of payments after last.
+func (l *Ledger) paymentsQuery(from, to int64, account string, last *payment) (string, []any) {
+	var w where
+	w.add("c.kind = 1")
+	if last == nil {
+		w.add("c.paid_day >= ?", from)
+	} else {
+		w.add("(c.paid_day, c.paid_us, c.nis, c.id) > (?, ?, ?, ?)", last.day, last.paid, last.NIS, last.id)
+	}
+	w.add("c.paid_day <= ?", to)
+	if account != "" {
+		w.add("c.account_code = ?", account)
+	}
+	return `SELECT c.paid_day, c.paid_us, c.nis, c.id, c.student_name, c.name, c.account_code,
+		c.amount, c.amount_paid, c.ref_number FROM ledger_components c` + l.indexedBy("ledger_components_payments") + w.sql() + `
+		ORDER BY c.paid_day, c.paid_us, c.nis, c.id LIMIT ` + w.arg(iterPage), w.args
+}
+
+// readPayments runs a payments page's query, appending to out; Name is the service's
+// name of the student until the roster's replaces it.
+func (l *Ledger) readPayments(ctx context.Context, out []payment, query string, args ...any) ([]payment, error) {
+	rows, err := l.sql.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	if out == nil {
+		out = make([]payment, 0, iterPage)
+	}
+	for rows.Next() {
+		var p payment
+		var amount int64
+		if err := rows.Scan(&p.day, &p.paid, &p.NIS, &p.id, &p.Name, &p.Component, &p.Account, &amount, &p.Paid, &p.Ref); err != nil {
+			return nil, err
+		}
+		p.Day, p.PaidAt = dayTime(p.day), instant(p.paid)
+		p.Penalty = penaltyPaid(amount, p.Paid)
+		p.Amount = p.Paid - p.Penalty
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
+
+// rosterNames is the roster's name and class of the students a walk of payments meets,
+// read as they are met: the new students of a page in one query, or the whole roster
+// once a page meets many. (Joined to every row, the roster cost two B-tree searches per
+// payment, a quarter of reading a month of them.)
+type rosterNames struct {
+	l     *Ledger
+	known map[string]rosterName
+	all   bool // the whole roster is in known
+}
+
+type rosterName struct{ name, class string }
+
+// rosterByNIS is how many new students a page may name one by one; beyond it the whole
+// roster is read once (binding many parameters costs the SQLite driver more than a
+// roster of thousands).
+const rosterByNIS = 64
+
+// name gives the payments the roster's name (when it has one) and class.
+func (r *rosterNames) name(ctx context.Context, ps []payment) error {
+	if r.known == nil {
+		r.known = map[string]rosterName{}
+	}
+	if !r.all {
+		var missing []string
+		seen := map[string]bool{}
+		for _, p := range ps {
+			if _, ok := r.known[p.NIS]; !ok && !seen[p.NIS] {
+				seen[p.NIS] = true
+				missing = append(missing, p.NIS)
+			}
+		}
+		if err := r.read(ctx, missing); err != nil {
+			return err
+		}
+	}
+	for i := range ps {
+		if n, ok := r.known[ps[i].NIS]; ok {
+			if n.name != "" {
+				ps[i].Name = n.name
+			}
+			ps[i].Class = n.class
+		}
+	}
+	return nil
+}
+
+// read adds the roster entries of nis to known (all of the roster when there are many);
+// a student the roster lacks is remembered as such.
+func (r *rosterNames) read(ctx context.Context, nis []string) error {
+	if len(nis) == 0 {
+		return nil
+	}
+	query, args := `SELECT nis, name, description FROM students`, []any(nil)
+	if len(nis) > rosterByNIS {
+		r.all = true
+	} else {
+		ph := make([]string, len(nis))
+		for i, n := range nis {
+			ph[i] = fmt.Sprintf("$%d", i+1)
+			args = append(args, n)
+		}
+		query += ` WHERE nis IN (` + strings.Join(ph, ", ") + `)`
+	}
+	for _, n := range nis {
+		r.known[n] = rosterName{} // not on the roster unless read below
+	}
+	rows, err := r.l.sql.QueryContext(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var nis string
+		var n rosterName
+		if err := rows.Scan(&nis, &n.name, &n.class); err != nil {
+			return err
+		}
+		r.known[nis] = n
+	}
+	return rows.Err()
 }
 
 // AccountRow is what one school account received in the range (Payments, Amount,
@@ -432,10 +531,11 @@ func (l *Ledger) Accounts(ctx context.Context, from, to time.Time) (AccountsRepo
 		if err := rs.Err(); err != nil {
 			return err
 		}
+		g := groupsOn("$1")
 		rs, err = tx.QueryContext(ctx, `SELECT account_code,
-				SUM(CASE WHEN due_day < $1 THEN amount + penalty ELSE 0 END),
-				SUM(CASE WHEN due_day >= $1 THEN amount ELSE 0 END)
-			FROM ledger_open_totals WHERE components <> 0 AND expiry_day >= $1
+				SUM(CASE WHEN `+g.late()+` THEN `+g.price()+` ELSE 0 END),
+				SUM(CASE WHEN `+g.notDue()+` THEN `+g.price()+` ELSE 0 END)
+			FROM ledger_open_totals WHERE components <> 0 AND `+g.payable()+`
 			GROUP BY account_code HAVING SUM(components) <> 0`, today)
 		if err != nil {
 			return err
@@ -461,15 +561,4 @@ func (l *Ledger) Accounts(ctx context.Context, from, to time.Time) (AccountsRepo
 	}
 	slices.SortFunc(rep.Rows, func(a, b AccountRow) int { return cmp.Compare(a.Account, b.Account) })
 	return rep, nil
-}
-
-// DaysLate counts the days from the row's oldest due day to today (the report's Today):
-// > 0 late by so many days, 0 or less not yet late; 0 for a row without components.
-func (r OutstandingRow) DaysLate(today time.Time) int {
-	if r.OldestDue.IsZero() {
-		return 0
-	}
-	y, m, d := r.OldestDue.UTC().Date()
-	ty, tm, td := today.UTC().Date()
-	return int(time.Date(ty, tm, td, 0, 0, 0, 0, time.UTC).Sub(time.Date(y, m, d, 0, 0, 0, 0, time.UTC)).Hours() / 24)
 }

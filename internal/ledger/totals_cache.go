@@ -29,11 +29,12 @@ const totalsCacheSize = 256
 // totalsKey is what a bills query's totals depend on besides the data: its filter and
 // tab (not its sort or page), how the search was answered and the day.
 type totalsKey struct {
-	tab, account, notes, ref, nis, class, search string
-	dueFrom, dueTo, paidFrom, paidTo             int64 // microseconds; math.MinInt64: no bound
-	join                                         bool  // the search is joined in SQL (many students matched)
-	found                                        int   // how many students the search named
-	today                                        int64
+	tab                                     Tab
+	account, notes, ref, nis, class, search string
+	dueFrom, dueTo, paidFrom, paidTo        int64 // microseconds; math.MinInt64: no bound
+	join                                    bool  // the search is joined in SQL (many students matched)
+	found                                   int   // how many students the search named
+	today                                   int64
 }
 
 // stamp is the ledger's state the cached totals were computed from.

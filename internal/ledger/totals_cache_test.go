@@ -80,7 +80,7 @@ func testBillsTotalsFollowEveryChange(t *testing.T, engine string) {
 			_, want := expectBillsUnsorted(bills, q, people, clk.now())
 			for i, inst := range []*ledger.Ledger{l, l, other, other} {
 				pq := q
-				pq.Offset, pq.Limit, pq.Sort = i*10, 10, []string{ledger.SortNewest, ledger.SortAmount}[i%2]
+				pq.Offset, pq.Limit, pq.Sort = i*10, 10, []ledger.Sort{ledger.SortNewest, ledger.SortAmount}[i%2]
 				page, err := inst.Bills(ctx, pq)
 				if err != nil {
 					t.Fatalf("%s: %s: %v", step, key(q), err)

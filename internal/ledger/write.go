@@ -185,10 +185,9 @@ func (l *Ledger) StudentTotals(ctx context.Context, nis []string) (map[string]St
 		for _, n := range part {
 			args = append(args, n)
 		}
-		rows, err := l.sql.QueryContext(ctx, `SELECT nis,
-				SUM(CASE WHEN due_day < $1 THEN amount + penalty ELSE amount END),
-				SUM(CASE WHEN due_day < $1 THEN 1 ELSE 0 END)
-			FROM ledger_components WHERE nis IN (`+placeholders(2, len(part))+`) AND kind = 0 AND expiry_day >= $1
+		d := componentsOn("", "$1")
+		rows, err := l.sql.QueryContext(ctx, `SELECT nis, SUM(`+d.price()+`), SUM(CASE WHEN `+d.late()+` THEN 1 ELSE 0 END)
+			FROM ledger_components WHERE nis IN (`+placeholders(2, len(part))+`) AND `+d.payable()+`
 			GROUP BY nis`, args...)
 		if err != nil {
 			return nil, fmt.Errorf("ledger: student totals: %w", err)
@@ -222,7 +221,7 @@ func (l *Ledger) markDeletedTx(ctx context.Context, tx *sql.Tx, ids []string, ke
 		if !ok || r.Kind == kindDeleted {
 			continue
 		}
-		r.Kind, r.State, r.RawState = kindDeleted, string(StateDeleted), string(StateDeleted)
+		r.Kind, r.State, r.RawState = kindDeleted, string(billing.StateDeleted), string(billing.StateDeleted)
 		in = append(in, r)
 	}
 	return l.writeRows(ctx, tx, in, old, keep)

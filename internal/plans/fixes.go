@@ -156,8 +156,10 @@ type Fix struct {
 // Reprice is what correcting the plans' unpaid components would do.
 type Reprice struct {
 	Update, Cancel []Fix
-	// Paid are the paid components (never touched); Unchanged those already right.
-	Paid, Unchanged           int
+	// Paid are the paid components (never touched); Unchanged those already right; Split
+	// the parts a period was split into (internal/corrections' instalments: their amounts
+	// and days are the split's, left as they are).
+	Paid, Unchanged, Split    int
 	AmountBefore, AmountAfter int64 // of the updates
 	CancelAmount              int64
 	Fingerprint               string
@@ -196,11 +198,14 @@ func (s *Service) Reprice(ctx context.Context, ps []Plan, nis []string) (Reprice
 		}
 		for _, c := range comps {
 			b := c.Bill
-			switch b.State {
-			case billing.StateDeleted:
+			switch part, split := corrections.PartOf(b.Notes); {
+			case b.State == billing.StateDeleted:
 				continue
-			case billing.StatePaid:
+			case b.State == billing.StatePaid:
 				r.Paid++
+				continue
+			case split && !part.Restored:
+				r.Split++
 				continue
 			}
 			f := Fix{Plan: p, Bill: b}

@@ -93,7 +93,7 @@ func testPlanLife(t *testing.T, postgres bool) {
 	if c := k.Rows[1].Cells[0]; c.State != plans.CellPaid || c.PaidOn.IsZero() || k.PaidCount[0] != 1 {
 		t.Fatalf("paid cell: %+v, paid count %d", c, k.PaidCount[0])
 	}
-	if c := k.Rows[0].Cells[5]; c.State != plans.CellUnpaid || c.Bill.Amount != 175_000 {
+	if c := k.Rows[0].Cells[5]; c.State != plans.CellUnpaid || c.Amount != 175_000 {
 		t.Fatalf("unpaid cell: %+v", c)
 	}
 

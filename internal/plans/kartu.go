@@ -7,6 +7,7 @@ import (
 
 	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/component"
+	"github.com/sekolah/portal/internal/ledger"
 	"github.com/sekolah/portal/internal/store"
 	"github.com/sekolah/portal/internal/students"
 )
@@ -30,15 +31,72 @@ const (
 // Key is the catalogue key of its name ("plans.cell.paid").
 func (c CellState) Key() string { return "plans.cell." + string(c) }
 
-// Cell is one student's period.
+// Cell is one student's period: its component, or the parts it was split into
+// (internal/corrections' instalments), read together.
 type Cell struct {
 	State CellState
-	// Bill is the component (nil when there is none).
-	Bill *billing.Bill
-	// PaidOn is the school's day of the payment; Price what paying today costs (unpaid,
-	// late: with the penalty).
+	// Parts is how many components make the period (0: none; more than 1: instalments)
+	// and PaidParts how many of them are paid.
+	Parts, PaidParts int
+	// Due is the first due day; Amount what the components ask; Paid what was paid.
+	Due          time.Time
+	Amount, Paid int64
+	// PaidOn is the school's day of the (last) payment; Price what paying the unpaid ones
+	// costs today (late: with the penalty).
 	PaidOn time.Time
 	Price  int64
+}
+
+// slots are the live components of a plan by "NIS|YYYY-MM": one, or the parts of a split.
+func slots(comps []ledger.PlanComponent) map[string][]billing.Bill {
+	out := map[string][]billing.Bill{}
+	for _, c := range comps {
+		if c.Bill.State != billing.StateDeleted {
+			out[c.NIS+"|"+c.Period] = append(out[c.NIS+"|"+c.Period], c.Bill)
+		}
+	}
+	return out
+}
+
+// cellOf reads a period's components on today: paid once all are, else late when one
+// is, unpaid while one can be paid, expired when none can.
+func (s *Service) cellOf(parts []billing.Bill, today time.Time) (c Cell, expired int64) {
+	c.Parts = len(parts)
+	late, payable := false, false
+	for _, b := range parts {
+		c.Amount += b.Amount
+		if c.Due.IsZero() || b.Due.Before(c.Due) {
+			c.Due = b.Due
+		}
+		on := component.On(b, today)
+		switch on.Status {
+		case component.StatusPaid:
+			c.PaidParts++
+			c.Paid += b.AmountPaid
+			if day := s.cfg.Clock.DayOf(b.PaidAt); day.After(c.PaidOn) {
+				c.PaidOn = day
+			}
+		case component.StatusExpired:
+			expired += b.Amount
+		case component.StatusOverdue:
+			late = true
+			c.Price += on.Price
+		default:
+			payable = true
+			c.Price += on.Price
+		}
+	}
+	switch {
+	case c.PaidParts == c.Parts:
+		c.State = CellPaid
+	case late:
+		c.State = CellLate
+	case payable:
+		c.State = CellUnpaid
+	default:
+		c.State = CellExpired
+	}
+	return c, expired
 }
 
 // CardRow is one student's line of the kartu: their cells and their totals.
@@ -103,13 +161,7 @@ func (s *Service) kartuOf(ctx context.Context, p Plan, list []students.Student) 
 	if err != nil {
 		return k, err
 	}
-	live := map[string]billing.Bill{}
-	for _, c := range comps {
-		key := c.NIS + "|" + c.Period
-		if _, seen := live[key]; !seen && c.Bill.State != billing.StateDeleted {
-			live[key] = c.Bill
-		}
-	}
+	live := slots(comps)
 	ds, err := s.Discounts(ctx, nis)
 	if err != nil {
 		return k, err
@@ -122,24 +174,13 @@ func (s *Service) kartuOf(ctx context.Context, p Plan, list []students.Student) 
 		row := CardRow{Student: st, Status: students.StatusOf(st.Status)}
 		for i, pe := range k.Periods {
 			var c Cell
-			if b, ok := live[st.NIS+"|"+pe.Month.String()]; ok {
-				c.Bill = &b
+			if parts := live[st.NIS+"|"+pe.Month.String()]; len(parts) > 0 {
+				var expired int64
+				c, expired = s.cellOf(parts, today)
 				k.BilledCount[i]++
-				on := component.On(b, today)
-				switch on.Status {
-				case component.StatusPaid:
-					c.State, c.PaidOn = CellPaid, s.cfg.Clock.DayOf(b.PaidAt)
-					row.Paid += b.AmountPaid
+				row.Paid, row.Owed, row.Expired = row.Paid+c.Paid, row.Owed+c.Price, row.Expired+expired
+				if c.State == CellPaid {
 					k.PaidCount[i]++
-				case component.StatusExpired:
-					c.State = CellExpired
-					row.Expired += b.Amount
-				case component.StatusOverdue:
-					c.State, c.Price = CellLate, on.Price
-					row.Owed += on.Price
-				default:
-					c.State, c.Price = CellUnpaid, on.Price
-					row.Owed += on.Price
 				}
 			} else if _, charged, d := p.charge(st.Description, pe, byNIS[st.NIS]); d != nil && charged == 0 {
 				c.State = CellWaived

@@ -62,12 +62,7 @@ func (s *Service) DiscountLines(ctx context.Context, class string) ([]DiscountLi
 		if err != nil {
 			return nil, 0, err
 		}
-		live := map[string]billing.Bill{}
-		for _, c := range comps {
-			if _, seen := live[c.NIS+"|"+c.Period]; !seen && c.Bill.State != billing.StateDeleted {
-				live[c.NIS+"|"+c.Period] = c.Bill
-			}
-		}
+		live := slots(comps)
 		for _, n := range nis {
 			st, ok := roster[n]
 			if !ok {
@@ -79,13 +74,21 @@ func (s *Service) DiscountLines(ctx context.Context, class string) ([]DiscountLi
 					continue
 				}
 				ln := DiscountLine{Student: st, Plan: p, Period: pe, Discount: *d, Full: full}
-				b, billed := live[n+"|"+pe.Month.String()]
-				switch {
-				case billed && b.Amount < full:
-					if st.Name == "" {
+				// A period split into instalments asks what its parts ask together.
+				parts := live[n+"|"+pe.Month.String()]
+				var asked int64
+				paid := len(parts) > 0
+				for _, b := range parts {
+					asked += b.Amount
+					paid = paid && b.State == billing.StatePaid
+					if ln.Student.Name == "" {
 						ln.Student.Name = b.StudentName
 					}
-					ln.Charged, ln.Off, ln.Paid = b.Amount, full-b.Amount, b.State == billing.StatePaid
+				}
+				billed := len(parts) > 0
+				switch {
+				case billed && asked < full:
+					ln.Charged, ln.Off, ln.Paid = asked, full-asked, paid
 				case billed:
 					pending++
 					continue

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/sekolah/portal/internal/corrections"
 	"github.com/sekolah/portal/internal/i18n"
 )
 
@@ -96,39 +97,46 @@ func (p Plan) periodName(m Month) string {
 	return fmt.Sprintf("%s %s %d", p.ItemName, i18n.MonthFull(i18n.Indonesian, m.Month()), m.Year())
 }
 
-// split is an instalment's share of price (all of it for a plan without instalments):
-// equal parts rounded down to the rupiah, the remainder on the last, so the parts add up
-// to price exactly.
+// fullParts are the shares of price of a one-time fee's parts: internal/corrections'
+// rule for every split into instalments (equal parts, in thousands when the price is
+// whole thousands, the remainder on the last), so a plan's instalments and a bill split
+// later read alike.
+func fullParts(price int64, parts int) []int64 { return corrections.Splits(price, max(parts, 1)) }
+
+// split is an instalment's share of price (all of it for a plan without instalments).
 func split(price int64, pe Period) int64 {
 	if pe.Parts <= 1 {
 		return price
 	}
-	base := price / int64(pe.Parts)
-	if pe.Part == pe.Parts {
-		return price - base*int64(pe.Parts-1)
-	}
-	return base
+	return fullParts(price, pe.Parts)[pe.Part-1]
 }
 
-// splitCharged is an instalment's share of charged, what the whole fee price costs after
-// its discount: equal parts rounded down, the remainder on the last, as split does; but
-// never more than the part's share of the full price. When the remainder would put the
-// last part above its full share (a few rupiah, from rounding), the excess goes one
-// rupiah each to the first parts, which then have room: the parts still add up to
-// charged exactly, and no part's discount is negative.
+// chargedParts split charged, what the whole fee costs after its discount, over the
+// parts whose full shares are fulls: the same rule as fullParts, then no part above its
+// full share (a discount is never negative on a part); what the rounding put above one
+// goes to the parts with room, the last first. The parts add up to charged exactly.
+func chargedParts(fulls []int64, charged int64) []int64 {
+	out := corrections.Splits(charged, len(fulls))
+	var excess int64
+	for i, f := range fulls {
+		if out[i] > f {
+			excess += out[i] - f
+			out[i] = f
+		}
+	}
+	for i := len(out) - 1; i >= 0 && excess > 0; i-- {
+		room := min(fulls[i]-out[i], excess)
+		out[i] += room
+		excess -= room
+	}
+	return out
+}
+
+// splitCharged is an instalment's share of charged, the whole fee price less its
+// discount (chargedParts).
 func splitCharged(price, charged int64, pe Period) int64 {
 	if pe.Parts <= 1 {
 		return charged
 	}
-	n := int64(pe.Parts)
-	base := charged / n
-	last := charged - base*(n-1)
-	excess := max(last-split(price, Period{Part: pe.Parts, Parts: pe.Parts}), 0)
-	if pe.Part == pe.Parts {
-		return last - excess
-	}
-	if int64(pe.Part) <= excess {
-		return base + 1
-	}
-	return base
+	return chargedParts(fullParts(price, pe.Parts), charged)[pe.Part-1]
 }

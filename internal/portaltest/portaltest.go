@@ -27,6 +27,9 @@ import (
 	"github.com/sekolah/portal/internal/config"
 	"github.com/sekolah/portal/internal/corrections"
 	"github.com/sekolah/portal/internal/ledger"
+	"github.com/sekolah/portal/internal/messagesandbox"
+	"github.com/sekolah/portal/internal/messaging"
+	"github.com/sekolah/portal/internal/metrics"
 	"github.com/sekolah/portal/internal/plans"
 	"github.com/sekolah/portal/internal/sandbox"
 	"github.com/sekolah/portal/internal/store"
@@ -76,10 +79,19 @@ type Options struct {
 	Watch func(*http.Request)
 	// Sync adjusts the ledger's sync configuration before the syncer is built.
 	Sync func(*ledger.SyncConfig)
+	// Messages starts the message sandboxes (a WhatsApp Cloud API posting its statuses to
+	// the portal's webhook within milliseconds, and an SMTP server) and points the portal
+	// at them, as cmd/portal's demo does: Portal.WhatsApp and Portal.Mail.
+	Messages bool
 	// NoFirstSync leaves the ledger as Start found it: Start does not wait for the first
 	// sync (a test of the portal while it fills, or while the service is down from the
 	// start).
 	NoFirstSync bool
+	// Metrics gives the instance its metrics, served on a listener of their own
+	// (Portal.MetricsURL), as PORTAL_METRICS_ADDR does. The billing client, shared by the
+	// instances, reports its calls to the first instance's. Like Watch, it changes nothing
+	// the portal is given: a portal that sets it still starts from copies.
+	Metrics bool
 }
 
 // Portal is a running portal and its parts.
@@ -95,6 +107,10 @@ type Portal struct {
 	Config     config.Config
 	// Uploads is the upload job runner, started with the portal.
 	Uploads *uploads.Runner
+	// Metrics and MetricsURL (its /metrics, on a port of its own) are there with
+	// Options.Metrics.
+	Metrics    *metrics.Metrics
+	MetricsURL string
 	// App is every service and worker of this instance, wired as cmd/portal wires them.
 	App   *app.App
 	clock *portalClock
@@ -103,6 +119,10 @@ type Portal struct {
 	// dbURL is the database every instance opens (PostgreSQL); empty shares DB (SQLite).
 	dbURL string
 	stop  func()
+
+	// WhatsApp and Mail are the message sandboxes (Options.Messages), over real HTTP and SMTP.
+	WhatsApp *messagesandbox.CloudAPI
+	Mail     *messagesandbox.SMTP
 }
 
 // portalClock is where the portal's clock (app.Options.Now) reads the moment: fixed when
@@ -211,6 +231,11 @@ func Start(t testing.TB, opts Options) *Portal {
 		Timeout: cfg.UpstreamTimeout, Deadline: cfg.UpstreamDeadline, Now: sbNow(sb),
 		RetryBase: 10 * time.Millisecond, RetryMax: 50 * time.Millisecond,
 	}
+	var m *metrics.Metrics
+	if opts.Metrics {
+		m = newMetrics(t, cfg, clk, log)
+		billingCfg.Observe = m.BillingCall
+	}
 	if opts.Billing != nil {
 		opts.Billing(&billingCfg)
 	}
@@ -223,7 +248,11 @@ func Start(t testing.TB, opts Options) *Portal {
 		sbServer.Close()
 		sb.Close()
 	})
-	p := &Portal{DB: db, Sandbox: sb, SandboxURL: sbServer.URL, Billing: client, Config: cfg, clock: clk, opts: opts, log: log, dbURL: dbURL}
+	p := &Portal{DB: db, Sandbox: sb, SandboxURL: sbServer.URL, Billing: client, Config: cfg, clock: clk, opts: opts, log: log, dbURL: dbURL,
+		Metrics: m}
+	if opts.Messages {
+		p.startMessages(t, "http://"+ln.Addr().String()+"/hooks/whatsapp")
+	}
 	p.serve(t, ln)
 	if copied {
 		return p // the accounts came with the copy
@@ -243,7 +272,12 @@ func Start(t testing.TB, opts Options) *Portal {
 // before the database closes.
 func (p *Portal) serve(t testing.TB, ln net.Listener) {
 	t.Helper()
-	a, err := app.New(t.Context(), app.Options{Config: p.Config, DB: p.DB, Billing: p.Billing, Logger: p.log, Now: p.clock.now,
+	var sandboxed map[messaging.Channel]bool
+	if p.WhatsApp != nil {
+		sandboxed = map[messaging.Channel]bool{messaging.WhatsApp: true, messaging.Email: true}
+	}
+	a, err := app.New(t.Context(), app.Options{Config: p.Config, DB: p.DB, Billing: p.Billing, Logger: p.log, Now: p.clock.now, Metrics: p.Metrics,
+		MessageSandboxes: sandboxed,
 		// The job runners keep the real clock, as the database's own stamps do (storetest):
 		// their leases lapse and their waits end only as time passes, which a fixed clock
 		// never does. Every page, letter and receipt reads the portal's clock.
@@ -300,8 +334,16 @@ func (p *Portal) serve(t testing.TB, ln net.Listener) {
 	}
 	srv.Start()
 	p.URL, p.Server, p.Auth, p.Uploads, p.App = srv.URL, srv, a.Auth, a.Uploads, a
+	var metricsSrv *httptest.Server
+	if p.Metrics != nil {
+		metricsSrv = httptest.NewServer(p.Metrics.Handler())
+		p.MetricsURL = metricsSrv.URL + metrics.Path
+	}
 	p.stop = sync.OnceFunc(func() {
 		srv.Close()
+		if metricsSrv != nil {
+			metricsSrv.Close()
+		}
 		stopCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		if err := a.Stop(stopCtx); err != nil {
@@ -324,6 +366,9 @@ func (p *Portal) Instance(t testing.TB) *Portal {
 	t.Helper()
 	q := &Portal{DB: p.DB, Sandbox: p.Sandbox, SandboxURL: p.SandboxURL, Billing: p.Billing, Config: p.Config, clock: p.clock, opts: p.opts,
 		log: p.log, dbURL: p.dbURL}
+	if p.opts.Metrics {
+		q.Metrics = newMetrics(t, q.Config, q.clock, q.log)
+	}
 	if q.dbURL != "" {
 		q.DB = storetest.Open(t, q.dbURL) // its own pool, as another process has
 	}
@@ -363,6 +408,16 @@ func (p *Portal) AwaitCallbacks(t testing.TB) {
 		case <-time.After(10 * time.Millisecond):
 		}
 	}
+}
+
+// newMetrics builds an instance's metrics on the portal's clock.
+func newMetrics(t testing.TB, cfg config.Config, clk *portalClock, log *slog.Logger) *metrics.Metrics {
+	t.Helper()
+	m, err := metrics.New(metrics.Config{Clock: clock.New(clk.now, cfg.Location), Log: log})
+	if err != nil {
+		t.Fatalf("metrics: %v", err)
+	}
+	return m
 }
 
 // sbNow keeps the client's daily password on the sandbox's clock, fixed or not.
@@ -496,4 +551,26 @@ func (p *Portal) SignedIn(t testing.TB, username string) *Client {
 func (p *Portal) Path(path string) string {
 	u, _ := url.JoinPath(p.URL, path)
 	return u
+}
+
+// startMessages runs the message sandboxes and points the portal's configuration at them.
+func (p *Portal) startMessages(t testing.TB, webhook string) {
+	t.Helper()
+	const token, phoneID, secret = "sandbox-token", "100000000000001", "sandbox-app-secret"
+	p.WhatsApp = messagesandbox.NewCloudAPI(messagesandbox.Options{Token: token, PhoneNumberID: phoneID, AppSecret: secret,
+		WebhookURL: webhook, StatusDelay: 5 * time.Millisecond, Logger: p.log})
+	api := httptest.NewServer(p.WhatsApp)
+	mailSB, err := messagesandbox.StartSMTP("127.0.0.1:0", messagesandbox.SMTPOptions{Logger: p.log})
+	if err != nil {
+		t.Fatalf("mail sandbox: %v", err)
+	}
+	p.Mail = mailSB
+	t.Cleanup(func() {
+		api.Close()
+		p.WhatsApp.Close()
+		mailSB.Close()
+	})
+	host, port, _ := net.SplitHostPort(mailSB.Addr())
+	p.Config.WhatsApp = config.WhatsApp{URL: api.URL + "/v26.0", Token: token, PhoneID: phoneID, AppSecret: secret}
+	p.Config.SMTP = config.SMTP{Host: host, Port: port, From: "Keuangan SMP Nusantara <keuangan@smp-nusantara.sch.id>"}
 }

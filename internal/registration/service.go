@@ -107,6 +107,9 @@ type Service struct {
 	PublicWindow time.Duration
 	// Nudge, when set, wakes the Intake for an application just stored.
 	Nudge func()
+	// ParentContacts keeps the form's contact (name, phone, e-mail) as the new student's
+	// parents' contacts (internal/parents), after the registration; nil: not kept.
+	ParentContacts func(ctx context.Context, actor auth.Actor, nis, name, phone, email string) error
 }
 
 func (s *Service) now() time.Time { return s.Clock.Now() }
@@ -414,6 +417,13 @@ func (s *Service) Register(ctx context.Context, actor auth.Actor, app Applicatio
 	defer cancel()
 	if rerr := s.DB.AddRegistration(rctx, rec); rerr != nil {
 		err = errors.Join(err, rerr)
+	}
+	if s.ParentContacts != nil {
+		// Who filled the form in is who the school writes to; a failure here loses no
+		// registration: staff can type the contacts in.
+		if cerr := s.ParentContacts(rctx, actor, rec.NIS, rec.ContactName, rec.Phone, rec.Email); cerr != nil {
+			s.logger().Warn("keep the registration's contact as the parents'", "nis", rec.NIS, "err", cerr)
+		}
 	}
 	return rec, err
 }

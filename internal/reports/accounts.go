@@ -7,16 +7,12 @@ import (
 	"github.com/sekolah/portal/internal/ledger"
 )
 
-// AccountRow is what one school account received in the range and what it is still to
-// receive as of today, as the ledger adds it up.
-type AccountRow = ledger.AccountRow
-
 // AccountsReport is the per account code summary.
 type AccountsReport struct {
 	Filter PaymentsFilter // From and To; Account is ignored
 	Today  time.Time
-	Rows   []AccountRow
-	Total  AccountRow
+	Rows   []ledger.AccountRow
+	Total  ledger.AccountRow
 }
 
 func (s *Service) computeAccounts(ctx context.Context, f PaymentsFilter) (AccountsReport, error) {

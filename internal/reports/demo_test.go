@@ -9,6 +9,8 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
+	"github.com/sekolah/portal/internal/component"
+	"github.com/sekolah/portal/internal/ledger"
 	"github.com/sekolah/portal/internal/reports"
 )
 
@@ -116,7 +118,7 @@ func TestDemoSchoolFiguresAgree(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		f    reports.PaymentsFilter
-		want reports.Sum
+		want ledger.Sum
 	}{
 		{"month", reports.PaymentsFilter{From: d.MonthStart, To: d.Today}, d.CollectedMonth},
 		{"today", reports.PaymentsFilter{From: d.Today, To: d.Today}, d.CollectedToday},
@@ -131,7 +133,7 @@ func TestDemoSchoolFiguresAgree(t *testing.T) {
 	}
 
 	// Outstanding = report = accounts summary = exports; buckets and overdue agree.
-	out, err := svc.Outstanding(ctx, reports.OutstandingFilter{}, false)
+	out, err := svc.Outstanding(ctx, ledger.OutstandingFilter{}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +149,7 @@ func TestDemoSchoolFiguresAgree(t *testing.T) {
 			continue
 		}
 		// The bucket's link (its due range) makes the same figure.
-		br, err := svc.Outstanding(ctx, reports.OutstandingFilter{DueFrom: b.DueFrom, DueTo: b.DueTo}, false)
+		br, err := svc.Outstanding(ctx, ledger.OutstandingFilter{DueFrom: b.DueFrom, DueTo: b.DueTo}, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -155,17 +157,17 @@ func TestDemoSchoolFiguresAgree(t *testing.T) {
 			t.Errorf("bucket %s by its due range: %d, dashboard %d", b.Key, br.Value.Total.Total, b.Sum.Amount)
 		}
 	}
-	overdue, _ := svc.Outstanding(ctx, reports.OutstandingFilter{DueTo: yesterday}, false)
+	overdue, _ := svc.Outstanding(ctx, ledger.OutstandingFilter{DueTo: yesterday}, false)
 	if overdue.Value.Total.Total != d.Overdue.Amount || overdue.Value.Total.Penalty != d.OverduePenalty {
 		t.Errorf("overdue: report %+v, dashboard %d (penalty %d)", overdue.Value.Total, d.Overdue.Amount, d.OverduePenalty)
 	}
 	// The arrears report's default (overdue only) is the dashboard's overdue figure.
-	arrears, _ := svc.Outstanding(ctx, reports.OutstandingFilter{Overdue: true}, false)
+	arrears, _ := svc.Outstanding(ctx, ledger.OutstandingFilter{Overdue: true}, false)
 	if arrears.Value.Total.Total != d.Overdue.Amount || arrears.Value.Total.Overdue != d.Overdue.Amount ||
 		arrears.Value.Total.OverdueCount != d.Overdue.Count || arrears.Value.Total.Penalty != d.OverduePenalty {
 		t.Errorf("arrears: report %+v, dashboard %+v (penalty %d)", arrears.Value.Total, d.Overdue, d.OverduePenalty)
 	}
-	xr, cr = exportRows(t, func(ex reports.Export) error { return svc.ExportOutstanding(ctx, reports.OutstandingFilter{}, ex) }, "Tunggakan", 9)
+	xr, cr = exportRows(t, func(ex reports.Export) error { return svc.ExportOutstanding(ctx, ledger.OutstandingFilter{}, ex) }, "Tunggakan", 9)
 	if got := sumColumn(t, cr, 6, ""); got != d.Outstanding.Amount {
 		t.Errorf("outstanding csv adds up to %d, dashboard %d", got, d.Outstanding.Amount)
 	}
@@ -182,7 +184,7 @@ func TestDemoSchoolFiguresAgree(t *testing.T) {
 	if top.Class == "" {
 		t.Fatalf("the roster sync left the top class empty: %+v", top)
 	}
-	cls, _ := svc.Outstanding(ctx, reports.OutstandingFilter{Class: top.Class, Overdue: true}, false)
+	cls, _ := svc.Outstanding(ctx, ledger.OutstandingFilter{Class: top.Class, Overdue: true}, false)
 	if cls.Value.Total.Total != top.Amount || len(cls.Value.Rows) != top.Students {
 		t.Errorf("class %s: report %d (%d students), dashboard %d (%d)", top.Class, cls.Value.Total.Total, len(cls.Value.Rows), top.Amount, top.Students)
 	}
@@ -192,7 +194,7 @@ func TestDemoSchoolFiguresAgree(t *testing.T) {
 	}
 	var late int64
 	for _, r := range st.Value.Rows {
-		if r.Status == reports.StatusOverdue {
+		if r.Status == component.StatusOverdue {
 			late += r.DueToday
 		}
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/i18n"
+	"github.com/sekolah/portal/internal/ledger"
 )
 
 // ClassLabel is how a class shows: the roster's description, or "no class".
@@ -121,7 +122,7 @@ func paymentsTable(p i18n.Printer, f PaymentsFilter) table {
 
 // paymentValues fills v with one payment: the day and the time of day are the school's
 // (loc), so a payment at 23:30 in Jakarta is on that day, at 23:30.
-func paymentValues(v []any, r PaymentRow, p i18n.Printer, loc *time.Location) {
+func paymentValues(v []any, r ledger.PaymentRow, p i18n.Printer, loc *time.Location) {
 	v[0], v[1], v[2], v[3], v[4], v[5] = r.Day, ClockOf(r.PaidAt, loc), r.NIS, r.Name, ClassLabel(p, r.Class), r.Component
 	v[6], v[7], v[8], v[9], v[10] = r.Account, r.Amount, r.Penalty, r.Paid, r.Ref
 }
@@ -158,7 +159,7 @@ func (s *Service) ExportPayments(ctx context.Context, f PaymentsFilter, ex Expor
 	defer e.w.discard()
 	t := paymentsTable(ex.Printer, f)
 	vals := make([]any, len(t.Columns))
-	days, _, err := s.eachPayment(ctx, f, func(r PaymentRow) error {
+	days, _, err := s.eachPayment(ctx, f, func(r ledger.PaymentRow) error {
 		if err := e.begin(t); err != nil {
 			return err
 		}
@@ -192,7 +193,7 @@ func (s *Service) ExportPayments(ctx context.Context, f PaymentsFilter, ex Expor
 
 // OutstandingFilename is the download name of the arrears report ("…-semua" with every
 // unpaid component).
-func OutstandingFilename(f OutstandingFilter, today time.Time, format Format) string {
+func OutstandingFilename(f ledger.OutstandingFilter, today time.Time, format Format) string {
 	scope := "semua"
 	if f.Overdue {
 		scope = ""
@@ -200,11 +201,11 @@ func OutstandingFilename(f OutstandingFilter, today time.Time, format Format) st
 	return Filename("laporan-tunggakan", format, today.Format(time.DateOnly), scope, f.Class, f.Account, dayKey(f.DueFrom), dayKey(f.DueTo))
 }
 
-func outstandingTable(p i18n.Printer, f OutstandingFilter, today time.Time) table {
+func outstandingTable(p i18n.Printer, f ledger.OutstandingFilter, today time.Time) table {
 	class := p.T("term.all")
 	switch f.Class {
 	case "":
-	case NoClass:
+	case ledger.NoClass:
 		class = ClassLabel(p, "")
 	default:
 		class = f.Class
@@ -247,15 +248,14 @@ func outstandingTable(p i18n.Printer, f OutstandingFilter, today time.Time) tabl
 	}
 }
 
-func outstandingValues(v []any, r OutstandingRow, f OutstandingFilter, today time.Time, p i18n.Printer) {
+func outstandingValues(v []any, r ledger.OutstandingRow, f ledger.OutstandingFilter, today time.Time, p i18n.Printer) {
 	row := []any{r.NIS, r.Name, ClassLabel(p, r.Class), r.Count, r.Overdue}
 	if !f.Overdue {
 		row = append(row, r.Total-r.Overdue, r.Total)
 	}
-	late := r.DaysLate(today)
 	var days any = ""
-	if late > 0 {
-		days = late
+	if r.DaysLate > 0 {
+		days = r.DaysLate
 	}
 	last := ""
 	if fu := r.LastFollowUp; fu.ID != "" {
@@ -270,7 +270,7 @@ func outstandingValues(v []any, r OutstandingRow, f OutstandingFilter, today tim
 
 // ExportOutstanding writes the outstanding report of f into ex. The rows are one per
 // student, grouped by the ledger in SQL (bounded by the roster, not the bills).
-func (s *Service) ExportOutstanding(ctx context.Context, f OutstandingFilter, ex Export) error {
+func (s *Service) ExportOutstanding(ctx context.Context, f ledger.OutstandingFilter, ex Export) error {
 	if err := f.Check(); err != nil {
 		return err
 	}

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/component"
+	"github.com/sekolah/portal/internal/ledger"
 	"github.com/sekolah/portal/internal/reports"
 	"github.com/sekolah/portal/internal/store"
 )
@@ -91,23 +93,23 @@ func TestDashboardHandComputed(t *testing.T) {
 	d := got.Value
 	sums := []struct {
 		name string
-		got  reports.Sum
-		want reports.Sum
+		got  ledger.Sum
+		want ledger.Sum
 	}{
-		{"collected today", d.CollectedToday, reports.Sum{Amount: 525_000, Count: 1}},
-		{"collected month", d.CollectedMonth, reports.Sum{Amount: 1_050_000, Count: 2}},
-		{"collected year", d.CollectedYear, reports.Sum{Amount: 1_850_000, Count: 4}},
-		{"not yet due", d.NotYetDue, reports.Sum{Amount: 3_200_000, Count: 2}},
-		{"overdue", d.Overdue, reports.Sum{Amount: 945_000, Count: 2}},
-		{"outstanding", d.Outstanding, reports.Sum{Amount: 4_145_000, Count: 4}},
-		{"expired", d.Expired, reports.Sum{Amount: 800_000, Count: 1}},
-		{"due this month", d.DueMonth, reports.Sum{Amount: 2_500_000, Count: 4}},
-		{"paid of due this month", d.PaidDueMonth, reports.Sum{Amount: 1_300_000, Count: 3}},
-		{"bucket not due", d.Buckets[reports.BucketNotDue].Sum, reports.Sum{Amount: 3_200_000, Count: 2}},
-		{"bucket 1-30", d.Buckets[reports.Bucket1to30].Sum, reports.Sum{}},
-		{"bucket 31-60", d.Buckets[reports.Bucket31to60].Sum, reports.Sum{Amount: 525_000, Count: 1}},
-		{"bucket 61-90", d.Buckets[reports.Bucket61to90].Sum, reports.Sum{}},
-		{"bucket >90", d.Buckets[reports.BucketOver90].Sum, reports.Sum{Amount: 420_000, Count: 1}},
+		{"collected today", d.CollectedToday, ledger.Sum{Amount: 525_000, Count: 1}},
+		{"collected month", d.CollectedMonth, ledger.Sum{Amount: 1_050_000, Count: 2}},
+		{"collected year", d.CollectedYear, ledger.Sum{Amount: 1_850_000, Count: 4}},
+		{"not yet due", d.NotYetDue, ledger.Sum{Amount: 3_200_000, Count: 2}},
+		{"overdue", d.Overdue, ledger.Sum{Amount: 945_000, Count: 2}},
+		{"outstanding", d.Outstanding, ledger.Sum{Amount: 4_145_000, Count: 4}},
+		{"expired", d.Expired, ledger.Sum{Amount: 800_000, Count: 1}},
+		{"due this month", d.DueMonth, ledger.Sum{Amount: 2_500_000, Count: 4}},
+		{"paid of due this month", d.PaidDueMonth, ledger.Sum{Amount: 1_300_000, Count: 3}},
+		{"bucket not due", d.Buckets[ledger.BucketNotDue].Sum, ledger.Sum{Amount: 3_200_000, Count: 2}},
+		{"bucket 1-30", d.Buckets[ledger.Bucket1to30].Sum, ledger.Sum{}},
+		{"bucket 31-60", d.Buckets[ledger.Bucket31to60].Sum, ledger.Sum{Amount: 525_000, Count: 1}},
+		{"bucket 61-90", d.Buckets[ledger.Bucket61to90].Sum, ledger.Sum{}},
+		{"bucket >90", d.Buckets[ledger.BucketOver90].Sum, ledger.Sum{Amount: 420_000, Count: 1}},
 	}
 	for _, s := range sums {
 		if s.got != s.want {
@@ -120,7 +122,7 @@ func TestDashboardHandComputed(t *testing.T) {
 	if r, ok := d.RatePermille(); !ok || r != 520 {
 		t.Errorf("collection rate = %d‰ (%v), want 520‰", r, ok)
 	}
-	if b := d.Buckets[reports.Bucket31to60]; !b.DueFrom.Equal(day(2027, 1, 14)) || !b.DueTo.Equal(day(2027, 2, 12)) {
+	if b := d.Buckets[ledger.Bucket31to60]; !b.DueFrom.Equal(day(2027, 1, 14)) || !b.DueTo.Equal(day(2027, 2, 12)) {
 		t.Errorf("31-60 bucket due range = %v..%v", b.DueFrom, b.DueTo)
 	}
 	if !slices.Equal(d.Accounts, []string{"SPP", "BCA"}) {
@@ -134,18 +136,18 @@ func TestDashboardHandComputed(t *testing.T) {
 		!slices.Equal(mar.ByAccount, []int64{1_050_000, 0}) || mar.Total != 1_050_000 {
 		t.Errorf("February %+v, March %+v", feb, mar)
 	}
-	wantTop := []reports.StudentArrears{
-		{NIS: "1002", Name: "Budi Santoso", Class: "Kelas 7B", Amount: 525_000, Count: 1, OldestDue: day(2027, 2, 10)},
-		{NIS: "1003", Name: "Citra Dewi", Class: "", Amount: 420_000, Count: 1, OldestDue: day(2026, 12, 10)},
+	wantTop := []ledger.StudentArrears{
+		{NIS: "1002", Name: "Budi Santoso", Class: "Kelas 7B", Amount: 525_000, Count: 1, OldestDue: day(2027, 2, 10), DaysLate: 33},
+		{NIS: "1003", Name: "Citra Dewi", Class: "", Amount: 420_000, Count: 1, OldestDue: day(2026, 12, 10), DaysLate: 95},
 	}
 	if !slices.Equal(d.TopArrears, wantTop) {
 		t.Errorf("top arrears = %+v\nwant %+v", d.TopArrears, wantTop)
 	}
-	wantClasses := []reports.ClassArrears{{Class: "Kelas 7B", Amount: 525_000, Students: 1}, {Class: "", Amount: 420_000, Students: 1}}
+	wantClasses := []ledger.ClassArrears{{Class: "Kelas 7B", Amount: 525_000, Students: 1}, {Class: "", Amount: 420_000, Students: 1}}
 	if !slices.Equal(d.TopClasses, wantClasses) {
 		t.Errorf("top classes = %+v", d.TopClasses)
 	}
-	wantSoon := []reports.DueGroup{{Due: day(2027, 3, 20), Name: "Uang Buku", Account: "BCA", Sum: reports.Sum{Amount: 1_200_000, Count: 1}, Reminder: day(2027, 3, 18)}}
+	wantSoon := []ledger.DueGroup{{Due: day(2027, 3, 20), DaysLate: -5, Name: "Uang Buku", Account: "BCA", Sum: ledger.Sum{Amount: 1_200_000, Count: 1}, Reminder: day(2027, 3, 18)}}
 	if !slices.Equal(d.DueSoon, wantSoon) {
 		t.Errorf("due soon = %+v", d.DueSoon)
 	}
@@ -162,14 +164,14 @@ func TestReportsHandComputed(t *testing.T) {
 			t.Fatal(err)
 		}
 		rep := got.Value
-		wantDays := []reports.DayTotal{
+		wantDays := []ledger.DayTotal{
 			{Day: day(2027, 3, 12), Count: 1, Amount: 500_000, Penalty: 25_000, Paid: 525_000},
 			{Day: day(2027, 3, 15), Count: 1, Amount: 500_000, Penalty: 25_000, Paid: 525_000},
 		}
 		if !slices.Equal(rep.Days, wantDays) {
 			t.Errorf("days = %+v", rep.Days)
 		}
-		if rep.Total != (reports.DayTotal{Count: 2, Amount: 1_000_000, Penalty: 50_000, Paid: 1_050_000}) {
+		if rep.Total != (ledger.DayTotal{Count: 2, Amount: 1_000_000, Penalty: 50_000, Paid: 1_050_000}) {
 			t.Errorf("total = %+v", rep.Total)
 		}
 		if len(rep.Rows) != 2 {
@@ -189,7 +191,7 @@ func TestReportsHandComputed(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if bca.Value.Total != (reports.DayTotal{Count: 1, Amount: 300_000, Paid: 300_000}) || bca.Value.Rows[0].Ref != "REF-G" {
+		if bca.Value.Total != (ledger.DayTotal{Count: 1, Amount: 300_000, Paid: 300_000}) || bca.Value.Rows[0].Ref != "REF-G" {
 			t.Errorf("BCA payments = %+v", bca.Value)
 		}
 	})
@@ -197,19 +199,19 @@ func TestReportsHandComputed(t *testing.T) {
 	t.Run("outstanding", func(t *testing.T) {
 		tests := []struct {
 			name   string
-			filter reports.OutstandingFilter
+			filter ledger.OutstandingFilter
 			nis    []string
 			total  int64
 		}{
-			{"all", reports.OutstandingFilter{}, []string{"1002", "1003", "1001"}, 4_145_000},
-			{"overdue (the arrears report)", reports.OutstandingFilter{Overdue: true}, []string{"1002", "1003"}, 945_000},
-			{"overdue of class 7B", reports.OutstandingFilter{Overdue: true, Class: "Kelas 7B"}, []string{"1002"}, 525_000},
-			{"overdue of BCA: none (its bills are not yet due)", reports.OutstandingFilter{Overdue: true, Account: "BCA"}, nil, 0},
-			{"class 7B", reports.OutstandingFilter{Class: "Kelas 7B"}, []string{"1002"}, 525_000},
-			{"no class", reports.OutstandingFilter{Class: reports.NoClass}, []string{"1003"}, 1_620_000},
-			{"account BCA", reports.OutstandingFilter{Account: "BCA"}, []string{"1001", "1003"}, 3_200_000},
-			{"overdue only", reports.OutstandingFilter{DueTo: day(2027, 3, 14)}, []string{"1002", "1003"}, 945_000},
-			{"due in March", reports.OutstandingFilter{DueFrom: day(2027, 3, 1), DueTo: day(2027, 3, 31)}, []string{"1003"}, 1_200_000},
+			{"all", ledger.OutstandingFilter{}, []string{"1002", "1003", "1001"}, 4_145_000},
+			{"overdue (the arrears report)", ledger.OutstandingFilter{Overdue: true}, []string{"1002", "1003"}, 945_000},
+			{"overdue of class 7B", ledger.OutstandingFilter{Overdue: true, Class: "Kelas 7B"}, []string{"1002"}, 525_000},
+			{"overdue of BCA: none (its bills are not yet due)", ledger.OutstandingFilter{Overdue: true, Account: "BCA"}, nil, 0},
+			{"class 7B", ledger.OutstandingFilter{Class: "Kelas 7B"}, []string{"1002"}, 525_000},
+			{"no class", ledger.OutstandingFilter{Class: ledger.NoClass}, []string{"1003"}, 1_620_000},
+			{"account BCA", ledger.OutstandingFilter{Account: "BCA"}, []string{"1001", "1003"}, 3_200_000},
+			{"overdue only", ledger.OutstandingFilter{DueTo: day(2027, 3, 14)}, []string{"1002", "1003"}, 945_000},
+			{"due in March", ledger.OutstandingFilter{DueFrom: day(2027, 3, 1), DueTo: day(2027, 3, 31)}, []string{"1003"}, 1_200_000},
 		}
 		for _, tt := range tests {
 			got, err := f.svc.Outstanding(ctx, tt.filter, false)
@@ -224,15 +226,15 @@ func TestReportsHandComputed(t *testing.T) {
 				t.Errorf("%s: students %v total %d, want %v %d", tt.name, nis, got.Value.Total.Total, tt.nis, tt.total)
 			}
 		}
-		got, _ := f.svc.Outstanding(ctx, reports.OutstandingFilter{}, false)
+		got, _ := f.svc.Outstanding(ctx, ledger.OutstandingFilter{}, false)
 		c := got.Value.Rows[1]
-		want := reports.OutstandingRow{NIS: "1003", Name: "Citra Dewi", Count: 2,
-			Buckets: [reports.NumBuckets]int64{1_200_000, 0, 0, 0, 420_000}, Penalty: 20_000, Total: 1_620_000, OldestDue: day(2026, 12, 10),
+		want := ledger.OutstandingRow{NIS: "1003", Name: "Citra Dewi", Count: 2,
+			Buckets: [ledger.NumBuckets]int64{1_200_000, 0, 0, 0, 420_000}, Penalty: 20_000, Total: 1_620_000, OldestDue: day(2026, 12, 10), DaysLate: 95,
 			Overdue: 420_000, OverdueCount: 1}
 		if c != want {
 			t.Errorf("1003 = %+v\nwant %+v", c, want)
 		}
-		if tot := got.Value.Total; tot.Count != 4 || tot.Penalty != 45_000 || tot.Buckets != [reports.NumBuckets]int64{3_200_000, 0, 525_000, 0, 420_000} {
+		if tot := got.Value.Total; tot.Count != 4 || tot.Penalty != 45_000 || tot.Buckets != [ledger.NumBuckets]int64{3_200_000, 0, 525_000, 0, 420_000} {
 			t.Errorf("total = %+v", tot)
 		}
 	})
@@ -259,11 +261,11 @@ func TestReportsHandComputed(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var statuses []reports.Status
+		var statuses []component.Status
 		for _, r := range st2.Value.Rows {
 			statuses = append(statuses, r.Status)
 		}
-		if !slices.Equal(statuses, []reports.Status{reports.StatusExpired, reports.StatusOverdue, reports.StatusPaid}) || st2.Value.Owed != 525_000 {
+		if !slices.Equal(statuses, []component.Status{component.StatusExpired, component.StatusOverdue, component.StatusPaid}) || st2.Value.Owed != 525_000 {
 			t.Errorf("1002 statuses %v owed %d", statuses, st2.Value.Owed)
 		}
 		if _, err := f.svc.Statement(ctx, "9999", false); err == nil {
@@ -276,7 +278,7 @@ func TestReportsHandComputed(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := []reports.AccountRow{
+		want := []ledger.AccountRow{
 			{Account: "BCA", Payments: 1, Amount: 300_000, Paid: 300_000, NotYetDue: 3_200_000, Outstanding: 3_200_000},
 			{Account: "SPP", Payments: 3, Amount: 1_500_000, Penalty: 50_000, Paid: 1_550_000, Overdue: 945_000, Outstanding: 945_000},
 		}

@@ -89,7 +89,7 @@ type synced struct {
 	t testing.TB
 }
 
-func (s *synced) Dashboard(ctx context.Context, refresh bool) (reports.Result[reports.Dashboard], error) {
+func (s *synced) Dashboard(ctx context.Context, refresh bool) (reports.Result[ledger.Dashboard], error) {
 	s.f.load(s.t)
 	return s.Service.Dashboard(ctx, refresh)
 }
@@ -99,7 +99,7 @@ func (s *synced) Payments(ctx context.Context, f reports.PaymentsFilter, refresh
 	return s.Service.Payments(ctx, f, refresh)
 }
 
-func (s *synced) Outstanding(ctx context.Context, f reports.OutstandingFilter, refresh bool) (reports.Result[reports.OutstandingReport], error) {
+func (s *synced) Outstanding(ctx context.Context, f ledger.OutstandingFilter, refresh bool) (reports.Result[ledger.OutstandingReport], error) {
 	s.f.load(s.t)
 	return s.Service.Outstanding(ctx, f, refresh)
 }
@@ -119,7 +119,7 @@ func (s *synced) ExportPayments(ctx context.Context, f reports.PaymentsFilter, e
 	return s.Service.ExportPayments(ctx, f, ex)
 }
 
-func (s *synced) ExportOutstanding(ctx context.Context, f reports.OutstandingFilter, ex reports.Export) error {
+func (s *synced) ExportOutstanding(ctx context.Context, f ledger.OutstandingFilter, ex reports.Export) error {
 	s.f.load(s.t)
 	return s.Service.ExportOutstanding(ctx, f, ex)
 }
@@ -145,8 +145,15 @@ func (f *fixture) syncRoster(t testing.TB) {
 
 // memoryLedger is a Service over a ledger holding bills and a roster made in memory
 // (for what the sandbox cannot hold: formula-like names, a hundred thousand payments),
-// on day now.
+// on day now, with the planner's statistics a live ledger of that size has.
 func memoryLedger(t testing.TB, bills []billing.Bill, roster []store.Student, now time.Time) (*reports.Service, *ledger.Ledger) {
+	t.Helper()
+	svc, l, _ := memoryStore(t, bills, roster, now)
+	return svc, l
+}
+
+// memoryStore is memoryLedger with its database.
+func memoryStore(t testing.TB, bills []billing.Bill, roster []store.Student, now time.Time) (*reports.Service, *ledger.Ledger, *store.DB) {
 	t.Helper()
 	ctx := context.Background()
 	db := storetest.OpenTest(t)
@@ -162,5 +169,9 @@ func memoryLedger(t testing.TB, bills []billing.Bill, roster []store.Student, no
 	if err := db.UpsertStudents(ctx, roster); err != nil {
 		t.Fatal(err)
 	}
-	return reports.New(reports.Config{Ledger: l, Roster: db}), l
+	// Analysed as a live ledger is (after its first fill, each start and each reconcile).
+	if err := l.Optimize(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return reports.New(reports.Config{Ledger: l, Roster: db}), l, db
 }

@@ -7,17 +7,6 @@ import (
 	"github.com/sekolah/portal/internal/ledger"
 )
 
-// The outstanding report, as the ledger groups it.
-type (
-	// OutstandingFilter selects unpaid, payable components: of one class (NoClass:
-	// students without one), one account code, and due between DueFrom and DueTo.
-	OutstandingFilter = ledger.OutstandingFilter
-	// OutstandingRow is one student's unpaid components by age.
-	OutstandingRow = ledger.OutstandingRow
-	// OutstandingReport is the students who owe, by class then name, and the totals.
-	OutstandingReport = ledger.OutstandingReport
-)
-
 func dayKey(t time.Time) string {
 	if t.IsZero() {
 		return ""
@@ -25,11 +14,20 @@ func dayKey(t time.Time) string {
 	return t.Format(time.DateOnly)
 }
 
-// Outstanding returns the outstanding report of f from the ledger; refresh also asks
-// for a sync now.
-func (s *Service) Outstanding(ctx context.Context, f OutstandingFilter, refresh bool) (Result[OutstandingReport], error) {
-	if err := f.Check(); err != nil {
-		return Result[OutstandingReport]{}, err
+// Outstanding returns the outstanding report of f from the ledger (who owes what today,
+// grouped by student in its SQL); refresh also asks for a sync now. A due range that
+// ends before it starts is ErrBadRange.
+func (s *Service) Outstanding(ctx context.Context, f ledger.OutstandingFilter, refresh bool) (Result[ledger.OutstandingReport], error) {
+	if err := checkOutstanding(f); err != nil {
+		return Result[ledger.OutstandingReport]{}, err
 	}
-	return read(ctx, s, refresh, func() (OutstandingReport, error) { return s.l.Outstanding(ctx, f) })
+	return read(ctx, s, refresh, func() (ledger.OutstandingReport, error) { return s.l.Outstanding(ctx, f) })
+}
+
+// checkOutstanding validates the filter's due range in the reports' words.
+func checkOutstanding(f ledger.OutstandingFilter) error {
+	if f.Check() != nil {
+		return ErrBadRange
+	}
+	return nil
 }

@@ -26,47 +26,38 @@ func (f PaymentsFilter) Check() error {
 	return nil
 }
 
-// The payments report's figures, as the ledger reads them.
-type (
-	// PaymentRow is one payment: the component paid, its amount part and penalty part
-	// (they add up to Paid, the amount_paid), and the reference the bank gave.
-	PaymentRow = ledger.PaymentRow
-	// DayTotal is what came in on one day (or, as a report's Total, over the range).
-	DayTotal = ledger.DayTotal
-)
-
 // PaymentsReport is the payments of a range: daily totals and every payment, by day.
 type PaymentsReport struct {
 	Filter PaymentsFilter
-	Days   []DayTotal // days with payments only
-	Rows   []PaymentRow
-	Total  DayTotal
+	Days   []ledger.DayTotal // days with payments only
+	Rows   []ledger.PaymentRow
+	Total  ledger.DayTotal
 }
 
 // eachPayment streams the payments of f in the order they were paid to row, and
 // returns the daily totals and the grand total, added up from the rows themselves so a
 // file's totals are those of its rows. It is what the exports are made from.
-func (s *Service) eachPayment(ctx context.Context, f PaymentsFilter, row func(PaymentRow) error) ([]DayTotal, DayTotal, error) {
+func (s *Service) eachPayment(ctx context.Context, f PaymentsFilter, row func(ledger.PaymentRow) error) ([]ledger.DayTotal, ledger.DayTotal, error) {
 	if err := f.Check(); err != nil {
-		return nil, DayTotal{}, err
+		return nil, ledger.DayTotal{}, err
 	}
-	var days []DayTotal
-	var total DayTotal
+	var days []ledger.DayTotal
+	var total ledger.DayTotal
 	for r, err := range s.l.Payments(ctx, f.From, f.To, f.Account) {
 		if err != nil {
-			return nil, DayTotal{}, fmt.Errorf("reports: payments: %w", err)
+			return nil, ledger.DayTotal{}, fmt.Errorf("reports: payments: %w", err)
 		}
 		if len(days) == 0 || !days[len(days)-1].Day.Equal(r.Day) {
-			days = append(days, DayTotal{Day: r.Day})
+			days = append(days, ledger.DayTotal{Day: r.Day})
 		}
-		for _, t := range []*DayTotal{&days[len(days)-1], &total} {
+		for _, t := range []*ledger.DayTotal{&days[len(days)-1], &total} {
 			t.Count++
 			t.Amount += r.Amount
 			t.Penalty += r.Penalty
 			t.Paid += r.Paid
 		}
 		if err := row(r); err != nil {
-			return nil, DayTotal{}, err
+			return nil, ledger.DayTotal{}, err
 		}
 	}
 	return days, total, nil

@@ -4,11 +4,13 @@
 //
 // The figures are the ledger's (internal/ledger): its SQL answers each of them from the
 // portal's own read model of the billing service, so a page never waits for a walk of
-// the service and the figures stay when the service is down. The figure types and
-// their rules are the ledger's, named here once more so the pages and exports speak of
-// reports; this package shapes them into reports, screens and files. Every result says
-// how fresh the ledger was when it was read. Exports stream their rows from the ledger
-// and never hold them all (see export.go).
+// the service and the figures stay when the service is down. Their types and rules are
+// the ledger's and go by the ledger's names (ledger.Dashboard, ledger.OutstandingRow,
+// ledger.PaymentRow, …); this package's own words are the reports made of them
+// (PaymentsReport, AccountsReport, Statement), their filters and range rules, freshness
+// (Result) and the exports (Export, Format). Every result says how fresh the ledger was
+// when it was read. Exports stream their rows from the ledger and never hold them all
+// (see export.go).
 package reports
 
 import (
@@ -19,7 +21,6 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/sekolah/portal/internal/component"
 	"github.com/sekolah/portal/internal/ledger"
 	"github.com/sekolah/portal/internal/store"
 )
@@ -29,11 +30,8 @@ type Roster interface {
 	StudentsByNIS(ctx context.Context, nis []string) (map[string]store.Student, error)
 }
 
-// NoClass is the class filter value that selects students the roster has no class for.
-const NoClass = ledger.NoClass
-
-// ErrBadRange means a date range whose start is after its end.
-var ErrBadRange = ledger.ErrBadRange
+// ErrBadRange means a date range whose start is after its end (or a missing end).
+var ErrBadRange = errors.New("reports: the range starts after it ends")
 
 // ErrRangeTooLong means a payments range longer than MaxRangeDays.
 var ErrRangeTooLong = errors.New("reports: the range is too long")
@@ -109,31 +107,4 @@ func read[T any](ctx context.Context, s *Service, refresh bool, compute func() (
 		return Result[T]{}, err
 	}
 	return Result[T]{Value: v, Fresh: f}, nil
-}
-
-// SchoolYearStart is 1 July of the school year (July–June) that contains day.
-func SchoolYearStart(day time.Time) time.Time { return ledger.SchoolYearStart(day) }
-
-// MonthStart is the first day of day's month.
-func MonthStart(day time.Time) time.Time { return ledger.MonthStart(day) }
-
-// MonthEnd is the last day of day's month.
-func MonthEnd(day time.Time) time.Time { return ledger.MonthEnd(day) }
-
-// Status is a component's state as the reports name it: internal/component's reading of
-// it today, so the reports and every page agree.
-type Status = component.Status
-
-// The statuses: overdue is unpaid, past due and not yet expired.
-const (
-	StatusPaid        = component.StatusPaid
-	StatusProvisioned = component.StatusProvisioned
-	StatusOverdue     = component.StatusOverdue
-	StatusExpired     = component.StatusExpired
-)
-
-// DaysBetween counts the days from day a to day b (both calendar days): positive when b
-// is later. DaysBetween(due, today) is how late a component is, as i18n's RelDays reads it.
-func DaysBetween(a, b time.Time) int {
-	return int(b.UTC().Truncate(24*time.Hour).Sub(a.UTC().Truncate(24*time.Hour)) / (24 * time.Hour))
 }

@@ -22,7 +22,7 @@ type StatementRow struct {
 	Account   string
 	Amount    int64
 	Penalty   int64
-	Status    Status
+	Status    component.Status
 	PaidAt    time.Time
 	Paid      int64
 	Ref       string

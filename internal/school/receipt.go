@@ -38,7 +38,8 @@ var tokenRE = regexp.MustCompile(`\{[^{}]*\}`)
 // literalOK is the charset of the fixed parts: what a reference number may hold.
 var literalOK = regexp.MustCompile(`^[A-Za-z0-9./_-]*$`)
 
-// ParsePattern checks a pattern: only the tokens {YYYY}, {YY}, {MM}, {DD} and exactly one
+// ParsePattern checks a pattern: only the tokens {YYYY}, {YY}, {MM}, {MMR} (the month in
+// Roman numerals, as letter numbers write it: XI), {DD} and exactly one
 // {seq}; fixed parts of letters, digits and . / _ -; starting with a letter, a digit or a
 // token; and numbers no longer than MaxNumberLen.
 func ParsePattern(s string) (Pattern, error) {
@@ -46,7 +47,7 @@ func ParsePattern(s string) (Pattern, error) {
 	seqs := 0
 	for _, tok := range tokenRE.FindAllString(s, -1) {
 		switch tok {
-		case "{YYYY}", "{YY}", "{MM}", "{DD}":
+		case "{YYYY}", "{YY}", "{MM}", "{MMR}", "{DD}":
 		case "{seq}":
 			seqs++
 		default:
@@ -78,10 +79,12 @@ func (p Pattern) String() string { return p.text }
 func (p Pattern) dated(t time.Time) string {
 	y, m, d := t.Date()
 	return strings.NewReplacer(
-		"{YYYY}", fmt.Sprintf("%04d", y), "{YY}", fmt.Sprintf("%02d", y%100),
+		"{YYYY}", fmt.Sprintf("%04d", y), "{YY}", fmt.Sprintf("%02d", y%100), "{MMR}", romanMonths[m-1],
 		"{MM}", fmt.Sprintf("%02d", int(m)), "{DD}", fmt.Sprintf("%02d", d),
 	).Replace(p.text)
 }
+
+var romanMonths = [12]string{"I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX", "X", "XI", "XII"}
 
 // Render is receipt number n on day t.
 func (p Pattern) Render(t time.Time, n int64) string {

@@ -53,6 +53,13 @@ const (
 	FieldPattern = "receipt_pattern"
 	FieldLetter  = "letter_note"
 	FieldLogo    = "logo"
+	// The letters' place, signatories and numbers.
+	FieldCity          = "city"
+	FieldBursarName    = "bursar_name"
+	FieldBursarNIP     = "bursar_nip"
+	FieldPrincipalName = "principal_name"
+	FieldPrincipalNIP  = "principal_nip"
+	FieldLetterPattern = "letter_pattern"
 )
 
 // Limits of the profile's texts (characters) and of the logo.
@@ -62,6 +69,10 @@ const (
 	MaxPhone   = 40
 	MaxFooter  = 300
 	MaxLetter  = 600
+	// MaxPerson bounds a signatory's name (with their titles: "Drs. H. …, M.Pd.").
+	MaxPerson = 100
+	// MaxCity bounds the place a letter is written in.
+	MaxCity = 60
 	// MaxLogoBytes bounds the logo file: a header image, not a photograph.
 	MaxLogoBytes = 512 << 10
 	// MaxLogoSide bounds the logo's width and height in pixels.
@@ -99,10 +110,13 @@ func (s *Service) Profile(ctx context.Context) (Profile, error) {
 // Input is the profile form as typed.
 type Input struct {
 	Name, Address, NPSN, Phone, ReceiptFooter, ReceiptPattern, LetterNote string
+	// The letters: the place, who signs (with their NIP) and the numbers' pattern.
+	City, BursarName, BursarNIP, PrincipalName, PrincipalNIP, LetterPattern string
 }
 
 var (
 	npsnRE  = regexp.MustCompile(`^[0-9]{8}$`)
+	nipRE   = regexp.MustCompile(`^[0-9]{8,20}$`)
 	phoneRE = regexp.MustCompile(`^\+?[0-9(][0-9 ()./-]*$`)
 )
 
@@ -119,6 +133,12 @@ func Check(in Input) (store.SchoolProfile, problem.List) {
 		ReceiptFooter:  lines(in.ReceiptFooter),
 		ReceiptPattern: strings.TrimSpace(in.ReceiptPattern),
 		LetterNote:     lines(in.LetterNote),
+		City:           oneLine(in.City),
+		BursarName:     oneLine(in.BursarName),
+		BursarNIP:      strings.Join(strings.Fields(in.BursarNIP), ""),
+		PrincipalName:  oneLine(in.PrincipalName),
+		PrincipalNIP:   strings.Join(strings.Fields(in.PrincipalNIP), ""),
+		LetterPattern:  strings.TrimSpace(in.LetterPattern),
 	}
 	text := func(field, v string, required bool, max int) {
 		switch {
@@ -143,14 +163,34 @@ func Check(in Input) (store.SchoolProfile, problem.List) {
 	}
 	text(FieldFooter, p.ReceiptFooter, false, MaxFooter)
 	text(FieldLetter, p.LetterNote, false, MaxLetter)
-	if p.ReceiptPattern != "" {
-		if _, err := ParsePattern(p.ReceiptPattern); err != nil {
+	pattern := func(field, v string) {
+		if v == "" {
+			return
+		}
+		if _, err := ParsePattern(v); err != nil {
 			var pe *PatternError
 			if errors.As(err, &pe) {
-				l.Add(FieldPattern, pe.Key, pe.Args...)
+				l.Add(field, pe.Key, pe.Args...)
 			}
 		}
 	}
+	pattern(FieldPattern, p.ReceiptPattern)
+	text(FieldCity, p.City, false, MaxCity)
+	text(FieldBursarName, p.BursarName, false, MaxPerson)
+	text(FieldPrincipalName, p.PrincipalName, false, MaxPerson)
+	// An NIP is the civil servant's 18 digits; a private school's staff number (NIY) is
+	// shorter: digits, spaces allowed as typed on their decree.
+	for _, nip := range []struct{ field, v, name string }{
+		{FieldBursarNIP, p.BursarNIP, p.BursarName}, {FieldPrincipalNIP, p.PrincipalNIP, p.PrincipalName},
+	} {
+		switch {
+		case nip.v != "" && !nipRE.MatchString(nip.v):
+			l.Add(nip.field, "school.err.nip")
+		case nip.v != "" && nip.name == "":
+			l.Add(nip.field, "school.err.nip_without_name")
+		}
+	}
+	pattern(FieldLetterPattern, p.LetterPattern)
 	return p, l
 }
 
@@ -217,7 +257,8 @@ func (s *Service) Update(ctx context.Context, actor auth.Actor, in Input, logo *
 		return p, err
 	}
 	s.audit(ctx, actor, auditProfile.With(audit.Name(p.Name), audit.Pattern(p.ReceiptPattern)), p.Name,
-		fmt.Sprintf("npsn=%q phone=%q pattern=%q", p.NPSN, p.Phone, p.ReceiptPattern))
+		fmt.Sprintf("npsn=%q phone=%q pattern=%q city=%q bursar=%q bursar_nip=%q principal=%q principal_nip=%q letter_pattern=%q",
+			p.NPSN, p.Phone, p.ReceiptPattern, p.City, p.BursarName, p.BursarNIP, p.PrincipalName, p.PrincipalNIP, p.LetterPattern))
 	return p, nil
 }
 
@@ -304,6 +345,9 @@ func (s *Service) EnsureDemoProfile(ctx context.Context) (bool, error) {
 			Name: "SMP Nusantara (contoh)", Address: "Jl. Pendidikan No. 1\nBandung 40111", NPSN: "20212345",
 			Phone: "(022) 765-4321", ReceiptPattern: "KW/{YYYY}/{MM}/{seq}",
 			ReceiptFooter: "Simpan kuitansi ini sebagai bukti pembayaran yang sah.",
+			City:          "Bandung", LetterPattern: DefaultLetterPattern,
+			BursarName: "Siti Aminah, S.E.", BursarNIP: "198703152010012008",
+			PrincipalName: "Drs. H. Ahmad Fauzi, M.Pd.", PrincipalNIP: "196805121994031004",
 		}); err != nil {
 			return false, fmt.Errorf("demo school profile: %w", err)
 		}

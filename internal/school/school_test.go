@@ -183,3 +183,60 @@ func TestDemoProfileOnce(t *testing.T) {
 		t.Fatalf("the demo overwrote the school's profile: %+v", p)
 	}
 }
+
+func TestCheckLetterFields(t *testing.T) {
+	t.Parallel()
+	good := school.Input{Name: "SMP 1", City: "  Bandung ", BursarName: " Siti  Aminah, S.E. ", BursarNIP: "19870315 201001 2 008",
+		PrincipalName: "Drs. H. Ahmad Fauzi, M.Pd.", PrincipalNIP: "196805121994031004", LetterPattern: "{seq}/KEU/{MMR}/{YYYY}"}
+	p, l := school.Check(good)
+	if len(l) > 0 {
+		t.Fatalf("good letter fields: %v", l.Keys())
+	}
+	if p.City != "Bandung" || p.BursarName != "Siti Aminah, S.E." || p.BursarNIP != "198703152010012008" || p.LetterPattern != "{seq}/KEU/{MMR}/{YYYY}" {
+		t.Fatalf("cleaned = %+v", p)
+	}
+	for _, tt := range []struct {
+		name string
+		edit func(*school.Input)
+		want string
+	}{
+		{"nip letters", func(in *school.Input) { in.BursarNIP = "NIP 1987" }, "bursar_nip=school.err.nip"},
+		{"nip short", func(in *school.Input) { in.PrincipalNIP = "1234567" }, "principal_nip=school.err.nip"},
+		{"nip without a name", func(in *school.Input) { in.PrincipalName = "" }, "principal_nip=school.err.nip_without_name"},
+		{"long name", func(in *school.Input) { in.BursarName = strings.Repeat("a", school.MaxPerson+1) }, "bursar_name=form.too_long"},
+		{"long city", func(in *school.Input) { in.City = strings.Repeat("a", school.MaxCity+1) }, "city=form.too_long"},
+		{"letter pattern", func(in *school.Input) { in.LetterPattern = "{seq}/{BULAN}" }, "letter_pattern=school.err.pattern_token"},
+	} {
+		in := good
+		tt.edit(&in)
+		if _, l := school.Check(in); !slices.Contains(l.Keys(), tt.want) {
+			t.Errorf("%s: problems %v, want %s", tt.name, l.Keys(), tt.want)
+		}
+	}
+}
+
+// Letter numbers: consecutive per set, the same set printed again keeps its numbers, the
+// month in Roman numerals and by the school's date.
+func TestLetterNumbers(t *testing.T) {
+	t.Parallel()
+	db := storetest.OpenTest(t)
+	now := time.Date(2026, 11, 30, 18, 30, 0, 0, time.UTC) // 01:30 on 1 December in Jakarta
+	s := &school.Service{DB: db, Clock: clock.New(func() time.Time { return now }, i18n.Jakarta())}
+	ctx := t.Context()
+	got, err := s.LetterNumbers(ctx, "bill", []string{"1001", "1002", "1003"})
+	if err != nil || !slices.Equal(got, []string{"0001/KEU/XII/2026", "0002/KEU/XII/2026", "0003/KEU/XII/2026"}) {
+		t.Fatalf("default pattern: %v %v", got, err)
+	}
+	if again, _ := s.LetterNumbers(ctx, "bill", []string{"1001", "1002", "1003"}); !slices.Equal(again, got) {
+		t.Fatalf("printed again: %v", again)
+	}
+	if other, _ := s.LetterNumbers(ctx, "reminder", []string{"1001"}); !slices.Equal(other, []string{"0004/KEU/XII/2026"}) {
+		t.Fatalf("another set: %v", other)
+	}
+	if _, err := s.Save(ctx, auth.Actor{Username: "admin", Role: auth.Admin}, school.Input{Name: "SMP 1", LetterPattern: "421/{seq}/SMP/{MMR}/{YYYY}"}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := s.LetterNumbers(ctx, "bill", []string{"1001"}); !slices.Equal(got, []string{"421/0001/SMP/XII/2026"}) {
+		t.Fatalf("the school's pattern: %v", got)
+	}
+}

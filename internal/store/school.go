@@ -23,15 +23,25 @@ type SchoolProfile struct {
 	ReceiptPattern string
 	// LetterNote says on bill letters how to pay; empty: the portal's standard words.
 	LetterNote string
-	UpdatedAt  time.Time
+	// City is the place letters are written in ("Bandung, 28 November 2026").
+	City string
+	// BursarName and BursarNIP sign letters (the school's treasurer, "Bendahara").
+	BursarName, BursarNIP string
+	// PrincipalName and PrincipalNIP countersign them under "Mengetahui".
+	PrincipalName, PrincipalNIP string
+	// LetterPattern numbers letters, e.g. "{seq}/KEU/{MMR}/{YYYY}"; empty: the portal's.
+	LetterPattern string
+	UpdatedAt     time.Time
 }
 
 // SchoolProfile reads the profile; a school that never saved one gets the zero profile.
 func (db *DB) SchoolProfile(ctx context.Context) (SchoolProfile, error) {
 	var p SchoolProfile
 	err := db.sql.QueryRowContext(ctx, `SELECT name, address, npsn, phone, receipt_footer, receipt_pattern,
-		letter_note, updated_at FROM school_profile WHERE id = $1`, schoolRow).Scan(
-		&p.Name, &p.Address, &p.NPSN, &p.Phone, &p.ReceiptFooter, &p.ReceiptPattern, &p.LetterNote, &p.UpdatedAt)
+		letter_note, city, bursar_name, bursar_nip, principal_name, principal_nip, letter_pattern, updated_at
+		FROM school_profile WHERE id = $1`, schoolRow).Scan(
+		&p.Name, &p.Address, &p.NPSN, &p.Phone, &p.ReceiptFooter, &p.ReceiptPattern, &p.LetterNote,
+		&p.City, &p.BursarName, &p.BursarNIP, &p.PrincipalName, &p.PrincipalNIP, &p.LetterPattern, &p.UpdatedAt)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return SchoolProfile{}, nil
@@ -45,12 +55,16 @@ func (db *DB) SchoolProfile(ctx context.Context) (SchoolProfile, error) {
 // SaveSchoolProfile stores p (the logo is kept apart: SetSchoolLogo).
 func (db *DB) SaveSchoolProfile(ctx context.Context, p SchoolProfile) error {
 	_, err := db.sql.ExecContext(ctx, `INSERT INTO school_profile (id, name, address, npsn, phone,
-		receipt_footer, receipt_pattern, letter_note, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+		receipt_footer, receipt_pattern, letter_note, city, bursar_name, bursar_nip, principal_name, principal_nip,
+		letter_pattern, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
 		ON CONFLICT (id) DO UPDATE SET name = excluded.name, address = excluded.address, npsn = excluded.npsn,
 			phone = excluded.phone, receipt_footer = excluded.receipt_footer,
 			receipt_pattern = excluded.receipt_pattern, letter_note = excluded.letter_note,
-			updated_at = excluded.updated_at`,
-		schoolRow, p.Name, p.Address, p.NPSN, p.Phone, p.ReceiptFooter, p.ReceiptPattern, p.LetterNote, db.Now())
+			city = excluded.city, bursar_name = excluded.bursar_name, bursar_nip = excluded.bursar_nip,
+			principal_name = excluded.principal_name, principal_nip = excluded.principal_nip,
+			letter_pattern = excluded.letter_pattern, updated_at = excluded.updated_at`,
+		schoolRow, p.Name, p.Address, p.NPSN, p.Phone, p.ReceiptFooter, p.ReceiptPattern, p.LetterNote,
+		p.City, p.BursarName, p.BursarNIP, p.PrincipalName, p.PrincipalNIP, p.LetterPattern, db.Now())
 	if err != nil {
 		return fmt.Errorf("store: save school profile: %w", err)
 	}

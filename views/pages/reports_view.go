@@ -78,8 +78,12 @@ type OutstandingView struct {
 	SwitchURL string
 	// CanFollowUp offers the WhatsApp follow-up on each row (finance staff).
 	CanFollowUp bool
-	Report      *OutstandingReport
-	Rows        []OutstandingRow
+	// LettersURL prints the reminders of the report's students with something overdue,
+	// LettersCount of them ("" : none).
+	LettersURL   string
+	LettersCount int
+	Report       *OutstandingReport
+	Rows         []OutstandingRow
 }
 
 // OutstandingReport is the arrears report's figures.
@@ -87,6 +91,11 @@ type OutstandingReport struct {
 	Today    time.Time
 	Students int
 	Total    OutstandingRow
+	// Former counts the former students among them (graduated, moved, left) and what
+	// they owe; AlumniURL is their own report.
+	Former      int
+	FormerTotal int64
+	AlumniURL   string
 }
 
 // OutstandingRow is one student's arrears (or the total): the overdue part, the not yet
@@ -104,6 +113,8 @@ type OutstandingRow struct {
 	FollowUpURL, ReminderURL  string
 	LastAt                    time.Time
 	LastChannel, LastBy       string
+	// Standing is the student's status: a former student's is named beside them.
+	Standing StandingInfo
 }
 
 // StatementView is a student's statement page.

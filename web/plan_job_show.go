@@ -85,7 +85,7 @@ func (h *Handler) planJobView(ctx context.Context, p plans.Plan, j plans.Job) (p
 			return v, err
 		}
 		v.Undo = len(u.Cancel) > 0
-		v.UndoCount, v.UndoPaid, v.UndoAmount = len(u.Cancel), len(u.Paid), u.Amount
+		v.UndoCount, v.UndoPaid, v.UndoSplit, v.UndoAmount = len(u.Cancel), len(u.Paid), u.Split, u.Amount
 		v.UndoReason = i18n.T(ctx, "plans.undo.reason_default", p.Name)
 	}
 	return v, nil

@@ -270,7 +270,7 @@ func TestDiscountForm(t *testing.T) {
 	}
 	// Every grant is in the audit log, with its size and why.
 	entries, err := p.DB.LatestAudit(context.Background(), "discounts.grant", "07000", "ok", 5)
-	if err != nil || len(entries) != 1 || entries[0].Args["discount"] != "amount:50000" {
+	if err != nil || len(entries) != 1 || entries[0].Args["discount_amount"] != "50000" {
 		t.Fatalf("audit: %+v %v", entries, err)
 	}
 }

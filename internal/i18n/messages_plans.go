@@ -137,6 +137,7 @@ func init() {
 		"plans.undo.title":          {ID: "Batalkan penerapan ini", EN: "Undo this apply"},
 		"plans.undo.lead":           {ID: "%[1]d tagihan yang dibuat dan belum dibayar (%[2]s) akan dibatalkan; yang sudah dibayar tetap ada.", EN: "%[1]d {1:bill|bills} it made and still unpaid (%[2]s) will be cancelled; the paid ones stay."},
 		"plans.undo.paid":           {ID: "%[1]d tagihan sudah dibayar dan tidak disentuh.", EN: "%[1]d {1:bill is|bills are} paid and left alone."},
+		"plans.undo.split":          {ID: "%[1]d bagian cicilan dari tagihan yang sudah dipecah tidak disentuh: batalkan cicilannya dulu bila perlu.", EN: "%[1]d instalment {1:part|parts} of bills split since {1:is|are} left alone: undo the split first if need be."},
 		"plans.undo.button":         {ID: "Batalkan %[1]d tagihan", EN: "Cancel %[1]d {1:bill|bills}"},
 		"plans.undo.reason_default": {ID: "Pembatalan penerapan %[1]s", EN: "Undoing the apply of %[1]s"},
 		"plans.undo.started":        {ID: "Pembatalan dimulai.", EN: "The undo has started."},

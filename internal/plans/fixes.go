@@ -35,10 +35,14 @@ const (
 var ErrUndone = errors.New("plans: the apply was undone already")
 
 // UndoPlan is what undoing an apply does: the components it made still unpaid are
-// cancelled, those paid are kept (and listed), those cancelled since are left alone.
+// cancelled, those paid are kept (and listed), those cancelled since are left alone. A
+// component split since into instalments (internal/corrections) is no longer what the
+// apply made: its parts are left alone and counted (Split), for the split's own undo to
+// decide; one whose split was undone is the apply's again (the original made again).
 type UndoPlan struct {
 	Cancel, Paid []billing.Bill
 	Cancelled    int
+	Split        int   // the live parts of components split since
 	Amount       int64 // of those to cancel
 }
 
@@ -65,12 +69,29 @@ func (s *Service) Undo(ctx context.Context, j Job) (UndoPlan, error) {
 		return UndoPlan{}, err
 	}
 	byID := map[string]billing.Bill{}
+	parts, restored := map[string]int{}, map[string]billing.Bill{} // by the original's id
 	for _, c := range comps {
 		byID[c.Bill.ComponentID] = c.Bill
+		if pt, ok := corrections.PartOf(c.Bill.Notes); ok && c.Bill.State != billing.StateDeleted {
+			if pt.Restored {
+				restored[pt.Original] = c.Bill
+			} else {
+				parts[pt.Original]++
+			}
+		}
 	}
 	var u UndoPlan
 	for _, it := range items {
 		b, ok := byID[it.ComponentID]
+		if ok && b.State == billing.StateDeleted {
+			if n := parts[it.ComponentID]; n > 0 {
+				u.Split += n
+				continue
+			}
+			if again, ok := restored[it.ComponentID]; ok {
+				b = again
+			}
+		}
 		switch {
 		case !ok:
 			// Not in the ledger yet (the sync brings it): cancelled all the same, by its id

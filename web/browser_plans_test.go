@@ -228,6 +228,98 @@ func TestBrowserPlanYear(t *testing.T) {
 	}
 	shots(b, "plans-discounts-report")
 
+	// An instalment split of 08001's last month, from the student page: the kartu reads
+	// the two parts as that month, then the split is undone and the month is whole again.
+	var last billing.Bill
+	for bl, err := range p.Billing.AllForStudent(ctx, "08001", billing.Query{}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bl.Notes == "[plan SPP2627 "+to.String()+"]" {
+			last = bl
+		}
+	}
+	b.Visit("/students/08001")
+	b.Click(`[data-testid="bill-row"][data-component="` + last.ComponentID + `"] [data-testid="bill-split"]`)
+	b.WaitVisible(`[data-testid="instalments-form"]`)
+	b.Do(chromedp.SetValue(chromedp.CSS(`#f-parts`), "2"))
+	b.Type(`#f-first_due`, to.Day(10).Format("02/01/2006"))
+	b.Type(`#f-reason`, "permintaan orang tua")
+	b.Click(`[data-testid="instalments-preview-btn"]`)
+	b.WaitVisible(`[data-testid="instalments-preview"]`)
+	b.Click(`[data-testid="instalments-confirm"]`)
+	if st := waitJobDone(b); st != "done" {
+		t.Fatalf("split job: %s", st)
+	}
+	p.SyncLedger(t)
+	lastTitle := `[...document.querySelectorAll('[data-testid="kartu-row"][data-nis="08001"] [data-testid="kartu-cell"]')].at(-1).title`
+	b.Visit(planPath + "/kartu?class=Kelas+8A")
+	if s := states("08001"); len(s) != 12 || s[11] != "unpaid" {
+		t.Errorf("08001's kartu after the split: %v", s)
+	}
+	if title := portaltest.Get(b, chromedp.Evaluate[string](lastTitle)); !strings.Contains(title, "0 dari 2 cicilan lunas") || !strings.Contains(title, i18n.Rupiah(375_000)) {
+		t.Errorf("the split month's cell: %q", title)
+	}
+	shots(b, "plans-kartu-split")
+	b.Visit("/students/08001")
+	b.Click(`[data-testid="instalment-undo"]`)
+	b.WaitVisible(`[data-testid="undo-form"]`)
+	b.Type(`#f-reason`, "salah pecah")
+	b.Click(`[data-testid="undo-confirm"]`)
+	if st := waitJobDone(b); st != "done" {
+		t.Fatalf("undo of the split: %s", st)
+	}
+	p.SyncLedger(t)
+	b.Visit(planPath + "/kartu?class=Kelas+8A")
+	if title := portaltest.Get(b, chromedp.Evaluate[string](lastTitle)); strings.Contains(title, "cicilan") || !strings.Contains(title, i18n.Rupiah(375_000)) {
+		t.Errorf("the month made again: %q", title)
+	}
+
+	// 08002 leaves today: the months due after today are cancelled, the arrears kept; the
+	// kartu shows the cancelled months not billed, and applying the plan again bills
+	// nobody, the leaver named apart.
+	today := time.Now().In(p.Config.Location)
+	b.Visit("/students/08002")
+	b.Click(`[data-testid="student-status-edit"]`)
+	b.WaitVisible(`[data-testid="status-form"]`)
+	b.Do(chromedp.SetValue(chromedp.CSS(`#f-status`), "left"))
+	b.Type(`#f-on`, today.Format("02/01/2006"))
+	b.Type(`#f-note`, "pindah ke luar kota")
+	b.Click(`[data-testid="status-save"]`)
+	b.WaitVisible(`[data-testid="leave-form"]`)
+	later := 0
+	for i := range 12 {
+		if from.Add(i).Day(10).After(time.Date(today.Year(), today.Month(), today.Day(), 0, 0, 0, 0, time.UTC)) {
+			later++
+		}
+	}
+	if n := b.Count(`[data-testid="leave-row"]`); n != later {
+		t.Fatalf("%d bills offered for cancelling, want %d", n, later)
+	}
+	if n := b.Count(`[data-testid="leave-kept-row"]`); n != 12-later {
+		t.Errorf("%d arrears kept, want %d", n, 12-later)
+	}
+	b.Click(`[data-testid="leave-confirm"]`)
+	if st := waitJobDone(b); st != "done" {
+		t.Fatalf("leave job: %s", st)
+	}
+	p.SyncLedger(t)
+	b.Visit(planPath + "/kartu?class=Kelas+8A")
+	if s := states("08002"); len(s) != 12 || count(s[:12-later], "not_billed") != 0 || count(s[12-later:], "not_billed") != later {
+		t.Errorf("the leaver's kartu: %v", s)
+	}
+	b.Visit(planPath)
+	b.Click(`input[name="class"][value="Kelas 8A"]`)
+	b.Click(`[data-testid="apply-preview"]`)
+	b.WaitVisible(`[data-testid="plan-preview"]`)
+	if s := b.Text(`[data-testid="preview-summary"]`); !strings.Contains(s, "0 tagihan baru") {
+		t.Errorf("applied again after the leaver: %q", s)
+	}
+	if b.Count(`[data-testid="preview-line"][data-nis="08002"] [data-testid="preview-status"]`) != 1 || !strings.Contains(b.Text(`[data-testid="preview-inactive"]`), "1 siswa") {
+		t.Errorf("the leaver is not named apart: %q", b.Text(`[data-testid="preview-line"][data-nis="08002"]`))
+	}
+	shots(b, "plans-preview-leaver")
+
 	// The admin sees the same pages.
 	a := p.NewBrowser(t)
 	a.SignIn("admin", portaltest.Password)

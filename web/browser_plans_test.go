@@ -122,16 +122,22 @@ func TestBrowserPlanYear(t *testing.T) {
 	}
 	shots(b, "plans-job")
 
-	// A parent pays this month's SPP of 08000 at the bank.
-	var paid billing.Bill
-	for bl, err := range p.Billing.AllForStudent(ctx, "08000", billing.Query{}) {
-		if err != nil {
-			t.Fatal(err)
+	// planBill is a student's component of the plan for month m, at the service.
+	planBill := func(nis string, m plans.Month) billing.Bill {
+		for bl, err := range p.Billing.AllForStudent(ctx, nis, billing.Query{}) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if bl.Notes == "[plan SPP2627 "+m.String()+"]" {
+				return bl
+			}
 		}
-		if bl.Notes == "[plan SPP2627 "+joined.String()+"]" {
-			paid = bl
-		}
+		t.Fatalf("%s has no component of %s", nis, m)
+		return billing.Bill{}
 	}
+
+	// A parent pays this month's SPP of 08000 at the bank.
+	paid := planBill("08000", joined)
 	if _, err := p.Billing.Pay(ctx, billing.Payment{NIS: "08000", ComponentIDs: []string{paid.ComponentID}}); err != nil {
 		t.Fatal(err)
 	}
@@ -230,15 +236,7 @@ func TestBrowserPlanYear(t *testing.T) {
 
 	// An instalment split of 08001's last month, from the student page: the kartu reads
 	// the two parts as that month, then the split is undone and the month is whole again.
-	var last billing.Bill
-	for bl, err := range p.Billing.AllForStudent(ctx, "08001", billing.Query{}) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		if bl.Notes == "[plan SPP2627 "+to.String()+"]" {
-			last = bl
-		}
-	}
+	last := planBill("08001", to)
 	b.Visit("/students/08001")
 	b.Click(`[data-testid="bill-row"][data-component="` + last.ComponentID + `"] [data-testid="bill-split"]`)
 	b.WaitVisible(`[data-testid="instalments-form"]`)

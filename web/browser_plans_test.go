@@ -258,6 +258,9 @@ func TestBrowserPlanYear(t *testing.T) {
 	if title := portaltest.Get(b, chromedp.Evaluate[string](lastTitle)); !strings.Contains(title, "0 dari 2 cicilan lunas") || !strings.Contains(title, i18n.Rupiah(375_000)) {
 		t.Errorf("the split month's cell: %q", title)
 	}
+	if parts := portaltest.Get(b, chromedp.Evaluate[string](`[...document.querySelectorAll('[data-testid="kartu-row"][data-nis="08001"] [data-testid="kartu-cell"]')].at(-1).querySelector('[data-testid="kartu-parts"]')?.textContent ?? ''`)); parts != "0/2" {
+		t.Errorf("the split month's cell shows %q of its parts paid", parts)
+	}
 	shots(b, "plans-kartu-split")
 	b.Visit("/students/08001")
 	b.Click(`[data-testid="instalment-undo"]`)

@@ -122,7 +122,7 @@ func kartuCell(ctx context.Context, pr i18n.Printer, pe plans.Period, c plans.Ce
 		kc.Title += " · " + i18n.Rupiah(c.Price)
 	}
 	if c.Parts > 1 {
-		kc.Title += " · " + i18n.T(ctx, "plans.kartu.parts_paid", c.PaidParts, c.Parts)
+		kc.Parts = strconv.Itoa(c.PaidParts) + "/" + strconv.Itoa(c.Parts)
 	}
 	return kc
 }

@@ -97,6 +97,16 @@
 // steps: one update or cancel each, read back after a lost answer); paid components are
 // never touched. A student's price follows their class as the roster has it now.
 //
+// # Months split into instalments later
+//
+// A plan's component split into instalments (internal/corrections) keeps the plan's key
+// in its parts' notes, after which the split's own key follows: the parts are the
+// period's, read together. The kartu shows them as one cell (what they ask, how many
+// are paid), the discounts report as one line, an apply finds the period there; a
+// plan's correction leaves the parts alone (counted apart), and so does an apply's undo
+// (the split's undo decides them). A split undone makes the original again, with the
+// plan's key: it is the plan's component, and the apply's to undo, as before.
+//
 // # Reading
 //
 // Kartu is a class × period grid of a plan (each cell paid with its day, unpaid, late,

@@ -16,10 +16,14 @@ func KartuFilename(code, class string, today time.Time, format Format) string {
 // KartuCellText is what a kartu cell says in a file or on a card: the day it was paid,
 // or its state.
 func KartuCellText(p i18n.Printer, c plans.Cell) string {
+	text := p.T(c.State.Key())
 	if c.State == plans.CellPaid {
-		return p.T("plans.cell.paid_on", p.Day(c.PaidOn))
+		text = p.T("plans.cell.paid_on", p.Day(c.PaidOn))
 	}
-	return p.T(c.State.Key())
+	if c.Parts > 1 { // a month split into instalments: how many of them are paid
+		text += " · " + p.T("plans.kartu.parts_paid", c.PaidParts, c.Parts)
+	}
+	return text
 }
 
 // ExportKartu writes the kartu SPP k (one class) into ex: a student a row, a period a

@@ -108,6 +108,7 @@ func reportName(ctx context.Context, target string) (string, string) {
 	key := map[string]string{
 		"/reports/payments": "reports.tab.payments", "/reports/outstanding": "reports.tab.outstanding",
 		"/reports/statement": "reports.tab.statement", "/reports/accounts": "reports.tab.accounts",
+		"/reports/discounts": "reports.tab.discounts",
 	}[u.Path]
 	if key == "" {
 		return u.Path, ""

@@ -13,6 +13,7 @@ import (
 
 	"github.com/sekolah/portal/internal/corrections"
 	"github.com/sekolah/portal/internal/i18n"
+	"github.com/sekolah/portal/internal/plans"
 	"github.com/sekolah/portal/views/pages"
 )
 
@@ -37,6 +38,8 @@ func (h *Handler) correctionView(r *http.Request, j corrections.Job) (pages.Corr
 	}
 	switch {
 	case replaced:
+	case j.Source == plans.CorrectionSource:
+		v.Title, v.Summary, v.BackURL, v.BackLabel = planCorrectionWords(ctx, j)
 	case j.Source == corrections.SourceUpload:
 		v.Title = i18n.T(ctx, "corrections.job.title_undo")
 		v.BackURL, v.BackLabel = uploadURL(j.UploadID), i18n.T(ctx, "corrections.job.back_upload")

@@ -59,7 +59,7 @@ func (h *Handler) previewFollowUps(w http.ResponseWriter, r *http.Request) {
 	}
 	plan, err := h.outbox.PlanFollowUps(ctx, outbox.FollowUpFilter{Report: f})
 	if err == nil {
-		v.Plan, err = h.planView(ctx, plan, "/followups/bulk", hidden)
+		v.Plan, err = h.outboxPlanView(ctx, plan, "/followups/bulk", hidden)
 	}
 	if err != nil {
 		h.serverError(w, r, err)

@@ -25,6 +25,7 @@ import (
 	"github.com/sekolah/portal/internal/metrics"
 	"github.com/sekolah/portal/internal/outbox"
 	"github.com/sekolah/portal/internal/parents"
+	"github.com/sekolah/portal/internal/plans"
 	"github.com/sekolah/portal/internal/registration"
 	"github.com/sekolah/portal/internal/reports"
 	"github.com/sekolah/portal/internal/school"
@@ -59,6 +60,8 @@ type Handler struct {
 	outbox       *outbox.Service // the messages the portal sends parents on its own
 	uploads      *uploads.Runner
 	corrections  *corrections.Runner
+	plans        *plans.Service
+	discounts    *reports.Discounts
 	ledger       *ledger.Ledger // what every page reads
 	sync         *ledger.Syncer // the ledger's sync: asked to run now by people
 	log          *slog.Logger
@@ -81,7 +84,7 @@ func newHandler(d Deps) *Handler {
 	cs.MaxAge(0)
 	h := &Handler{
 		cfg: a.Config, auth: a.Auth, auditLog: a.Audit, writer: a.Writer, reports: a.Reports,
-		students: a.Students, registration: a.Registration, counter: a.Counter, school: a.School, followups: a.FollowUps, letters: a.Letters, parents: a.Parents, parentPages: a.ParentPages, messaging: a.Messaging, outbox: a.Outbox, uploads: a.Uploads, corrections: a.Corrections, ledger: a.Ledger, sync: a.Sync,
+		students: a.Students, registration: a.Registration, counter: a.Counter, school: a.School, followups: a.FollowUps, letters: a.Letters, parents: a.Parents, parentPages: a.ParentPages, messaging: a.Messaging, outbox: a.Outbox, uploads: a.Uploads, corrections: a.Corrections, plans: a.Plans, discounts: a.Discounts, ledger: a.Ledger, sync: a.Sync,
 		log: a.Log, sessions: cs, clk: a.Clock, ping: a.Ping, callbacks: a.Callbacks, metrics: a.Metrics,
 	}
 	if h.log == nil {

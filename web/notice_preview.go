@@ -40,7 +40,7 @@ func (h *Handler) previewNotices(w http.ResponseWriter, r *http.Request) {
 		h.serverError(w, r, err)
 		return
 	}
-	pv, err := h.planView(ctx, plan, "/notices", []pages.Hidden{{Name: "class", Value: v.Class}, {Name: "term", Value: t.String()}})
+	pv, err := h.outboxPlanView(ctx, plan, "/notices", []pages.Hidden{{Name: "class", Value: v.Class}, {Name: "term", Value: t.String()}})
 	if err != nil {
 		h.serverError(w, r, err)
 		return

@@ -11,9 +11,9 @@ import (
 	"github.com/sekolah/portal/views/pages"
 )
 
-// planView shapes a batch's preview for the page: each student's message and channels
+// outboxPlanView shapes a batch's preview for the page: each student's message and channels
 // in words, when sending starts, the send form posting to action with hidden.
-func (h *Handler) planView(ctx context.Context, p outbox.Plan, action string, hidden []pages.Hidden) (pages.OutboxPlanView, error) {
+func (h *Handler) outboxPlanView(ctx context.Context, p outbox.Plan, action string, hidden []pages.Hidden) (pages.OutboxPlanView, error) {
 	set, err := h.outbox.Settings(ctx)
 	if err != nil {
 		return pages.OutboxPlanView{}, err

@@ -16,6 +16,7 @@ var navItems = []struct {
 	{viewctx.NavItem{Href: "/", Key: "nav.dashboard", TestID: "nav-dashboard"}, auth.ReadBilling},
 	{viewctx.NavItem{Href: "/students", Key: "nav.students", TestID: "nav-students"}, auth.ReadBilling},
 	{viewctx.NavItem{Href: "/bills", Key: "nav.bills", TestID: "nav-bills"}, auth.ReadBilling},
+	{viewctx.NavItem{Href: "/plans", Key: "plans.nav", TestID: "nav-plans"}, auth.ReadBilling},
 	{viewctx.NavItem{Href: "/registrations/new", Key: "registration.nav", TestID: "nav-registration"}, auth.WriteBilling},
 	{viewctx.NavItem{Href: "/registrations/applications", Key: "applications.nav", TestID: "nav-applications"}, auth.WriteBilling},
 	{viewctx.NavItem{Href: "/uploads", Key: "nav.uploads", TestID: "nav-uploads"}, auth.WriteBilling},

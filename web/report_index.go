@@ -18,5 +18,6 @@ func (h *Handler) reportsIndex(w http.ResponseWriter, r *http.Request) {
 		{Href: "/reports/statement", TitleKey: "reports.statement.title", IntroKey: "reports.statement.intro", TestID: "report-statement"},
 		{Href: accountsURL(month, today), TitleKey: "reports.accounts.title", IntroKey: "reports.accounts.intro", TestID: "report-accounts"},
 		{Href: "/reports/alumni", TitleKey: "reports.alumni.title", IntroKey: "reports.alumni.intro", TestID: "report-alumni"},
+		{Href: discountsReportURL(""), TitleKey: "reports.discounts.title", IntroKey: "reports.discounts.intro", TestID: "report-discounts"},
 	}}))
 }

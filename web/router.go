@@ -196,6 +196,51 @@ func New(d Deps) http.Handler {
 				r.With(h.require(auth.WriteBilling)).Get("/export-template.xlsx", h.exportBillsTemplate)
 			})
 
+			// Fee plans: the plans, applying them (the preview, its confirmation, the apply
+			// jobs and their undo), the correction of their unpaid components after a change,
+			// the kartu SPP, the scholarship candidates; the students' discounts and the
+			// discounts report. Principals read; finance and admins write.
+			r.Route("/plans", func(r chi.Router) {
+				r.Use(h.require(auth.ReadBilling))
+				r.Get("/", h.listPlans)
+				r.Get("/candidates", h.listCandidates)
+				r.With(h.require(auth.WriteBilling)).Get("/new", h.newPlan)
+				r.With(h.require(auth.WriteBilling)).Post("/", h.createPlan)
+				r.Route("/{id}", func(r chi.Router) {
+					r.Use(h.planCtx)
+					r.Get("/", h.showPlan)
+					r.Get("/kartu", h.showKartu)
+					r.With(h.studentCtx).Get("/kartu/{nis}", h.showCard)
+					r.Get("/jobs/{job}", h.showPlanJob)
+					r.Group(func(r chi.Router) {
+						r.Use(h.require(auth.WriteBilling))
+						r.Post("/", h.updatePlan)
+						r.Get("/edit", h.editPlan)
+						r.Post("/apply", h.applyPlan)
+						r.Post("/apply/confirm", h.confirmApply)
+						r.Get("/correct", h.correctPlan)
+						r.Post("/correct/confirm", h.confirmCorrectPlan)
+						r.Post("/jobs/{job}/undo", h.undoPlanJob)
+						r.Post("/jobs/{job}/retry", h.retryPlanJob)
+						r.Post("/jobs/{job}/hurry", h.hurryPlanJob)
+					})
+				})
+			})
+			r.Route("/students/{nis}/discounts", func(r chi.Router) {
+				r.Use(h.require(auth.ReadBilling), h.studentCtx)
+				r.Get("/", h.listDiscounts)
+				r.Group(func(r chi.Router) {
+					r.Use(h.require(auth.WriteBilling))
+					r.Post("/", h.grantDiscount)
+					r.Get("/correct", h.correctDiscounts)
+					r.Post("/correct/confirm", h.confirmCorrectDiscounts)
+					r.Get("/{did}", h.editDiscount)
+					r.Post("/{did}", h.changeDiscount)
+					r.Post("/{did}/delete", h.removeDiscount)
+				})
+			})
+			r.With(h.require(auth.ReadReports)).Get("/reports/discounts", h.reportDiscounts)
+
 			// Correction jobs: their progress (bulk corrections, undone uploads).
 			r.With(h.require(auth.WriteBilling)).Get("/corrections/{id}", h.showCorrection)
 

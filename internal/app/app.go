@@ -36,6 +36,7 @@ import (
 	"github.com/sekolah/portal/internal/metrics"
 	"github.com/sekolah/portal/internal/outbox"
 	"github.com/sekolah/portal/internal/parents"
+	"github.com/sekolah/portal/internal/plans"
 	"github.com/sekolah/portal/internal/registration"
 	"github.com/sekolah/portal/internal/reports"
 	"github.com/sekolah/portal/internal/school"
@@ -70,6 +71,8 @@ type Options struct {
 	Corrections func(*corrections.Config)
 	// Outbox adjusts the message outbox's configuration before it is built.
 	Outbox func(*outbox.Config)
+	// Plans adjusts the fee plans' configuration (their apply jobs) before they are built.
+	Plans func(*plans.Config)
 	// MessageSandboxes are the channels whose configuration points at an embedded message
 	// sandbox (cmd/portal's demo, the tests): the pages say nothing leaves the machine.
 	MessageSandboxes map[messaging.Channel]bool
@@ -141,6 +144,11 @@ type App struct {
 	// Corrections runs the correction jobs: bulk corrections and the undo of uploads (a
 	// worker).
 	Corrections *corrections.Runner
+	// Plans are the fee plans: plans, discounts, previews, the apply jobs (a worker), the
+	// corrections a change offers, the kartu SPP.
+	Plans *plans.Service
+	// Discounts is the discounts report (the fee plans' figures).
+	Discounts *reports.Discounts
 	// Pruner drops old sign-in attempts and expired sessions hourly (a worker).
 	Pruner *Periodic
 	// Intake sends the public form's applications, or holds them for staff (a worker).
@@ -293,7 +301,16 @@ func New(ctx context.Context, o Options) (*App, error) {
 		o.Corrections(&ccfg)
 	}
 	a.Corrections = corrections.NewRunner(ccfg, o.DB, a.Writer, log.With("component", "corrections"))
-	a.workers = []Worker{a.Uploads, a.Sync, a.Callbacks, a.Corrections, a.Pruner, a.Intake, a.Outbox}
+	// A plan's apply job sends in the uploads' batches, as many at once, and waits for a
+	// service that stopped answering as long as an upload does.
+	pcfg := plans.Config{Accounts: cfg.AccountCodes, ChunkSize: cfg.UploadChunkSize, Concurrency: cfg.UploadConcurrency,
+		Settle: cfg.UpstreamTimeout, WaitFor: cfg.UploadWait, Clock: clk}
+	if o.Plans != nil {
+		o.Plans(&pcfg)
+	}
+	a.Plans = plans.New(pcfg, o.DB, a.Ledger, a.Writer, a.Corrections, log.With("component", "plans"))
+	a.Discounts = reports.NewDiscounts(a.Plans, clk.Zone())
+	a.workers = []Worker{a.Uploads, a.Sync, a.Callbacks, a.Corrections, a.Plans, a.Pruner, a.Intake, a.Outbox}
 	// What a scrape reads from the database: the same on every instance. The job kinds
 	// tell the metrics of themselves when they start (Start).
 	o.Metrics.Read(metrics.Sources{Ledger: a.Ledger, Applications: a.waitingApplications})

@@ -250,6 +250,8 @@ func (l *Ledger) writeRows(ctx context.Context, tx *sql.Tx, in []row, old map[st
 	var changes []change
 	var d deltas
 	var stmt *sql.Stmt
+	var noted []row  // inserted, or their notes changed: a plan's key is read from them
+	var known []bool // of noted, those the ledger held before
 	written := micros(l.now())
 	for _, r := range in {
 		o, exists := old[r.ID]
@@ -278,6 +280,9 @@ func (l *Ledger) writeRows(ctx context.Context, tx *sql.Tx, in []row, old map[st
 			res.Inserted++
 		}
 		d.add(r, 1)
+		if !exists || o.Notes != r.Notes {
+			noted, known = append(noted, r), append(known, exists)
+		}
 		if keep {
 			changes = append(changes, change{old: o, new: r, inserted: !exists})
 		}
@@ -285,6 +290,9 @@ func (l *Ledger) writeRows(ctx context.Context, tx *sql.Tx, in []row, old map[st
 	}
 	if res.Changed() == 0 {
 		return res, changes, nil
+	}
+	if err := planKeysTx(ctx, tx, noted, known); err != nil {
+		return res, nil, err
 	}
 	if err := d.apply(ctx, tx); err != nil {
 		return res, nil, err

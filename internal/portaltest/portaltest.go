@@ -31,6 +31,7 @@ import (
 	"github.com/sekolah/portal/internal/messaging"
 	"github.com/sekolah/portal/internal/metrics"
 	"github.com/sekolah/portal/internal/outbox"
+	"github.com/sekolah/portal/internal/plans"
 	"github.com/sekolah/portal/internal/sandbox"
 	"github.com/sekolah/portal/internal/store"
 	"github.com/sekolah/portal/internal/store/storetest"
@@ -51,6 +52,8 @@ type Options struct {
 	Env string
 	// UpstreamTimeout bounds each call to the sandbox (default 5s).
 	UpstreamTimeout time.Duration
+	// Plans adjusts the fee plans' configuration (their apply jobs).
+	Plans func(*plans.Config)
 	// Uploads adjusts the upload runner's configuration (files, chunk size, retries)
 	// before it starts.
 	Uploads func(*uploads.Config)
@@ -297,6 +300,13 @@ func (p *Portal) serve(t testing.TB, ln net.Listener) {
 			c.RetryBase, c.RetryMax, c.Settle, c.LeaseTTL = 5*time.Millisecond, 50*time.Millisecond, 200*time.Millisecond, 3*time.Second
 			if p.opts.Outbox != nil {
 				p.opts.Outbox(c)
+			}
+		},
+		Plans: func(c *plans.Config) {
+			c.JobClock = clock.System(p.Config.Location)
+			c.RetryBase, c.RetryMax = 5*time.Millisecond, 50*time.Millisecond
+			if p.opts.Plans != nil {
+				p.opts.Plans(c)
 			}
 		},
 		Sync: func(s *ledger.SyncConfig) {

@@ -15,7 +15,7 @@ import (
 // The ledger reads it from the notes on every write, whoever made the component and
 // whichever way it reached the ledger (the portal's own write, the sync, a reconcile, a
 // first fill after the portal's database was lost), into ledger_plan_components
-// (migration 00048): a plan's components are one indexed range.
+// (migration 00068): a plan's components are one indexed range.
 
 // PlanKey is the natural key of a fee plan's component, with the student.
 type PlanKey struct {

@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// Discount is a discount or scholarship granted to a student (00046); internal/plans owns
+// Discount is a discount or scholarship granted to a student (00066); internal/plans owns
 // its rules and its arithmetic.
 type Discount struct {
 	ID, NIS string

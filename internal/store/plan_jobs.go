@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// PlanJobsTable is the table of fee plans' apply jobs (00047): store.JobLeases serves
+// PlanJobsTable is the table of fee plans' apply jobs (00067): store.JobLeases serves
 // their leases.
 const PlanJobsTable JobTable = "plan_jobs"
 

@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// FeePlan is a fee plan as kept (00046); internal/plans owns its rules and reads its
+// FeePlan is a fee plan as kept (00066); internal/plans owns its rules and reads its
 // months and schedule.
 type FeePlan struct {
 	ID, Code, Name, ItemName, AccountCode string

@@ -223,7 +223,9 @@ func testPaymentChannels(t *testing.T, engine string) {
 
 // TestDisputedCallbackKeepsNoChannel: a callback the service contradicts records the
 // service's payment, and nothing of where the callback says it was made.
-func TestDisputedCallbackKeepsNoChannel(t *testing.T) { eachEngine(t, testDisputedCallbackKeepsNoChannel) }
+func TestDisputedCallbackKeepsNoChannel(t *testing.T) {
+	eachEngine(t, testDisputedCallbackKeepsNoChannel)
+}
 
 func testDisputedCallbackKeepsNoChannel(t *testing.T, engine string) {
 	e := newEnvOn(t, engine, syncNow)

@@ -66,7 +66,9 @@ func (e *LockedError) Error() string {
 // (or one the form showed is gone) since the form was shown. Drawer is the day now.
 type ChangedError struct{ Drawer Drawer }
 
-func (e *ChangedError) Error() string { return "closing: the receipts changed since the form was shown" }
+func (e *ChangedError) Error() string {
+	return "closing: the receipts changed since the form was shown"
+}
 
 // PendingError answers a sign-off while a counter payment of the cashier is still on its
 // way: sent moments ago without an answer yet, or answered and not in the ledger yet.

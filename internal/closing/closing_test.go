@@ -289,7 +289,9 @@ func testTwoCashiersCloseTheDay(t *testing.T, db *store.DB) {
 
 // A payment of the cashier still on its way holds the closing; once its answer is lost
 // for long it is only listed.
-func TestClosingWaitsForAPaymentOnItsWay(t *testing.T) { eachEngine(t, testClosingWaitsForAPaymentOnItsWay) }
+func TestClosingWaitsForAPaymentOnItsWay(t *testing.T) {
+	eachEngine(t, testClosingWaitsForAPaymentOnItsWay)
+}
 
 func testClosingWaitsForAPaymentOnItsWay(t *testing.T, db *store.DB) {
 	ctx := context.Background()

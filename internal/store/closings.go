@@ -32,7 +32,7 @@ type CashClosing struct {
 	SignedAt    time.Time
 	// ReopenedAt, ReopenedBy (a username), ReopenedName and ReopenReason: an admin's
 	// reopening; zero while locked.
-	ReopenedAt                              time.Time
+	ReopenedAt                             time.Time
 	ReopenedBy, ReopenedName, ReopenReason string
 }
 

@@ -39,6 +39,7 @@ func init() {
 		"reports.col.cashier":             {ID: "Kasir", EN: "Cashier"},
 		"reports.col.month":               {ID: "Bulan", EN: "Month"},
 		"reports.sheet.channels":          {ID: "Per saluran", EN: "By channel"},
+		"reports.sheet.channels_month":    {ID: "Saluran per bulan", EN: "Channels by month"},
 		"reports.payments.channels":       {ID: "Penerimaan per hari dan per saluran", EN: "Receipts by day and channel"},
 		"reports.payments.channels_month": {ID: "Penerimaan per bulan dan per saluran", EN: "Receipts by month and channel"},
 

@@ -15,6 +15,7 @@ import (
 	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/changes"
 	"github.com/sekolah/portal/internal/clock"
+	"github.com/sekolah/portal/internal/closing"
 	"github.com/sekolah/portal/internal/config"
 	"github.com/sekolah/portal/internal/corrections"
 	"github.com/sekolah/portal/internal/counter"
@@ -65,6 +66,8 @@ type Handler struct {
 	clk clock.Clock
 	// callbacks are the service's payment callbacks: stored, then confirmed with the service.
 	callbacks *ledger.Confirmer
+	// closing is the cashiers' closing of the day (tutup kas).
+	closing *closing.Service
 }
 
 func newHandler(d Deps) *Handler {
@@ -79,6 +82,7 @@ func newHandler(d Deps) *Handler {
 		students: a.Students, registration: a.Registration, counter: a.Counter, school: a.School, followups: a.FollowUps, letters: a.Letters, parents: a.Parents, parentPages: a.ParentPages, messaging: a.Messaging, uploads: a.Uploads, corrections: a.Corrections, ledger: a.Ledger, sync: a.Sync,
 		log: a.Log, sessions: cs, clk: a.Clock, ping: a.Ping, callbacks: a.Callbacks,
 	}
+	h.closing = a.Closing
 	if h.log == nil {
 		h.log = slog.Default()
 	}

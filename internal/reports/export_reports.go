@@ -163,7 +163,7 @@ func channelsTable(p i18n.Printer, f PaymentsFilter, month bool) table {
 		Columns: []Column{
 			{Title: p.T("term.date"), Kind: KindDate, Width: 13},
 			{Title: p.T("reports.col.channel"), Width: 18},
-			{Title: p.T("reports.payments_count"), Kind: KindInt, Width: 12, Total: true},
+			{Title: p.T("channels.payments"), Kind: KindInt, Width: 12, Total: true},
 			{Title: p.T("term.amount_paid"), Kind: KindMoney, Width: 18, Total: true},
 			{Title: p.T("reports.col.admin_fee"), Kind: KindMoney, Width: 14, Total: true},
 		},

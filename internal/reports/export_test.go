@@ -173,7 +173,7 @@ func TestExportPaymentsXLSX(t *testing.T) {
 	}
 	// The same receipts by day and by month, and by channel.
 	for sheet, cells := range map[string]map[string]string{
-		"Per saluran":       {"A6": "Tanggal", "B6": "Saluran", "C6": "Tagihan dibayar", "D6": "Jumlah dibayar", "E6": "Biaya admin", "A7": "46426", "B7": "Tidak diketahui", "D10": "525000", "A11": "Total", "D11": "1850000"},
+		"Per saluran":       {"A6": "Tanggal", "B6": "Saluran", "C6": "Pembayaran", "D6": "Jumlah dibayar", "E6": "Biaya admin", "A7": "46426", "B7": "Tidak diketahui", "D10": "525000", "A11": "Total", "D11": "1850000"},
 		"Saluran per bulan": {"A6": "Bulan", "A7": "Februari 2027", "B7": "Tidak diketahui", "C7": "2", "D7": "800000", "A8": "Maret 2027", "D8": "1050000", "A9": "Total", "D9": "1850000"},
 	} {
 		for ref, w := range cells {

@@ -119,6 +119,11 @@ func TestBrowserClosing(t *testing.T) {
 	a := p.NewBrowser(t)
 	a.SignIn("admin", portaltest.Password)
 	a.Visit("/closing")
+	// The admin took no counter payment: their own sign-off is folded away, not the first
+	// thing on the page.
+	if a.Count(`[data-testid="closing-mine-empty"]:not([open])`) != 1 || a.Count(`[data-testid="closing-mine-none"]`) != 1 {
+		t.Error("the admin's empty cash is not folded")
+	}
 	a.Click(`[data-testid="closing-drawer"][data-cashier="siti"] [data-testid="closing-reopen"] summary`)
 	a.WaitVisible(`[data-testid="closing-reopen-submit"]`)
 	b = a

@@ -72,6 +72,8 @@ func init() {
 
 		// Closing one's own cash.
 		"closing.form_title":           {ID: "Tutup kas Anda", EN: "Close your cash"},
+		"closing.mine_none":            {ID: "Anda tidak menerima pembayaran di loket pada %[1]s.", EN: "You took no payments at the counter on %[1]s."},
+		"closing.mine_none_close":      {ID: "Tutup kas tanpa penerimaan", EN: "Close your cash with no receipts"},
 		"closing.form_intro":           {ID: "%[1]d kuitansi Anda pada %[2]s berjumlah %[3]s. Hitung uang tunai di laci, ketik jumlahnya, lalu tandatangani.", EN: "Your %[1]d {1:receipt|receipts} on %[2]s add up to %[3]s. Count the cash in the drawer, type the amount, then sign."},
 		"closing.counted_hint":         {ID: "Seperti biasa Anda menulisnya: 1.250.000 atau Rp 1.250.000.", EN: "As you usually write it: 1.250.000 or Rp 1.250.000."},
 		"closing.reason_hint":          {ID: "Wajib bila uang dihitung berbeda dari yang seharusnya (misalnya uang kembalian, uang palsu, salah catat).", EN: "Required when the cash counted differs from what is expected (change given, a forged note, a slip)."},

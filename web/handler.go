@@ -23,6 +23,7 @@ import (
 	"github.com/sekolah/portal/internal/ledger"
 	"github.com/sekolah/portal/internal/letters"
 	"github.com/sekolah/portal/internal/messaging"
+	"github.com/sekolah/portal/internal/metrics"
 	"github.com/sekolah/portal/internal/parents"
 	"github.com/sekolah/portal/internal/registration"
 	"github.com/sekolah/portal/internal/reports"
@@ -66,6 +67,8 @@ type Handler struct {
 	clk clock.Clock
 	// callbacks are the service's payment callbacks: stored, then confirmed with the service.
 	callbacks *ledger.Confirmer
+	// metrics time each request (nil: PORTAL_METRICS_ADDR is off).
+	metrics *metrics.Metrics
 	// closing is the cashiers' closing of the day (tutup kas).
 	closing *closing.Service
 }
@@ -80,7 +83,7 @@ func newHandler(d Deps) *Handler {
 	h := &Handler{
 		cfg: a.Config, auth: a.Auth, auditLog: a.Audit, writer: a.Writer, reports: a.Reports,
 		students: a.Students, registration: a.Registration, counter: a.Counter, school: a.School, followups: a.FollowUps, letters: a.Letters, parents: a.Parents, parentPages: a.ParentPages, messaging: a.Messaging, uploads: a.Uploads, corrections: a.Corrections, ledger: a.Ledger, sync: a.Sync,
-		log: a.Log, sessions: cs, clk: a.Clock, ping: a.Ping, callbacks: a.Callbacks,
+		log: a.Log, sessions: cs, clk: a.Clock, ping: a.Ping, callbacks: a.Callbacks, metrics: a.Metrics,
 	}
 	h.closing = a.Closing
 	if h.log == nil {

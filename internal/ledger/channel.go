@@ -90,12 +90,9 @@ var channelWords = []struct {
 // counter never comes from a callback: a merchant that calls itself a counter ("loket",
 // "counter") is someone else's, and is other.
 func ChannelOf(merchant string) Channel {
-	var words []string
-	for _, w := range strings.FieldsFunc(strings.ToLower(merchant), func(r rune) bool {
+	words := strings.FieldsFunc(strings.ToLower(merchant), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	}) {
-		words = append(words, w)
-	}
+	})
 	if len(words) == 0 {
 		return ChannelOther
 	}

@@ -26,13 +26,17 @@ const (
 func dayArg(day time.Time) audit.Arg { return audit.ArgOf(keyDay, day.Format(time.DateOnly)) }
 
 var (
-	// dayFigure is the school day closed: "kas 15 Mar 2027".
+	// dayFigure is the school day closed: "kas 15 Mar 2027" (the day as written when it
+	// is not a date: the entry still says which day it was about).
 	dayFigure = audit.NewFigure("day", []audit.Key{keyDay}, func(p i18n.Printer, a audit.Args) string {
-		d, err := time.Parse(time.DateOnly, a.Get(keyDay))
-		if err != nil {
+		s := a.Get(keyDay)
+		if s == "" {
 			return ""
 		}
-		return p.T("closing.audit_day", p.Day(d))
+		if d, err := time.Parse(time.DateOnly, s); err == nil {
+			s = p.Day(d)
+		}
+		return p.T("closing.audit_day", s)
 	})
 	// receiptsFigure is how many receipts the closing counted: "3 kuitansi".
 	receiptsFigure = audit.NewFigure("receipts", []audit.Key{audit.KeyCount}, func(p i18n.Printer, a audit.Args) string {

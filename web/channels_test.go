@@ -88,6 +88,12 @@ func TestBankChannelAfterConfirmation(t *testing.T) {
 	if got := billsText(rep.Doc.Find(`[data-testid="channels-total"]`)); got != billsText(rep.Doc.Find(`[data-testid="payments-total"]`)) || got != "Rp 735.000" {
 		t.Errorf("the channels add up to %q, the report to %q", got, billsText(rep.Doc.Find(`[data-testid="payments-total"]`)))
 	}
+	// By month and by day, each headed by what its rows are.
+	for id, want := range map[string]string{"channels-months": "Bulan", "channels-days": "Tanggal"} {
+		if got := billsText(rep.Doc.Find(`[data-testid="` + id + `"] thead th`).First()); got != want {
+			t.Errorf("%s is headed %q, want %q", id, got, want)
+		}
+	}
 	wheres := map[string]string{}
 	rep.Doc.Find(`[data-testid="payments-table"] tbody tr`).Each(func(_ int, tr *goquery.Selection) {
 		wheres[billsText(tr.Find(`[data-testid="payment-ref"]`))] = spaced(tr.Find(`[data-testid="payment-channel"]`))

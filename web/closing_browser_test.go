@@ -114,6 +114,26 @@ func TestBrowserClosing(t *testing.T) {
 	if len(shown) != 0 {
 		t.Errorf("the berita acara prints navigation or buttons: %q", shown)
 	}
+	if _, err := chromedp.Run(b.Ctx, func(ctx context.Context, tg *chromedp.Target) (cdp.Empty, error) {
+		return cdp.Call(ctx, tg, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{})
+	}); err != nil {
+		t.Fatal(err)
+	}
+
+	// Where the day's receipts came from, on the dashboard and the payments report (looked
+	// at only: their width is the dashboard's own matter).
+	for name, path := range map[string]string{"channels-dashboard": "/", "channels-payments": "/reports/payments?from=2026-11-22&to=2026-11-22"} {
+		b.Visit(path)
+		b.WaitVisible(`[data-testid="dashboard-channels"], [data-testid="payments-channels"]`)
+		for _, sz := range []struct {
+			name string
+			w, h int64
+		}{{"1366", 1366, 768}, {"390", 390, 844}} {
+			b.Do(chromedp.EmulateViewport(sz.w, sz.h))
+			b.Screenshot(name + "-" + sz.name)
+		}
+		b.Do(chromedp.EmulateViewport(1366, 768))
+	}
 
 	// The admin's page: both cashiers, Siti's closing with its reopening.
 	a := p.NewBrowser(t)

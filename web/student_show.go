@@ -20,6 +20,7 @@ func (h *Handler) studentView(r *http.Request) (pages.StudentView, int) {
 	today := h.today()
 	v := pages.StudentView{Student: studentInfo(s), Today: today, CanWrite: can(ctx, auth.WriteBilling), PayURL: paymentNewURL(s.NIS),
 		LetterURL: letterURL(s.NIS), ReminderURL: reminderURL(s.NIS), FollowUpURL: followUpURL(s.NIS)}
+	v.Student.Aid = studentAid(ctx, s)
 	v.Parents, v.NoWhatsApp = h.parentsCard(ctx, s)
 	acc, err := students.LoadAccount(ctx, h.ledger, s.NIS, today)
 	if errors.Is(err, billing.ErrNotFound) {

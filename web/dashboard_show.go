@@ -36,6 +36,7 @@ func (h *Handler) dashboard(w http.ResponseWriter, r *http.Request) {
 		status = http.StatusInternalServerError
 	} else {
 		v = dashboardView(ctx, res.Value)
+		v.Channels = h.dashboardChannels(ctx)
 		fresh = res.Fresh
 	}
 	v.Fresh = h.freshness(ctx, fresh, "/")

@@ -51,14 +51,15 @@ func TestReportCSVFlavours(t *testing.T) {
 			t.Errorf("row %d differs:\n; %q\n, %q", i, semi[i], comma[i])
 		}
 	}
-	// The counter payment, with the time of day it was recorded in the school's zone.
+	// The counter payment, with the time of day it was recorded in the school's zone, its
+	// reference, and then where it was paid (the counter, by its cashier).
 	var kw []string
 	for _, r := range comma[1:] {
-		if r[len(r)-1] == "KW-1" {
+		if len(r) > 14 && r[10] == "KW-1" {
 			kw = r
 		}
 	}
-	if kw == nil || kw[0] != "2026-11-22" || kw[1] != "10:00" || kw[9] != "275000" {
+	if kw == nil || kw[0] != "2026-11-22" || kw[1] != "10:00" || kw[9] != "275000" || kw[11] != "Loket sekolah" || kw[14] != "Finance Staf" {
 		t.Errorf("the counter payment reads %q", kw)
 	}
 	// A CSV flavour read with the other separator is one column: they are really different.

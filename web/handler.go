@@ -15,6 +15,7 @@ import (
 	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/changes"
 	"github.com/sekolah/portal/internal/clock"
+	"github.com/sekolah/portal/internal/closing"
 	"github.com/sekolah/portal/internal/config"
 	"github.com/sekolah/portal/internal/corrections"
 	"github.com/sekolah/portal/internal/counter"
@@ -73,6 +74,8 @@ type Handler struct {
 	callbacks *ledger.Confirmer
 	// metrics time each request (nil: PORTAL_METRICS_ADDR is off).
 	metrics *metrics.Metrics
+	// closing is the cashiers' closing of the day (tutup kas).
+	closing *closing.Service
 }
 
 func newHandler(d Deps) *Handler {
@@ -87,6 +90,7 @@ func newHandler(d Deps) *Handler {
 		students: a.Students, registration: a.Registration, counter: a.Counter, school: a.School, followups: a.FollowUps, letters: a.Letters, parents: a.Parents, parentPages: a.ParentPages, messaging: a.Messaging, outbox: a.Outbox, uploads: a.Uploads, corrections: a.Corrections, plans: a.Plans, discounts: a.Discounts, ledger: a.Ledger, sync: a.Sync,
 		log: a.Log, sessions: cs, clk: a.Clock, ping: a.Ping, callbacks: a.Callbacks, metrics: a.Metrics,
 	}
+	h.closing = a.Closing
 	if h.log == nil {
 		h.log = slog.Default()
 	}

@@ -21,6 +21,7 @@ var navItems = []struct {
 	{viewctx.NavItem{Href: "/registrations/applications", Key: "applications.nav", TestID: "nav-applications"}, auth.WriteBilling},
 	{viewctx.NavItem{Href: "/uploads", Key: "nav.uploads", TestID: "nav-uploads"}, auth.WriteBilling},
 	{viewctx.NavItem{Href: "/reports", Key: "nav.reports", TestID: "nav-reports"}, auth.ReadReports},
+	{viewctx.NavItem{Href: "/closing", Key: "closing.nav", TestID: "nav-closing"}, auth.ReadReports},
 	{viewctx.NavItem{Href: "/audit", Key: "nav.audit", TestID: "nav-audit"}, auth.ReadAudit},
 	{viewctx.NavItem{Href: "/staff", Key: "nav.staff", TestID: "nav-staff"}, auth.ManageStaff},
 	{viewctx.NavItem{Href: "/settings/fee-templates", Key: "feetemplates.nav", TestID: "nav-settings"}, auth.ManageSettings},

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/sekolah/portal/internal/i18n"
@@ -10,7 +11,7 @@ import (
 )
 
 // paymentsReport shapes the payments report's figures for the page.
-func paymentsReport(rep reports.PaymentsReport) *pages.PaymentsReport {
+func paymentsReport(ctx context.Context, rep reports.PaymentsReport) *pages.PaymentsReport {
 	day := func(d ledger.DayTotal) pages.PaymentDay {
 		return pages.PaymentDay{Day: d.Day, Count: d.Count, Penalty: d.Penalty, Paid: d.Paid}
 	}
@@ -18,6 +19,7 @@ func paymentsReport(rep reports.PaymentsReport) *pages.PaymentsReport {
 	for _, d := range rep.Days {
 		v.Days = append(v.Days, day(d))
 	}
+	v.Channels = channelBreakdown(ctx, rep.Channels)
 	return v
 }
 
@@ -50,13 +52,15 @@ func (h *Handler) reportPayments(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		status = h.reportFailure(ctx, &v.ReportShell, err)
 	} else {
-		v.Report = paymentsReport(res.Value)
+		v.Report = paymentsReport(ctx, res.Value)
 		var rows []ledger.PaymentRow
 		rows, v.Pager = pageOf(r, res.Value.Rows, v.URL)
 		for _, p := range rows {
-			v.Rows = append(v.Rows, pages.PaymentRow{PaidAt: p.PaidAt, NIS: p.NIS, Name: p.Name, Class: reports.ClassLabel(i18n.From(ctx), p.Class),
+			row := pages.PaymentRow{PaidAt: p.PaidAt, NIS: p.NIS, Name: p.Name, Class: reports.ClassLabel(i18n.From(ctx), p.Class),
 				Component: p.Component, Account: p.Account, Ref: p.Ref, Amount: p.Amount, Penalty: p.Penalty, Paid: p.Paid,
-				StatementURL: statementURL(p.NIS)})
+				StatementURL: statementURL(p.NIS)}
+			row.Channel, row.ChannelLabel, row.Where = paymentWhere(ctx, p)
+			v.Rows = append(v.Rows, row)
 		}
 		v.Fresh = h.freshness(ctx, res.Fresh, v.URL)
 	}

@@ -117,6 +117,16 @@ func New(d Deps) http.Handler {
 				r.Post("/alumni", h.reportAlumni)
 			})
 
+			// Closing the day at the counter (tutup kas): every cashier's cash for those who
+			// read reports; each cashier signs their own; admins reopen.
+			r.Route("/closing", func(r chi.Router) {
+				r.Use(h.require(auth.ReadReports))
+				r.Get("/", h.showClosing)
+				r.With(h.require(auth.WriteBilling)).Post("/", h.createClosing)
+				r.Get("/{id}", h.printClosing)
+				r.With(h.require(auth.ManageSettings)).Post("/{id}/reopen", h.reopenClosing)
+			})
+
 			// Students: the roster, one student's bills, and the writes through h.writer.
 			r.Route("/students", func(r chi.Router) {
 				r.Use(h.require(auth.ReadBilling))

@@ -24,6 +24,7 @@ import (
 	"github.com/sekolah/portal/internal/boundlog"
 	"github.com/sekolah/portal/internal/changes"
 	"github.com/sekolah/portal/internal/clock"
+	"github.com/sekolah/portal/internal/closing"
 	"github.com/sekolah/portal/internal/config"
 	"github.com/sekolah/portal/internal/corrections"
 	"github.com/sekolah/portal/internal/counter"
@@ -114,6 +115,9 @@ type App struct {
 	Reports      *reports.Service
 	Registration *registration.Service
 	Counter      *counter.Service
+	// Closing is the cashiers' closing of the day (tutup kas), which locks a cashier's
+	// counter once signed.
+	Closing *closing.Service
 	// School is the school's profile, logo and receipt numbers.
 	School *school.Service
 	// FollowUps are the WhatsApp messages and reminder letters about arrears.
@@ -225,6 +229,10 @@ func New(ctx context.Context, o Options) (*App, error) {
 	a.Students = &students.Service{DB: o.DB, Billing: o.Billing, Clock: clk}
 	a.School = &school.Service{DB: o.DB, Clock: clk, Log: log}
 	a.Counter = &counter.Service{Billing: o.Billing, Writer: a.Writer, DB: o.DB, School: a.School, Clock: clk, Log: log}
+	// The counter keeps each payment's cashier beside the ledger, and refuses the payments
+	// of a cashier whose day is closed.
+	a.Closing = &closing.Service{DB: o.DB, Ledger: a.Ledger, Clock: clk, Log: log}
+	a.Counter.Channels, a.Counter.Closed = a.Ledger, a.Closing.Locked
 	a.FollowUps = &followups.Service{DB: o.DB, Ledger: a.Ledger, Clock: clk,
 		School: func(ctx context.Context) string {
 			p, err := a.School.Profile(ctx)

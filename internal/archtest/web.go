@@ -75,14 +75,16 @@ func Web() WebRules {
 }
 
 var ledgerWrites = map[string][]string{
-	"Ledger": {"Upsert", "MarkDeleted", "StudentRemoved", "RecordStudents", "RebuildTotals", "SetMaxFound"},
+	"Ledger": {"Upsert", "MarkDeleted", "StudentRemoved", "RecordStudents", "RebuildTotals", "SetMaxFound",
+		"CounterSending", "CounterRecorded", "CounterNotSent", "BackfillChannels"},
 	"Syncer": {"Run", "RunIncremental", "RunReconcile", "Start", "Stop", "SetAskPollForTest"},
 }
 
 var ledgerUses = map[string][]string{
 	"Ledger": {"Accounts", "All", "AllForStudent", "Bills", "CallbackStats", "Callbacks", "ChangeSeq", "Component", "Counts",
 		"Dashboard", "DashboardOn", "Freshness", "LastRun", "Location", "Now", "Outstanding", "PaymentDays", "Payments", "Runs",
-		"StudentTotals", "Today", "EachBill", "UnconfirmedPayments", "FlaggedCallbacks", "ReceiveCallback", "AskSync", "AskReconcile"},
+		"StudentTotals", "Today", "EachBill", "UnconfirmedPayments", "FlaggedCallbacks", "ReceiveCallback", "AskSync", "AskReconcile",
+		"PaymentChannels", "CounterReceipts", "CounterAttempts"},
 	"Syncer": {"AskSync", "AskReconcile", "Nudge", "Every", "FirstRun", "Owner", "ReconcileHour"},
 }
 

@@ -72,6 +72,21 @@ type Service struct {
 	// Paid, when set, hears of each payment recorded (the outbox writes the parents'
 	// receipt, issue 28); it must not fail the payment.
 	Paid func(ctx context.Context, p Payment)
+	// Channels keeps who took each payment at the counter (the ledger's record of the
+	// payment's channel and cashier); nil keeps nothing.
+	Channels Channels
+	// Closed says whether a cashier (a username) has closed today's cash and it is locked
+	// (internal/closing): their payments are then refused. nil: never.
+	Closed func(ctx context.Context, cashier string) (bool, error)
+}
+
+// Channels records a counter payment's channel and cashier beside the ledger: before the
+// payment is sent, once the service answered, and when it refused
+// (internal/ledger/channel.go).
+type Channels interface {
+	CounterSending(ctx context.Context, nis, ref, cashier, cashierName string) error
+	CounterRecorded(ctx context.Context, nis, ref string) error
+	CounterNotSent(ctx context.Context, nis, ref string) error
 }
 
 // Today is now in the school's zone, the day the prices are for (clock.Clock.Today).
@@ -251,7 +266,14 @@ func (s *Service) Pay(ctx context.Context, actor auth.Actor, req Request, confir
 	if p.RefTaken != nil && !req.ReuseRef {
 		return p, &RefTakenError{Use: *p.RefTaken}
 	}
+	if err := s.open(ctx, actor); err != nil {
+		return p, err
+	}
+	if err := s.sending(ctx, actor, p); err != nil {
+		return p, err
+	}
 	paid, err := s.Writer.Pay(ctx, actor, billing.Payment{NIS: p.NIS, RefNumber: p.Ref, ComponentIDs: p.Chosen.IDs})
+	s.answered(ctx, p, err)
 	if err != nil {
 		pe := &PayError{Err: err}
 		pe.Problems, _ = PayProblems(err, p.Chosen.IDs, p.fresh)
@@ -274,6 +296,61 @@ func (s *Service) Pay(ctx context.Context, actor auth.Actor, req Request, confir
 		s.Paid(context.WithoutCancel(ctx), p) // the parents' receipt (issue 28)
 	}
 	return p, nil
+}
+
+// open refuses a payment by a cashier whose cash of today is closed and locked: the
+// closing's figures are the day's, signed; money taken after it belongs to no closing. An
+// admin reopens the day (internal/closing) when a payment must still go into it.
+func (s *Service) open(ctx context.Context, actor auth.Actor) error {
+	if s.Closed == nil {
+		return nil
+	}
+	closed, err := s.Closed(ctx, actor.Username)
+	if err != nil {
+		return fmt.Errorf("counter: is the cash of %s closed: %w", actor.Username, err)
+	}
+	if closed {
+		return problem.List{problem.New(FieldComponent, "closing.err.counter_closed", s.Clock.Day())}
+	}
+	return nil
+}
+
+// sending keeps, before the payment leaves, that it is the counter's and who takes it: a
+// payment whose answer is lost is still the cashier's once the sync finds it. Without that
+// record the payment is not sent (it would reach no cashier's closing).
+func (s *Service) sending(ctx context.Context, actor auth.Actor, p Payment) error {
+	if s.Channels == nil {
+		return nil
+	}
+	name := actor.Username
+	if s.DB != nil {
+		if u, err := s.DB.UserByUsername(ctx, actor.Username); err == nil && u.DisplayName != "" {
+			name = u.DisplayName
+		}
+	}
+	if err := s.Channels.CounterSending(ctx, p.NIS, p.Ref, actor.Username, name); err != nil {
+		return fmt.Errorf("counter: keep the cashier of %s: %w", p.Ref, err)
+	}
+	return nil
+}
+
+// answered settles the cashier's record of a payment the service answered: recorded, or
+// dropped when it refused (nothing was paid). A payment without an answer keeps it.
+func (s *Service) answered(ctx context.Context, p Payment, err error) {
+	if s.Channels == nil {
+		return
+	}
+	ctx = context.WithoutCancel(ctx)
+	var werr error
+	switch {
+	case err == nil:
+		werr = s.Channels.CounterRecorded(ctx, p.NIS, p.Ref)
+	case !changes.Ambiguous(err):
+		werr = s.Channels.CounterNotSent(ctx, p.NIS, p.Ref)
+	}
+	if werr != nil {
+		s.logger().Error("counter: settle the cashier's record of a payment", "nis", p.NIS, "ref", p.Ref, "err", werr)
+	}
 }
 
 // SuggestRef is the next receipt number of the school's pattern, or "" (no pattern, or

@@ -339,6 +339,13 @@ func (l *Ledger) recordConfirmation(ctx context.Context, n notice, payment []bil
 			return err
 		}
 		res.Applied, res.Status, res.Disagreements = written.Changed(), status, ds
+		// Where the payment was made (its channel, admin fee, merchant's reference): the
+		// callback's metadata of a payment the service confirmed, never of one it did not.
+		if status == CallbackConfirmed {
+			if err := recordCallbackChannelTx(ctx, tx, n.cb, svc.NIS, now); err != nil {
+				return err
+			}
+		}
 		if _, err := tx.ExecContext(ctx, `UPDATE ledger_callbacks SET status = $1, confirmed_at = $2, applied = $3,
 			attempts = attempts + 1, last_attempt_at = $2, last_problem = '', service_bill_key = $4, service_bill_name = $5,
 			service_total = $6, service_paid_us = $7, service_components = $8, disagreements = $9 WHERE ref_number = $10`,

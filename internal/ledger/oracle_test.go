@@ -338,7 +338,8 @@ func oraclePayments(bills []billing.Bill, from, to time.Time, account string, lo
 		pe := people.of(b)
 		penalty := max(b.AmountPaid-b.Amount, 0)
 		r := ledger.PaymentRow{Day: billing.DayIn(b.PaidAt, loc), PaidAt: b.PaidAt, NIS: b.NIS, Name: pe.name, Class: pe.class,
-			Component: b.Name, Account: b.AccountCode, Amount: b.AmountPaid - penalty, Penalty: penalty, Paid: b.AmountPaid, Ref: b.RefNumber}
+			Component: b.Name, Account: b.AccountCode, Amount: b.AmountPaid - penalty, Penalty: penalty, Paid: b.AmountPaid, Ref: b.RefNumber,
+			Channel: ledger.ChannelUnknown} // the sync found them all on its own: no callback, no counter
 		rows = append(rows, r)
 		if len(days) == 0 || !days[len(days)-1].Day.Equal(r.Day) {
 			days = append(days, ledger.DayTotal{Day: r.Day})

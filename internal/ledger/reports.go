@@ -231,6 +231,15 @@ type PaymentRow struct {
 	Penalty   int64
 	Paid      int64
 	Ref       string
+	// Where the payment was made (channel.go): its channel (ChannelUnknown without a
+	// confirmed callback or the counter's record), the merchant's name and reference and
+	// the admin fee its callback stated (the payment's, whichever of its components the
+	// row is), and the cashier's display name for a counter payment.
+	Channel     Channel
+	Merchant    string
+	MerchantRef string
+	AdminFee    int64
+	Cashier     string
 }
 
 // DayTotal is what came in on one day (or, as a report's Total, over the range).
@@ -351,7 +360,9 @@ func (l *Ledger) paymentsQuery(from, to int64, account string, last *payment) (s
 		w.add("c.account_code = ?", account)
 	}
 	return `SELECT c.paid_day, c.paid_us, c.nis, c.id, c.student_name, c.name, c.account_code,
-		c.amount, c.amount_paid, c.ref_number FROM ledger_components c` + l.indexedBy("ledger_components_payments") + w.sql() + `
+		c.amount, c.amount_paid, c.ref_number, COALESCE(m.channel, ''), COALESCE(m.merchant, ''), COALESCE(m.merchant_ref, ''),
+		COALESCE(m.admin_fee, 0), COALESCE(m.cashier_name, '') FROM ledger_components c` + l.indexedBy("ledger_components_payments") + `
+		LEFT JOIN ledger_payment_channels m ON m.nis = c.nis AND m.ref_number = c.ref_number` + w.sql() + `
 		ORDER BY c.paid_day, c.paid_us, c.nis, c.id LIMIT ` + w.arg(iterPage), w.args
 }
 
@@ -369,9 +380,12 @@ func (l *Ledger) readPayments(ctx context.Context, out []payment, query string, 
 	for rows.Next() {
 		var p payment
 		var amount int64
-		if err := rows.Scan(&p.day, &p.paid, &p.NIS, &p.id, &p.Name, &p.Component, &p.Account, &amount, &p.Paid, &p.Ref); err != nil {
+		var channel string
+		if err := rows.Scan(&p.day, &p.paid, &p.NIS, &p.id, &p.Name, &p.Component, &p.Account, &amount, &p.Paid, &p.Ref,
+			&channel, &p.Merchant, &p.MerchantRef, &p.AdminFee, &p.Cashier); err != nil {
 			return nil, err
 		}
+		p.Channel = channelOfRow(channel)
 		p.Day, p.PaidAt = dayTime(p.day), instant(p.paid)
 		p.Penalty = penaltyPaid(amount, p.Paid)
 		p.Amount = p.Paid - p.Penalty

@@ -185,6 +185,13 @@ func (s *Syncer) loop(ctx context.Context) {
 			// An index a migration added gets its statistics once per start, after the
 			// first run (the others are refreshed after each reconcile).
 			s.l.analyzeNewIndexes(ctx)
+			// Payments of callbacks confirmed before payments kept their channel get it
+			// once (channel.go); a failure leaves them "not known" until the next start.
+			if n, err := s.l.BackfillChannels(ctx); err != nil && ctx.Err() == nil {
+				s.log.Warn("ledger: the channels of earlier payments", "err", err)
+			} else if n > 0 {
+				s.log.Info("ledger: the channels of earlier payments kept", "payments", n)
+			}
 		}
 		if !t.Stop() {
 			select {

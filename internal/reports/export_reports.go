@@ -115,16 +115,101 @@ func paymentsTable(p i18n.Printer, f PaymentsFilter) table {
 			{Title: p.T("reports.penalty_part"), Kind: KindMoney, Width: 14, Total: true},
 			{Title: p.T("term.amount_paid"), Kind: KindMoney, Width: 17, Total: true},
 			{Title: p.T("term.ref_number"), Width: 24},
+			{Title: p.T("reports.col.channel"), Width: 16},
+			{Title: p.T("reports.col.merchant"), Width: 18},
+			{Title: p.T("reports.col.merchant_ref"), Width: 20},
+			{Title: p.T("reports.col.cashier"), Width: 18},
+			{Title: p.T("reports.col.admin_fee"), Kind: KindMoney, Width: 13, Total: true},
 		},
 		TotalLabel: p.T("term.total"),
 	}
 }
 
+// ChannelLabel is how a channel shows.
+func ChannelLabel(p i18n.Printer, c ledger.Channel) string { return p.T("channel." + string(c)) }
+
 // paymentValues fills v with one payment: the day and the time of day are the school's
-// (loc), so a payment at 23:30 in Jakarta is on that day, at 23:30.
-func paymentValues(v []any, r ledger.PaymentRow, p i18n.Printer, loc *time.Location) {
+// (loc), so a payment at 23:30 in Jakarta is on that day, at 23:30. A payment's admin fee
+// is on its first row only (first: the row starts a payment), so the column adds up to
+// the fees paid.
+func paymentValues(v []any, r ledger.PaymentRow, first bool, p i18n.Printer, loc *time.Location) {
 	v[0], v[1], v[2], v[3], v[4], v[5] = r.Day, ClockOf(r.PaidAt, loc), r.NIS, r.Name, ClassLabel(p, r.Class), r.Component
 	v[6], v[7], v[8], v[9], v[10] = r.Account, r.Amount, r.Penalty, r.Paid, r.Ref
+	v[11], v[12], v[13], v[14], v[15] = ChannelLabel(p, r.Channel), r.Merchant, r.MerchantRef, r.Cashier, int64(0)
+	if first {
+		v[15] = r.AdminFee
+	}
+}
+
+// paymentKey is what makes a row part of a payment of its day: its student and reference
+// (a component paid without one is a payment of its own: the zero key).
+type paymentKey struct{ nis, ref string }
+
+func keyOf(r ledger.PaymentRow) paymentKey {
+	if r.Ref == "" {
+		return paymentKey{}
+	}
+	return paymentKey{r.NIS, r.Ref}
+}
+
+func channelsTable(p i18n.Printer, f PaymentsFilter, month bool) table {
+	t := table{
+		Sheet: p.T("reports.sheet.channels"),
+		Title: p.T("reports.payments.channels"),
+		Filters: []Filter{
+			{p.T("term.period"), RangeLabel(p, f.From, f.To)},
+			{p.T("term.account_code"), AccountLabel(p, f.Account)},
+		},
+		Columns: []Column{
+			{Title: p.T("term.date"), Kind: KindDate, Width: 13},
+			{Title: p.T("reports.col.channel"), Width: 18},
+			{Title: p.T("channels.payments"), Kind: KindInt, Width: 12, Total: true},
+			{Title: p.T("term.amount_paid"), Kind: KindMoney, Width: 18, Total: true},
+			{Title: p.T("reports.col.admin_fee"), Kind: KindMoney, Width: 14, Total: true},
+		},
+		TotalLabel: p.T("term.total"),
+	}
+	if month {
+		t.Sheet, t.Title = p.T("reports.sheet.channels_month"), p.T("reports.payments.channels_month")
+		t.Columns[0] = Column{Title: p.T("reports.col.month"), Width: 16}
+	}
+	return t
+}
+
+// exportChannels writes the xlsx's sheets of receipts by day and channel and by month and
+// channel.
+func (s *Service) exportChannels(ctx context.Context, e *exporter, f PaymentsFilter, p i18n.Printer) error {
+	rep, err := s.Channels(ctx, f)
+	if err != nil {
+		return err
+	}
+	for _, month := range []bool{false, true} {
+		t := channelsTable(p, f, month)
+		if err := e.w.begin(t); err != nil {
+			return err
+		}
+		v := make([]any, len(t.Columns))
+		periods := rep.Days
+		if month {
+			periods = rep.Months
+		}
+		for _, d := range periods {
+			for _, c := range d.Channels {
+				v[0] = any(d.Start)
+				if month {
+					v[0] = p.MonthYear(d.Start)
+				}
+				v[1], v[2], v[3], v[4] = ChannelLabel(p, c.Channel), c.Payments, c.Paid, c.AdminFee
+				if err := e.w.row(v); err != nil {
+					return err
+				}
+			}
+		}
+		if err := e.w.end(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func dailyTable(p i18n.Printer, f PaymentsFilter) table {
@@ -159,11 +244,24 @@ func (s *Service) ExportPayments(ctx context.Context, f PaymentsFilter, ex Expor
 	defer e.w.discard()
 	t := paymentsTable(ex.Printer, f)
 	vals := make([]any, len(t.Columns))
+	// The payments of the day being written: a payment's fee goes on its first row (a day
+	// at a time, so what is kept is one day's references).
+	var day time.Time
+	seen := map[paymentKey]bool{}
 	days, _, err := s.eachPayment(ctx, f, func(r ledger.PaymentRow) error {
 		if err := e.begin(t); err != nil {
 			return err
 		}
-		paymentValues(vals, r, ex.Printer, s.Location())
+		if !r.Day.Equal(day) {
+			day = r.Day
+			clear(seen)
+		}
+		k := keyOf(r)
+		first := k == paymentKey{} || !seen[k]
+		if k != (paymentKey{}) {
+			seen[k] = true
+		}
+		paymentValues(vals, r, first, ex.Printer, s.Location())
 		return e.w.row(vals)
 	})
 	if err != nil {
@@ -185,6 +283,9 @@ func (s *Service) ExportPayments(ctx context.Context, f PaymentsFilter, ex Expor
 			}
 		}
 		if err := e.w.end(); err != nil {
+			return err
+		}
+		if err := s.exportChannels(ctx, e, f, ex.Printer); err != nil {
 			return err
 		}
 	}

@@ -96,7 +96,7 @@ func TestExportPaymentsXLSX(t *testing.T) {
 		t.Fatal("Start was not called")
 	}
 	x := openXLSX(t, buf.Bytes())
-	if got := x.GetSheetList(); strings.Join(got, ",") != "Pembayaran,Harian" {
+	if got := x.GetSheetList(); strings.Join(got, ",") != "Pembayaran,Harian,Per saluran,Saluran per bulan" {
 		t.Fatalf("sheets = %v", got)
 	}
 	const s = "Pembayaran"
@@ -114,6 +114,9 @@ func TestExportPaymentsXLSX(t *testing.T) {
 		"C9": "1001", "H9": "500000", "I9": "25000", "J9": "525000",
 		"A10": "46461", "C10": "1003", "D10": "Citra Dewi", "E10": "Tanpa kelas", "K10": `=HYPERLINK("x")`,
 		"A11": "Total", "H11": "1800000", "I11": "50000", "J11": "1850000",
+		// Where each was paid: the sync found them all without a bank notice (not known).
+		"L6": "Saluran", "M6": "Tempat bayar", "N6": "No. ref. merchant", "O6": "Kasir", "P6": "Biaya admin",
+		"L7": "Tidak diketahui", "M7": "", "P7": "0", "P11": "0",
 	}
 	for ref, w := range want {
 		if got := cell(t, x, s, ref); got != w {
@@ -150,7 +153,7 @@ func TestExportPaymentsXLSX(t *testing.T) {
 	}
 	xml := sheetXML(t, buf.Bytes(), 1)
 	// excelize writes the range with absolute references, which Excel reads.
-	if !strings.Contains(xml, `<autoFilter ref="$A$6:$K$10"`) {
+	if !strings.Contains(xml, `<autoFilter ref="$A$6:$P$10"`) {
 		t.Errorf("no autofilter over the header and rows in:\n%s", xml[strings.Index(xml, "</sheetData>"):])
 	}
 
@@ -168,12 +171,31 @@ func TestExportPaymentsXLSX(t *testing.T) {
 	if got, _ := x.GetCellFormula(daily, "E11"); got != "SUM(E7:E10)" {
 		t.Errorf("daily total formula = %q", got)
 	}
+	// The same receipts by day and by month, and by channel.
+	for sheet, cells := range map[string]map[string]string{
+		"Per saluran":       {"A6": "Tanggal", "B6": "Saluran", "C6": "Pembayaran", "D6": "Jumlah dibayar", "E6": "Biaya admin", "A7": "46426", "B7": "Tidak diketahui", "D10": "525000", "A11": "Total", "D11": "1850000"},
+		"Saluran per bulan": {"A6": "Bulan", "A7": "Februari 2027", "B7": "Tidak diketahui", "C7": "2", "D7": "800000", "A8": "Maret 2027", "D8": "1050000", "A9": "Total", "D9": "1850000"},
+	} {
+		for ref, w := range cells {
+			if got := cell(t, x, sheet, ref); got != w {
+				t.Errorf("%s %s = %q, want %q", sheet, ref, got, w)
+			}
+		}
+	}
 }
 
 func TestExportCSV(t *testing.T) {
 	t.Parallel()
 	f := smallSchool(t)
 	ctx := context.Background()
+	f.load(t)
+	// REF-B was taken at the counter by Siti: its channel and cashier are on its row.
+	if err := f.l.CounterSending(ctx, "1001", "REF-B", "siti", "Siti Rahma"); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.l.CounterRecorded(ctx, "1001", "REF-B"); err != nil {
+		t.Fatal(err)
+	}
 	ex, buf, started := export(reports.CSV)
 	if err := f.svc.ExportPayments(ctx, reports.PaymentsFilter{From: day(2027, 3, 1), To: day(2027, 3, 15)}, ex); err != nil {
 		t.Fatal(err)
@@ -191,9 +213,10 @@ func TestExportCSV(t *testing.T) {
 	}
 	// The time of day is the school's: 07:00 UTC is 14:00 in Jakarta.
 	want := [][]string{
-		{"Tanggal bayar", "Jam bayar", "NIS", "Nama siswa", "Kelas", "Komponen tagihan", "Kode rekening", "Nominal", "Bagian denda", "Jumlah dibayar", "No. referensi"},
-		{"2027-03-12", "14:00", "1001", "Ani Lestari", "Kelas 7A", "SPP Maret", "SPP", "500000", "25000", "525000", "REF-B"},
-		{"2027-03-15", "08:30", "1003", "Citra Dewi", "Tanpa kelas", "SPP Maret", "SPP", "500000", "25000", "525000", `'=HYPERLINK("x")`},
+		{"Tanggal bayar", "Jam bayar", "NIS", "Nama siswa", "Kelas", "Komponen tagihan", "Kode rekening", "Nominal", "Bagian denda", "Jumlah dibayar", "No. referensi",
+			"Saluran", "Tempat bayar", "No. ref. merchant", "Kasir", "Biaya admin"},
+		{"2027-03-12", "14:00", "1001", "Ani Lestari", "Kelas 7A", "SPP Maret", "SPP", "500000", "25000", "525000", "REF-B", "Loket sekolah", "", "", "Siti Rahma", "0"},
+		{"2027-03-15", "08:30", "1003", "Citra Dewi", "Tanpa kelas", "SPP Maret", "SPP", "500000", "25000", "525000", `'=HYPERLINK("x")`, "Tidak diketahui", "", "", "", "0"},
 	}
 	if len(recs) != len(want) {
 		t.Fatalf("records = %q", recs)
@@ -452,7 +475,7 @@ func TestExportStreams(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !*started || len(recs) != 1+4001 || recs[len(recs)-1][len(recs[len(recs)-1])-1] != "LATE" {
+	if !*started || len(recs) != 1+4001 || recs[len(recs)-1][10] != "LATE" {
 		t.Fatalf("%d rows, the last %q: the export read every row before it started", len(recs)-1, recs[len(recs)-1])
 	}
 }

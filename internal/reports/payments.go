@@ -32,6 +32,8 @@ type PaymentsReport struct {
 	Days   []ledger.DayTotal // days with payments only
 	Rows   []ledger.PaymentRow
 	Total  ledger.DayTotal
+	// Channels are the same receipts by channel (where they were paid), with admin fees.
+	Channels ChannelReport
 }
 
 // eachPayment streams the payments of f in the order they were paid to row, and
@@ -80,6 +82,9 @@ func (s *Service) Payments(ctx context.Context, f PaymentsFilter, refresh bool) 
 				return PaymentsReport{}, fmt.Errorf("reports: payments: %w", err)
 			}
 			rep.Rows = append(rep.Rows, r)
+		}
+		if rep.Channels, err = s.Channels(ctx, f); err != nil {
+			return PaymentsReport{}, err
 		}
 		return rep, nil
 	})

@@ -288,6 +288,9 @@ type bankPaymentRequest struct {
 	BillKey      string   `json:"bill_key"`
 	IDs          []string `json:"bill_component_list"`
 	MerchantName string   `json:"merchant_name"`
+	// AdminFee is what the merchant charged the parent on top (the callback's admin_fee);
+	// absent, the demo's usual fee of the merchant (demoAdminFees).
+	AdminFee *int64 `json:"admin_fee"`
 }
 
 // bankPayment pays components as a parent at a bank would (the penalty by
@@ -324,7 +327,10 @@ func (s *Server) payAtBank(ctx context.Context, req bankPaymentRequest) ([]recor
 		MerchantName: merchant, BillerName: s.billerName, BillerCode: s.username,
 		BillKey: req.BillKey, BillQuantity: len(recs), RefNumber: ref,
 		MerchantRefNumber: s.makeRef("M", now), PaidDate: s.stamps.format(now),
-		BillComponentList: make([]callbackComponent, len(recs)),
+		BillComponentList: make([]callbackComponent, len(recs)), AdminFee: demoAdminFees[merchant],
+	}
+	if req.AdminFee != nil {
+		body.AdminFee = max(*req.AdminFee, 0)
 	}
 	for i, rec := range recs {
 		body.BillName = rec.BillName
@@ -355,6 +361,10 @@ func refPrefix(merchant string) string {
 
 // demoMerchants are where the demo's parents pay.
 var demoMerchants = []string{"BCA", "Bank Mandiri", "BNI", "BRI", "Alfamart", "Indomaret"}
+
+// demoAdminFees are what the demo's merchants charge a parent on top of a payment (the
+// callback's admin_fee): the minimarkets' till fee; the banks' virtual accounts are free.
+var demoAdminFees = map[string]int64{"Alfamart": 2500, "Indomaret": 2500}
 
 // bankPayments makes a parent pay one payable component at a bank about
 // every d (between d/2 and 3d/2), until the server closes.

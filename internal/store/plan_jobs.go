@@ -67,20 +67,18 @@ func scanPlanJob(row interface{ Scan(...any) error }) (PlanJob, error) {
 	return j, err
 }
 
-const dayText = "2006-01-02"
-
 func dayString(t time.Time) string {
 	if t.IsZero() {
 		return ""
 	}
-	return t.UTC().Format(dayText)
+	return t.UTC().Format(time.DateOnly)
 }
 
 func parseDayString(s string) time.Time {
 	if s == "" {
 		return time.Time{}
 	}
-	t, _ := time.Parse(dayText, s)
+	t, _ := time.Parse(time.DateOnly, s)
 	return t
 }
 

@@ -95,4 +95,6 @@ type DashboardView struct {
 	// Unconfirmed says that payments announced by banks wait for the payment service's
 	// confirmation (they are in no figure yet); empty when none wait.
 	Unconfirmed string
+	// Channels are today's and this month's receipts by channel (channels.templ).
+	Channels *DashboardChannels
 }

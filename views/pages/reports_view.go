@@ -42,6 +42,8 @@ type PaymentsReport struct {
 	Total PaymentDay
 	// Empty: no payment in the range at all.
 	Empty bool
+	// Channels are the same receipts by channel (channels.templ).
+	Channels *ChannelBreakdown
 }
 
 // PaymentDay is what was paid on one day (or in total).
@@ -57,6 +59,9 @@ type PaymentRow struct {
 	NIS, Name, Class, Component, Account, Ref string
 	Amount, Penalty, Paid                     int64
 	StatementURL                              string
+	// Channel and ChannelLabel are where it was paid; Where the merchant, or the counter's
+	// cashier, and the admin fee ("" when there is nothing to add).
+	Channel, ChannelLabel, Where string
 }
 
 // OutstandingForm is the outstanding filter as typed. All shows every unpaid

@@ -179,7 +179,11 @@ func New(d Deps) http.Handler {
 				r.Group(func(r chi.Router) {
 					r.Use(h.require(auth.WriteBilling))
 					r.Get("/new", h.newPayment)
+					r.Get("/confirm", h.confirmPayment)
 					r.Post("/confirm", h.confirmPayment)
+					// An expired item: extended, then paid, in one confirmed step.
+					r.Get("/extend", h.extendPayment)
+					r.Post("/extend", h.extendAndPay)
 					r.Post("/", h.createPayment)
 				})
 			})

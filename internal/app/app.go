@@ -195,7 +195,8 @@ func New(ctx context.Context, o Options) (*App, error) {
 	a.Registration.Nudge = a.Intake.Nudge
 	a.Students = &students.Service{DB: o.DB, Billing: o.Billing, Clock: clk}
 	a.School = &school.Service{DB: o.DB, Clock: clk, Log: log}
-	a.Counter = &counter.Service{Billing: o.Billing, Writer: a.Writer, DB: o.DB, School: a.School, Clock: clk, Log: log}
+	a.Counter = &counter.Service{Billing: o.Billing, Writer: a.Writer, Steps: &corrections.Steps{Writer: a.Writer, Clock: clk},
+		DB: o.DB, School: a.School, Clock: clk, Log: log}
 	a.FollowUps = &followups.Service{DB: o.DB, Ledger: a.Ledger, Clock: clk,
 		School: func(ctx context.Context) string {
 			p, err := a.School.Profile(ctx)

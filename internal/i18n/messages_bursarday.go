@@ -22,6 +22,27 @@ func init() {
 		"audit.try.payment.extend_pay":    {ID: "Perpanjang lalu terima di loket", EN: "Extend then take payment at the counter"},
 		"payments.reason.expired_extend":  {ID: "Kedaluwarsa: perpanjang dulu untuk menerima pembayaran", EN: "Expired: extend it first to take the payment"},
 
+		// The bills list: an item's name as a filter, a search that found no student offered
+		// as one, and a selection restated in words for a bulk correction.
+		"bills.name_placeholder":           {ID: "mis. Iuran Pramuka", EN: "e.g. Scouts fee"},
+		"bills.no_student_match":           {ID: "Tidak ada siswa yang cocok dengan “%[1]s”.", EN: "No student matches “%[1]s”."},
+		"bills.search_as_name":             {ID: "Cari “%[1]s” sebagai nama tagihan", EN: "Search “%[1]s” as an item's name"},
+		"bills.sel.name":                   {ID: "“%[1]s”", EN: "“%[1]s”"},
+		"bills.sel.search":                 {ID: "siswa “%[1]s”", EN: "students “%[1]s”"},
+		"bills.sel.nis":                    {ID: "NIS %[1]s", EN: "NIS %[1]s"},
+		"bills.sel.notes":                  {ID: "catatan “%[1]s”", EN: "notes “%[1]s”"},
+		"bills.sel.ref":                    {ID: "no. referensi %[1]s", EN: "reference %[1]s"},
+		"bills.sel.due":                    {ID: "jatuh tempo %[1]s", EN: "due %[1]s"},
+		"bills.sel.due_from":               {ID: "jatuh tempo sejak %[1]s", EN: "due from %[1]s"},
+		"bills.sel.due_to":                 {ID: "jatuh tempo sampai %[1]s", EN: "due until %[1]s"},
+		"bills.sel.paid":                   {ID: "dibayar %[1]s", EN: "paid %[1]s"},
+		"bills.sel.paid_from":              {ID: "dibayar sejak %[1]s", EN: "paid from %[1]s"},
+		"bills.sel.paid_to":                {ID: "dibayar sampai %[1]s", EN: "paid until %[1]s"},
+		"corrections.bulk.link_sel":        {ID: "Koreksi massal: %[1]s", EN: "Correct at once: %[1]s"},
+		"corrections.bulk.narrow_first":    {ID: "Koreksi massal: saring dulu daftarnya (kelas, nama tagihan, kode rekening, jatuh tempo…).", EN: "Correcting at once: narrow the list first (class, item name, account code, due date…)."},
+		"corrections.bulk.unfiltered":      {ID: "Koreksi massal hanya untuk daftar yang sudah disaring: pilih dulu kelas, nama tagihan, kode rekening atau tanggal di daftar tagihan.", EN: "Correcting at once needs a narrowed list: choose a class, an item name, an account code or dates in the bills list first."},
+		"corrections.bulk.selection_words": {ID: "Pilihan: %[1]s, nominal %[2]s.", EN: "Selection: %[1]s, face amount %[2]s."},
+
 		// A date field shows the day as the portal read it.
 		"form.date_understood": {ID: "Dibaca: %[1]s", EN: "Read as: %[1]s"},
 	})

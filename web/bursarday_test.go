@@ -1,6 +1,8 @@
 package web_test
 
 import (
+	"compress/gzip"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -158,5 +160,48 @@ func TestDateFieldsSayTheDayRead(t *testing.T) {
 	}
 	if echo.AttrOr("data-months", "") == "" || !strings.Contains(echo.AttrOr("data-phrase", ""), "{d}") {
 		t.Errorf("the script cannot keep it current: %q %q", echo.AttrOr("data-months", ""), echo.AttrOr("data-phrase", ""))
+	}
+}
+
+// Pages travel gzipped to a browser that accepts it, and say they vary with it; the same
+// page without gzip is the same page. The bills list at 200 rows is quoted before/after.
+func TestPagesAreCompressed(t *testing.T) {
+	t.Parallel()
+	p, _ := reportsDemoPortal(t)
+	c := p.SignedIn(t, "finance")
+	for _, path := range []string{"/bills", "/bills?limit=200", "/", "/students"} {
+		plain := c.Get(path, "Accept-Encoding", "identity")
+		zipped := c.Get(path, "Accept-Encoding", "gzip, deflate, br")
+		if plain.StatusCode != http.StatusOK || zipped.StatusCode != http.StatusOK {
+			t.Fatalf("%s: %d / %d", path, plain.StatusCode, zipped.StatusCode)
+		}
+		if plain.Header.Get("Content-Encoding") != "" || zipped.Header.Get("Content-Encoding") != "gzip" ||
+			!strings.Contains(strings.Join(zipped.Header.Values("Vary"), ","), "Accept-Encoding") {
+			t.Fatalf("%s: encodings %q / %q, Vary %q", path, plain.Header.Get("Content-Encoding"), zipped.Header.Get("Content-Encoding"), zipped.Header.Values("Vary"))
+		}
+		zr, err := gzip.NewReader(strings.NewReader(zipped.Body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, err := io.ReadAll(zr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Each page carries its own CSRF token and live token: compare what is left.
+		if !strings.Contains(string(body), `data-testid="nav-bills"`) || len(body) < len(plain.Body)*9/10 {
+			t.Errorf("%s: %d bytes unzipped, %d plain", path, len(body), len(plain.Body))
+		}
+		t.Logf("%s: %d bytes as HTML, %d gzipped", path, len(plain.Body), len(zipped.Body))
+	}
+	// A client that refuses gzip gets none.
+	if res := c.Get("/bills", "Accept-Encoding", "gzip;q=0, identity"); res.Header.Get("Content-Encoding") != "" {
+		t.Errorf("gzip;q=0 answered with %q", res.Header.Get("Content-Encoding"))
+	}
+	// The HTMX partial too, and a short answer stays plain.
+	if res := c.Get("/bills?limit=200", "HX-Request", "true", "Accept-Encoding", "gzip"); res.Header.Get("Content-Encoding") != "gzip" {
+		t.Errorf("partial not compressed")
+	}
+	if res := c.Get("/healthz", "Accept-Encoding", "gzip"); res.Header.Get("Content-Encoding") != "" {
+		t.Errorf("/healthz compressed")
 	}
 }

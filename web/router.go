@@ -25,9 +25,9 @@ func New(d Deps) http.Handler {
 
 	// Global stack: request id, client address (forwarding headers only from trusted
 	// proxies), panic → 500 page, one log line per request, security headers on everything,
-	// and 30 s for a body to arrive (the upload and the school's logo get more below).
+	// pages gzipped for browsers that accept it (compress.go), and 30 s for a body to arrive (the upload and the school's logo get more below).
 	r.Use(middleware.RequestID, h.clientAddress)
-	r.Use(h.requestLogger, h.recoverer, h.securityHeaders, h.bodyDeadline(formBodyTimeout))
+	r.Use(h.requestLogger, h.recoverer, h.securityHeaders, compress, h.bodyDeadline(formBodyTimeout))
 	r.NotFound(h.withSession(h.notFound))
 	r.MethodNotAllowed(h.withSession(func(w http.ResponseWriter, r *http.Request) {
 		h.renderError(w, r, http.StatusMethodNotAllowed, "")

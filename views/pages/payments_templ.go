@@ -818,7 +818,7 @@ func paymentStudent(v PaymentView) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 60, "</legend><div class=\"table-wrap table-wrap--full\"><table class=\"table counter-lines\" data-testid=\"payment-lines\"><thead><tr><th scope=\"col\"><span class=\"visually-hidden\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 60, "</legend><div class=\"table-wrap table-wrap--full\" tabindex=\"0\"><table class=\"table counter-lines\" data-testid=\"payment-lines\"><thead><tr><th scope=\"col\"><span class=\"visually-hidden\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -1116,14 +1116,14 @@ func paymentStudent(v PaymentView) templ.Component {
 						return templ_7745c5c3_Err
 					}
 					if l.ExtendURL != "" {
-						templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 88, "<a class=\"btn btn--secondary btn--small\" href=\"")
+						templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 88, "<a class=\"row-action row-action--wrap\" href=\"")
 						if templ_7745c5c3_Err != nil {
 							return templ_7745c5c3_Err
 						}
 						var templ_7745c5c3_Var59 templ.SafeURL
 						templ_7745c5c3_Var59, templ_7745c5c3_Err = templ.JoinURLErrs(templ.SafeURL(l.ExtendURL))
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/payments.templ`, Line: 300, Col: 87}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/payments.templ`, Line: 300, Col: 85}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var59))
 						if templ_7745c5c3_Err != nil {
@@ -1136,7 +1136,7 @@ func paymentStudent(v PaymentView) templ.Component {
 						var templ_7745c5c3_Var60 string
 						templ_7745c5c3_Var60, templ_7745c5c3_Err = templ.JoinStringErrs(i18n.T(ctx, "payments.extend.link"))
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/payments.templ`, Line: 300, Col: 152}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/pages/payments.templ`, Line: 300, Col: 150}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var60))
 						if templ_7745c5c3_Err != nil {
@@ -1654,7 +1654,7 @@ func PaymentConfirm(v PaymentConfirmView) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 135, "</dd></dl><div class=\"table-wrap table-wrap--full\"><table class=\"table counter-lines counter-lines--confirm\" data-testid=\"confirm-lines\"><thead><tr><th scope=\"col\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 135, "</dd></dl><div class=\"table-wrap table-wrap--full\" tabindex=\"0\"><table class=\"table counter-lines counter-lines--confirm\" data-testid=\"confirm-lines\"><thead><tr><th scope=\"col\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -3198,7 +3198,7 @@ func PaymentReceipt(v PaymentReceiptView) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 263, "</dl><div class=\"table-wrap table-wrap--full doc-table\"><table class=\"table table--cards\" data-testid=\"receipt-lines\"><thead><tr><th scope=\"col\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 263, "</dl><div class=\"table-wrap table-wrap--full doc-table\" tabindex=\"0\"><table class=\"table table--cards\" data-testid=\"receipt-lines\"><thead><tr><th scope=\"col\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -71,6 +71,7 @@ func sweepPages(t *testing.T, p *portaltest.Portal, role string) []sweepPage {
 	add("reports-outstanding", "/reports/outstanding")
 	add("reports-accounts", "/reports/accounts")
 	add("reports-statement", "/reports/statement?nis="+nis)
+	add("reports-alumni", "/reports/alumni")
 	add("letters", "/students/letters")
 	add("account", "/account")
 	if role == "principal" {
@@ -82,12 +83,14 @@ func sweepPages(t *testing.T, p *portaltest.Portal, role string) []sweepPage {
 		add("counter-confirm", "/payments/confirm?"+url.Values{"nis": {nis}, "ref": {"KW-SWEEP-1"}, "component": {row.AttrOr("data-component", "")}}.Encode())
 		add("component-edit", row.Find(`[data-testid="bill-edit"]`).AttrOr("href", ""))
 		add("component-cancel", row.Find(`[data-testid="bill-cancel"]`).AttrOr("href", ""))
+		add("component-instalments", "/students/"+nis+"/components/"+row.AttrOr("data-component", "")+"/instalments")
 	}
 	if row := c.Get("/bills?state=expired").Doc.Find(`[data-testid="bill-row"]`).First(); row.Length() == 1 {
 		add("counter-extend", "/payments/extend?"+url.Values{"nis": {strings.TrimSpace(row.Find(`[data-testid="student-link"]`).Text())},
 			"component": {row.AttrOr("data-component", "")}}.Encode())
 	}
 	add("student-edit", "/students/"+nis+"/edit")
+	add("student-status", "/students/"+nis+"/status")
 	add("student-contacts", "/students/"+nis+"/contacts")
 	add("student-components-new", "/students/"+nis+"/components/new")
 	add("student-new", "/students/new")

@@ -31,7 +31,12 @@ func (h *Handler) correctionView(r *http.Request, j corrections.Job) (pages.Corr
 	} else {
 		v.Percent = 100
 	}
+	replaced, err := h.replacementWords(ctx, j, &v) // correction_replace.go: instalments, leavers
+	if err != nil {
+		return v, err
+	}
 	switch {
+	case replaced:
 	case j.Source == corrections.SourceUpload:
 		v.Title = i18n.T(ctx, "corrections.job.title_undo")
 		v.BackURL, v.BackLabel = uploadURL(j.UploadID), i18n.T(ctx, "corrections.job.back_upload")

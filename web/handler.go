@@ -22,6 +22,7 @@ import (
 	"github.com/sekolah/portal/internal/ledger"
 	"github.com/sekolah/portal/internal/letters"
 	"github.com/sekolah/portal/internal/messaging"
+	"github.com/sekolah/portal/internal/metrics"
 	"github.com/sekolah/portal/internal/parents"
 	"github.com/sekolah/portal/internal/registration"
 	"github.com/sekolah/portal/internal/reports"
@@ -65,6 +66,8 @@ type Handler struct {
 	clk clock.Clock
 	// callbacks are the service's payment callbacks: stored, then confirmed with the service.
 	callbacks *ledger.Confirmer
+	// metrics time each request (nil: PORTAL_METRICS_ADDR is off).
+	metrics *metrics.Metrics
 }
 
 func newHandler(d Deps) *Handler {
@@ -77,7 +80,7 @@ func newHandler(d Deps) *Handler {
 	h := &Handler{
 		cfg: a.Config, auth: a.Auth, auditLog: a.Audit, writer: a.Writer, reports: a.Reports,
 		students: a.Students, registration: a.Registration, counter: a.Counter, school: a.School, followups: a.FollowUps, letters: a.Letters, parents: a.Parents, parentPages: a.ParentPages, messaging: a.Messaging, uploads: a.Uploads, corrections: a.Corrections, ledger: a.Ledger, sync: a.Sync,
-		log: a.Log, sessions: cs, clk: a.Clock, ping: a.Ping, callbacks: a.Callbacks,
+		log: a.Log, sessions: cs, clk: a.Clock, ping: a.Ping, callbacks: a.Callbacks, metrics: a.Metrics,
 	}
 	if h.log == nil {
 		h.log = slog.Default()

@@ -49,6 +49,9 @@ func paymentLine(ctx context.Context, l counter.Line, selected bool) pages.Payme
 func (h *Handler) paymentView(ctx context.Context, st counter.Student, ref string, ids []string) pages.PaymentView {
 	v := pages.PaymentView{NIS: st.NIS, Ref: strings.TrimSpace(ref), Today: st.Today, Found: true, Student: st.Name,
 		Class: h.studentClass(ctx, st.NIS), PayableTotal: st.PayableTotal, BillsURL: billsOfStudentURL(st.NIS), LetterURL: letterURL(st.NIS)}
+	if s, err := h.students.InRoster(ctx, st.NIS); err == nil {
+		v.Standing = standingInfo(s) // a former student pays their arrears like anyone
+	}
 	if v.Ref == "" {
 		if next := h.counter.SuggestRef(ctx); next != "" {
 			v.Ref, v.RefSuggested = next, true

@@ -17,5 +17,6 @@ func (h *Handler) reportsIndex(w http.ResponseWriter, r *http.Request) {
 		{Href: outstandingURL("", "", time.Time{}, time.Time{}), TitleKey: "reports.outstanding.title", IntroKey: "reports.outstanding.intro", TestID: "report-outstanding"},
 		{Href: "/reports/statement", TitleKey: "reports.statement.title", IntroKey: "reports.statement.intro", TestID: "report-statement"},
 		{Href: accountsURL(month, today), TitleKey: "reports.accounts.title", IntroKey: "reports.accounts.intro", TestID: "report-accounts"},
+		{Href: "/reports/alumni", TitleKey: "reports.alumni.title", IntroKey: "reports.alumni.intro", TestID: "report-alumni"},
 	}}))
 }

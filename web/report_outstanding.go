@@ -81,8 +81,11 @@ func (h *Handler) reportOutstanding(w http.ResponseWriter, r *http.Request) {
 		v.LettersURL, v.LettersCount = remindersURL(rep.Rows)
 		var rows []ledger.OutstandingRow
 		rows, v.Pager = pageOf(r, rep.Rows, v.URL)
+		standings := h.formerAmong(ctx, rep.Rows, v.Report) // report_alumni.go: leavers named apart
 		for _, o := range rows {
-			v.Rows = append(v.Rows, outstandingRow(ctx, o))
+			row := outstandingRow(ctx, o)
+			row.Standing = standings[o.NIS]
+			v.Rows = append(v.Rows, row)
 		}
 		v.Fresh = h.freshness(ctx, res.Fresh, v.URL)
 	}

@@ -24,10 +24,11 @@ func New(d Deps) http.Handler {
 	r := chi.NewRouter()
 
 	// Global stack: request id, client address (forwarding headers only from trusted
-	// proxies), panic → 500 page, one log line per request, security headers on everything,
-	// pages gzipped for browsers that accept it (compress.go), and 30 s for a body to arrive (the upload and the school's logo get more below).
+	// proxies), panic → 500 page, one log line and the metrics' timing per request (by
+	// route pattern), security headers on everything, pages gzipped for browsers that accept
+	// them (compress.go), and 30 s for a body to arrive (the upload and the school's logo get more below).
 	r.Use(middleware.RequestID, h.clientAddress)
-	r.Use(h.requestLogger, h.recoverer, h.securityHeaders, compress, h.bodyDeadline(formBodyTimeout))
+	r.Use(h.requestLogger, h.measure, h.recoverer, h.securityHeaders, compress, h.bodyDeadline(formBodyTimeout))
 	r.NotFound(h.withSession(h.notFound))
 	r.MethodNotAllowed(h.withSession(func(w http.ResponseWriter, r *http.Request) {
 		h.renderError(w, r, http.StatusMethodNotAllowed, "")
@@ -112,6 +113,8 @@ func New(d Deps) http.Handler {
 				r.Post("/statement", h.reportStatement)
 				r.Get("/accounts", h.reportAccounts)
 				r.Post("/accounts", h.reportAccounts)
+				r.Get("/alumni", h.reportAlumni)
+				r.Post("/alumni", h.reportAlumni)
 			})
 
 			// Students: the roster, one student's bills, and the writes through h.writer.
@@ -151,6 +154,19 @@ func New(d Deps) http.Handler {
 						r.Post("/components/cancel", h.cancelComponents)
 						r.With(h.componentCtx).Get("/components/{cid}/edit", h.editComponent)
 						r.With(h.componentCtx).Post("/components/{cid}/edit", h.updateComponent)
+						// Instalments (cicilan): one component split into dated parts (form,
+						// preview, confirm: a correction job), and a split undone.
+						r.With(h.componentCtx).Get("/components/{cid}/instalments", h.newInstalments)
+						r.With(h.componentCtx).Post("/components/{cid}/instalments/preview", h.previewInstalments)
+						r.With(h.componentCtx).Post("/components/{cid}/instalments/confirm", h.confirmInstalments)
+						r.Get("/instalments/{orig}/undo", h.confirmUndoInstalments)
+						r.Post("/instalments/{orig}/undo", h.undoInstalments)
+						// The student's status (active, graduated, moved, left), and a leaver's
+						// bills due after they left cancelled (preview, then a correction job).
+						r.Get("/status", h.editStudentStatus)
+						r.Post("/status", h.updateStudentStatus)
+						r.Get("/leave", h.previewLeave)
+						r.Post("/leave", h.confirmLeave)
 					})
 				})
 			})

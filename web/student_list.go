@@ -2,6 +2,7 @@ package web
 
 import (
 	"net/http"
+	"slices"
 
 	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/problem"
@@ -17,7 +18,10 @@ const studentsPageSize = 50
 func (h *Handler) listStudents(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	q := r.URL.Query()
-	f := pages.StudentsFilter{Query: q.Get("q"), Class: q.Get("class")}
+	f := pages.StudentsFilter{Query: q.Get("q"), Class: q.Get("class"), Status: listStatus(q.Get("status"))}
+	if q.Get("status") == "" && f.Query != "" {
+		f.Status = listAll // a search finds a former student too, unless a status is chosen
+	}
 	offset := offsetParam(r, studentsPageSize)
 	v := pages.StudentsView{Filter: f, Now: h.now(), CanWrite: can(ctx, auth.WriteBilling)}
 	var ps problem.List
@@ -33,7 +37,8 @@ func (h *Handler) listStudents(w http.ResponseWriter, r *http.Request) {
 		h.page(w, r, http.StatusUnprocessableEntity, pages.Students(v), pages.StudentsResults(v))
 		return
 	}
-	page, err := h.students.List(ctx, students.Query{Search: f.Query, Class: f.Class, Offset: offset, Limit: studentsPageSize})
+	page, err := h.students.List(ctx, students.Query{Search: f.Query, Class: f.Class, Statuses: listStatuses(f.Status),
+		Offset: offset, Limit: studentsPageSize})
 	if err != nil {
 		h.serverError(w, r, err)
 		return
@@ -70,6 +75,7 @@ func (h *Handler) listStudents(w http.ResponseWriter, r *http.Request) {
 		v.Rows = append(v.Rows, pages.StudentRow{
 			NIS: s.NIS, Name: s.Name, Class: s.Description, Phone: s.Phone, Source: s.Source,
 			HasTotals: !fresh.Filling(), Outstanding: t.Outstanding, Overdue: t.Overdue, SyncedAt: s.SyncedAt,
+			Standing: standingInfo(s),
 		})
 	}
 	v.Pager = components.Pager{
@@ -77,4 +83,40 @@ func (h *Handler) listStudents(w http.ResponseWriter, r *http.Request) {
 		URL: func(off int) string { return studentsURL(f, off) },
 	}
 	h.page(w, r, http.StatusOK, pages.Students(v), pages.StudentsResults(v))
+}
+
+// The students list's status filter: active students by default, every one, the former
+// ones (graduated, moved, left), or one standing.
+const (
+	listActive = "active"
+	listAll    = "all"
+	listFormer = "former"
+)
+
+// listStatus reads the status filter; anything unknown is the default (active).
+func listStatus(s string) string {
+	switch st := students.Status(s); {
+	case s == listAll, s == listFormer:
+		return s
+	case slices.Contains(students.Statuses, st):
+		return s
+	}
+	return listActive
+}
+
+// listStatuses are the standings the filter keeps (none: every student).
+func listStatuses(f string) []students.Status {
+	switch f {
+	case listAll:
+		return nil
+	case listFormer:
+		var out []students.Status
+		for _, st := range students.Statuses {
+			if !st.Active() {
+				out = append(out, st)
+			}
+		}
+		return out
+	}
+	return []students.Status{students.Status(f)}
 }

@@ -68,5 +68,8 @@ func (h *Handler) studentView(r *http.Request) (pages.StudentView, int) {
 // showStudent is one student's page.
 func (h *Handler) showStudent(w http.ResponseWriter, r *http.Request) {
 	v, status := h.studentView(r)
+	if status == http.StatusOK {
+		h.studentExtras(r, &v) // student_show_groups.go: status, leavers, instalments
+	}
 	h.page(w, r, status, pages.StudentShow(v), pages.StudentBody(v))
 }

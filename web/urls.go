@@ -116,6 +116,9 @@ func studentsURL(f pages.StudentsFilter, offset int) string {
 	if f.Class != "" {
 		u.Set("class", f.Class)
 	}
+	if f.Status != "" && f.Status != listActive {
+		u.Set("status", f.Status)
+	}
 	if offset > 0 {
 		u.Set("offset", strconv.Itoa(offset))
 	}

@@ -33,6 +33,7 @@ import (
 	"github.com/sekolah/portal/internal/boundlog"
 	"github.com/sekolah/portal/internal/clock"
 	"github.com/sekolah/portal/internal/config"
+	"github.com/sekolah/portal/internal/metrics"
 	"github.com/sekolah/portal/internal/sandbox"
 	"github.com/sekolah/portal/internal/store"
 	"github.com/sekolah/portal/web"
@@ -113,11 +114,23 @@ func serve(ctx context.Context, cfg config.Config, db *store.DB, authSvc *auth.S
 		return fmt.Errorf("listen on %s (PORTAL_ADDR): %w", cfg.Addr, err)
 	}
 	defer ln.Close()
+	// The metrics' own listener, when PORTAL_METRICS_ADDR asks for one: taken now, so a
+	// port in use stops the start naming the variable.
+	m, metricsLn, err := listenMetrics(cfg, authSvc.Clock, log)
+	if err != nil {
+		return err
+	}
+	if metricsLn != nil {
+		defer metricsLn.Close()
+	}
 
 	billingCfg := billing.Config{
 		BaseURL: cfg.UpstreamURL, Username: cfg.UpstreamUsername, Password: cfg.UpstreamPassword,
 		Location: cfg.Location, Timeout: cfg.UpstreamTimeout, Deadline: cfg.UpstreamDeadline, Logger: log,
 		Now: authSvc.Clock.Func(),
+	}
+	if m != nil {
+		billingCfg.Observe = m.BillingCall // every call to the service, counted by endpoint
 	}
 	if cfg.Sandbox() {
 		url, closeSandbox, err := startSandbox(cfg, callbackURL(ln.Addr()), log)
@@ -141,7 +154,7 @@ func serve(ctx context.Context, cfg config.Config, db *store.DB, authSvc *auth.S
 
 	// Every service and background worker is built once here and handed to the routes.
 	a, err := app.New(ctx, app.Options{Config: cfg, DB: db, Billing: client, Logger: log, Auth: authSvc,
-		Now: authSvc.Clock.Func(), ParentLinkKey: linkKey, MessageSandboxes: sandboxed})
+		Now: authSvc.Clock.Func(), ParentLinkKey: linkKey, MessageSandboxes: sandboxed, Metrics: m})
 	if err != nil {
 		return fmt.Errorf("build the portal (PORTAL_DATABASE_URL): %w", err)
 	}
@@ -186,8 +199,13 @@ func serve(ctx context.Context, cfg config.Config, db *store.DB, authSvc *auth.S
 	}
 	log.Info("portal ready: open http://"+ln.Addr().String()+" and "+signIn, "upstream", cfg.UpstreamEnv)
 
-	errc := make(chan error, 1)
+	errc := make(chan error, 2)
 	go func() { errc <- srv.Serve(ln) }()
+	var metricsSrv *http.Server
+	if metricsLn != nil {
+		metricsSrv = serveMetrics(m, metricsLn, log, errc)
+		log.Info("metrics at http://" + metricsLn.Addr().String() + metrics.Path)
+	}
 	select {
 	case err := <-errc:
 		return fmt.Errorf("serve: %w", err)
@@ -196,10 +214,52 @@ func serve(ctx context.Context, cfg config.Config, db *store.DB, authSvc *auth.S
 	log.Info("shutting down")
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	if err := srv.Shutdown(shutdownCtx); err != nil {
+	// The pages first; the metrics after them (a scrape meanwhile still sees the state),
+	// both before the workers stop and the database closes (deferred above).
+	err = srv.Shutdown(shutdownCtx)
+	if metricsSrv != nil {
+		err = errors.Join(err, metricsSrv.Shutdown(shutdownCtx))
+	}
+	if err != nil {
 		return fmt.Errorf("shutdown: %w", err)
 	}
 	return nil
+}
+
+// listenMetrics builds the metrics and takes their listener when PORTAL_METRICS_ADDR is
+// set; nothing (all nil) when it is off.
+func listenMetrics(cfg config.Config, clk clock.Clock, log *slog.Logger) (*metrics.Metrics, net.Listener, error) {
+	if cfg.MetricsAddr == "" {
+		return nil, nil, nil
+	}
+	m, err := metrics.New(metrics.Config{Clock: clk, Log: log})
+	if err != nil {
+		return nil, nil, err
+	}
+	ln, err := net.Listen("tcp", cfg.MetricsAddr)
+	if err != nil {
+		return nil, nil, fmt.Errorf("listen on %s (PORTAL_METRICS_ADDR): %w", cfg.MetricsAddr, err)
+	}
+	return m, ln, nil
+}
+
+// serveMetrics serves /metrics on ln, its own listener, until it is shut down; a failure
+// to serve goes to errc, as the pages' does.
+func serveMetrics(m *metrics.Metrics, ln net.Listener, log *slog.Logger, errc chan<- error) *http.Server {
+	srv := &http.Server{
+		Handler:           m.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      30 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	go func() {
+		if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+			errc <- fmt.Errorf("metrics (PORTAL_METRICS_ADDR): %w", err)
+		}
+	}()
+	return srv
 }
 
 // sandboxPassword is the embedded sandbox's issued password. It never leaves the process:

@@ -20,6 +20,7 @@ import (
 	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/clock"
 	"github.com/sekolah/portal/internal/config"
+	"github.com/sekolah/portal/internal/metrics/metricstest"
 	"github.com/sekolah/portal/internal/store"
 )
 
@@ -106,6 +107,10 @@ func TestFreshStart(t *testing.T) {
 	}
 	if !strings.Contains(log, "open http://"+addr) {
 		t.Fatalf("no line with the URL:\n%s", log)
+	}
+	// Metrics are off unless PORTAL_METRICS_ADDR asks for them (TestMetricsListener).
+	if strings.Contains(log, "metrics at") {
+		t.Fatalf("metrics served without PORTAL_METRICS_ADDR:\n%s", log)
 	}
 	res, err := http.Get("http://" + addr + "/healthz")
 	if err != nil || res.StatusCode != http.StatusOK {
@@ -246,24 +251,48 @@ func workerGoroutines() []string {
 	return out
 }
 
+// serving runs the portal with env and returns once it is ready, with what it prints;
+// stop stops it as SIGTERM does and fails the test unless it stops gracefully.
+func serving(t *testing.T, env map[string]string) (stop func(), out *syncBuffer) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	out = &syncBuffer{}
+	ended := make(chan error, 1)
+	go func() {
+		ended <- run(ctx, nil, func(k string) string { return env[k] }, strings.NewReader(""), io.Discard, out)
+	}()
+	for deadline := time.Now().Add(60 * time.Second); !strings.Contains(out.String(), "portal ready"); time.Sleep(20 * time.Millisecond) {
+		select {
+		case err := <-ended:
+			t.Fatalf("portal stopped: %v\n%s", err, out)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("portal not ready:\n%s\n%s", out, allGoroutines())
+		}
+	}
+	stop = func() {
+		t.Helper()
+		cancel()
+		select {
+		case err := <-ended:
+			if err != nil {
+				t.Fatalf("shutdown: %v", err)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatal("no graceful shutdown")
+		}
+	}
+	return stop, out
+}
+
 // run returns only once every background worker has stopped, so none of them touches the
 // database after it closes: the uploads runner, the pruner and the ledger's sync (its
 // first fill of the demo school), cut short here by a stop right after start.
 func TestShutdownStopsTheWorkersFirst(t *testing.T) {
 	dir := t.TempDir()
-	env := map[string]string{"PORTAL_DATA_DIR": dir, "PORTAL_ADDR": freeAddr(t)}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	out := &syncBuffer{}
-	done := make(chan error, 1)
-	go func() {
-		done <- run(ctx, nil, func(k string) string { return env[k] }, strings.NewReader(""), io.Discard, out)
-	}()
-	for deadline := time.Now().Add(60 * time.Second); !strings.Contains(out.String(), "portal ready"); time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("portal not ready:\n%s\n%s", out, allGoroutines())
-		}
-	}
+	stop, out := serving(t, map[string]string{"PORTAL_DATA_DIR": dir, "PORTAL_ADDR": freeAddr(t)})
 	running := workerGoroutines()
 	elided := slices.Clone(running)
 	for _, want := range []string{"internal/jobs.(*Queue).Loop", "internal/app.(*Periodic).loop", "internal/ledger.(*Syncer).loop",
@@ -278,15 +307,7 @@ func TestShutdownStopsTheWorkersFirst(t *testing.T) {
 		elided = slices.Delete(elided, i, i+1)
 	}
 	t.Logf("workers running at the stop: %v", running)
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("shutdown: %v", err)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("no graceful shutdown")
-	}
+	stop()
 	if left := workerGoroutines(); len(left) > 0 {
 		t.Fatalf("run returned while workers still run: %v", left)
 	}
@@ -352,9 +373,73 @@ func TestUserAddBeforeTheFirstStart(t *testing.T) {
 }
 
 func TestBadConfigNamesTheVariable(t *testing.T) {
-	env := map[string]string{"PORTAL_TZ": "Nowhere/Land", "PORTAL_DATA_DIR": t.TempDir()}
-	err := run(context.Background(), nil, func(k string) string { return env[k] }, nil, io.Discard, io.Discard)
-	if err == nil || !strings.Contains(err.Error(), "PORTAL_TZ") {
-		t.Fatalf("err = %v", err)
+	for _, env := range []map[string]string{
+		{"PORTAL_TZ": "Nowhere/Land"},
+		{"PORTAL_METRICS_ADDR": "9090"},
+		{"PORTAL_METRICS_ADDR": "127.0.0.1:8080"}, // the pages' default address
+	} {
+		env["PORTAL_DATA_DIR"] = t.TempDir()
+		err := run(context.Background(), nil, func(k string) string { return env[k] }, nil, io.Discard, io.Discard)
+		for k := range env {
+			if k != "PORTAL_DATA_DIR" && (err == nil || !strings.Contains(err.Error(), k)) {
+				t.Errorf("%v: err = %v; want it to name %s", env, err, k)
+			}
+		}
+	}
+}
+
+// TestMetricsListener: PORTAL_METRICS_ADDR serves /metrics in Prometheus' text format on a
+// listener of its own (the pages' address does not serve it, nor does the metrics' serve
+// anything else), read from the running portal; the start says where; a stop closes it
+// with the rest; an address in use stops the start naming the variable.
+func TestMetricsListener(t *testing.T) {
+	dir := t.TempDir()
+	addr, metricsAddr := freeAddr(t), freeAddr(t)
+	stop, out := serving(t, map[string]string{"PORTAL_DATA_DIR": dir, "PORTAL_ADDR": addr, "PORTAL_METRICS_ADDR": metricsAddr,
+		"PORTAL_DEMO_BANK_PAYMENTS": "off"})
+	if !strings.Contains(out.String(), "metrics at http://"+metricsAddr+"/metrics") {
+		t.Errorf("the start does not say where the metrics are:\n%s", out)
+	}
+	get := func(url string) (int, string) {
+		t.Helper()
+		res, err := http.Get(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res.StatusCode, string(b)
+	}
+	if code, _ := get("http://" + addr + "/login"); code != http.StatusOK {
+		t.Fatalf("login page: %d", code)
+	}
+	s := metricstest.Get(t, "http://"+metricsAddr+"/metrics")
+	if s.Value("portal_database_up") != 1 || !s.Has("go_goroutines") || !s.Has("portal_ledger_sync_lag_seconds") ||
+		s.Value("portal_http_request_duration_seconds", "route", "/login", "method", "GET", "status", "2xx") != 1 {
+		t.Errorf("scrape: database up %v, goroutines %v, lag %v, login pages %v", s.Value("portal_database_up"), s.Has("go_goroutines"),
+			s.Has("portal_ledger_sync_lag_seconds"), s.Value("portal_http_request_duration_seconds", "route", "/login"))
+	}
+	if !slices.Equal(s.LabelValues("portal_jobs_queued", "kind"), []string{"correction", "upload"}) {
+		t.Errorf("job kinds: %v", s.LabelValues("portal_jobs_queued", "kind"))
+	}
+	if code, body := get("http://" + addr + "/metrics"); code != http.StatusNotFound || strings.Contains(body, "go_goroutines") {
+		t.Errorf("the pages' address serves the metrics: %d", code)
+	}
+	if code, _ := get("http://" + metricsAddr + "/login"); code != http.StatusNotFound {
+		t.Errorf("the metrics' address serves something else: %d", code)
+	}
+
+	// A second portal asking for the same metrics address does not start.
+	env2 := map[string]string{"PORTAL_DATA_DIR": t.TempDir(), "PORTAL_ADDR": freeAddr(t), "PORTAL_METRICS_ADDR": metricsAddr,
+		"PORTAL_DEMO_BANK_PAYMENTS": "off"}
+	if err := run(t.Context(), nil, func(k string) string { return env2[k] }, strings.NewReader(""), io.Discard, io.Discard); err == nil ||
+		!strings.Contains(err.Error(), "PORTAL_METRICS_ADDR") {
+		t.Errorf("metrics address in use: %v", err)
+	}
+
+	stop()
+	if c, err := net.DialTimeout("tcp", metricsAddr, time.Second); err == nil {
+		c.Close()
+		t.Error("the metrics' listener is still open after the stop")
 	}
 }

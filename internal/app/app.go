@@ -27,10 +27,12 @@ import (
 	"github.com/sekolah/portal/internal/corrections"
 	"github.com/sekolah/portal/internal/counter"
 	"github.com/sekolah/portal/internal/followups"
+	"github.com/sekolah/portal/internal/jobs"
 	"github.com/sekolah/portal/internal/ledger"
 	"github.com/sekolah/portal/internal/letters"
 	"github.com/sekolah/portal/internal/mail"
 	"github.com/sekolah/portal/internal/messaging"
+	"github.com/sekolah/portal/internal/metrics"
 	"github.com/sekolah/portal/internal/parents"
 	"github.com/sekolah/portal/internal/registration"
 	"github.com/sekolah/portal/internal/reports"
@@ -71,6 +73,10 @@ type Options struct {
 	// once and kept in the database. cmd/portal derives it from PORTAL_SESSION_KEY's
 	// secret, so a copy of the database alone cannot make links.
 	ParentLinkKey []byte
+	// Metrics are the instance's metrics (PORTAL_METRICS_ADDR; nil: none), built by the
+	// caller before the billing client, whose calls they count: the ledger, the job
+	// runners, the requests and a scrape's reads of the database are wired to them here.
+	Metrics *metrics.Metrics
 }
 
 // Worker is a part that runs in the background of the portal process.
@@ -132,6 +138,9 @@ type App struct {
 	Pruner *Periodic
 	// Intake sends the public form's applications, or holds them for staff (a worker).
 	Intake *registration.Intake
+	// Metrics are the instance's metrics (nil when PORTAL_METRICS_ADDR is off): the
+	// handlers time each request with them.
+	Metrics *metrics.Metrics
 
 	workers []Worker
 	started []Worker
@@ -152,7 +161,8 @@ func New(ctx context.Context, o Options) (*App, error) {
 		return nil, errors.New("app: no time zone (PORTAL_TZ): the school's dates would be guessed")
 	}
 	clk := clock.New(o.Now, cfg.Location)
-	a := &App{Config: cfg, DB: o.DB, Billing: o.Billing, Log: log, Clock: clk, Audit: audit.Log{DB: o.DB, Clock: clk}}
+	a := &App{Config: cfg, DB: o.DB, Billing: o.Billing, Log: log, Clock: clk, Audit: audit.Log{DB: o.DB, Clock: clk},
+		Metrics: o.Metrics}
 
 	a.Auth = o.Auth
 	if a.Auth == nil {
@@ -161,7 +171,7 @@ func New(ctx context.Context, o Options) (*App, error) {
 	}
 	var err error
 	a.Ledger, err = ledger.New(ctx, ledger.Config{DB: o.DB, Clock: clk, Verify: o.Billing.VerifyCallback,
-		Logger: log.With("component", "ledger")})
+		Logger: log.With("component", "ledger"), Observer: o.Metrics.Ledger()})
 	if err != nil {
 		return nil, fmt.Errorf("app: %w", err)
 	}
@@ -260,12 +270,31 @@ func New(ctx context.Context, o Options) (*App, error) {
 	}
 	a.Corrections = corrections.NewRunner(ccfg, o.DB, a.Writer, log.With("component", "corrections"))
 	a.workers = []Worker{a.Uploads, a.Sync, a.Callbacks, a.Corrections, a.Pruner, a.Intake}
+	// What a scrape reads from the database: the same on every instance. The job kinds
+	// tell the metrics of themselves when they start (Start).
+	o.Metrics.Read(metrics.Sources{Ledger: a.Ledger, Applications: a.waitingApplications})
 	return a, nil
+}
+
+// waitingApplications counts the public form's applications that wait, by state: for the
+// Intake, being sent, held for staff (the metrics).
+func (a *App) waitingApplications(ctx context.Context) (map[string]int, error) {
+	out := map[string]int{}
+	for _, s := range []registration.ApplicationState{registration.StateNew, registration.StateSending, registration.StatePending} {
+		n, err := a.DB.CountRegistrationApplications(ctx, string(s))
+		if err != nil {
+			return nil, err
+		}
+		out[string(s)] = n
+	}
+	return out, nil
 }
 
 // Start starts every worker (the uploads runner resumes what a previous process left).
 // When one fails to start, those already started are stopped again.
 func (a *App) Start(ctx context.Context) error {
+	// Every job kind's runner tells the metrics of itself as it starts (internal/jobs).
+	ctx = jobs.WithWatcher(ctx, a.Metrics.Jobs())
 	for _, w := range a.workers {
 		if err := w.Start(ctx); err != nil {
 			stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)

@@ -150,10 +150,11 @@ func Rules(g Graph) []Rule {
 			Forbids: func(_, imp string) bool { return within(imp, "internal/sandbox") },
 		},
 		{
-			Name: "only internal/billing, internal/whatsapp and the sandboxes import net/http among internal/*",
+			// internal/metrics serves its own exposition (/metrics, on PORTAL_METRICS_ADDR).
+			Name: "only internal/billing, internal/whatsapp, the sandboxes and internal/metrics import net/http among internal/*",
 			From: func(pkg string) bool {
 				return isInternal(pkg) && !within(pkg, "internal/billing") && !within(pkg, "internal/sandbox") &&
-					!within(pkg, "internal/whatsapp") && !within(pkg, "internal/messagesandbox")
+					!within(pkg, "internal/whatsapp") && !within(pkg, "internal/messagesandbox") && !within(pkg, MetricsPackage)
 			},
 			Forbids: func(_, imp string) bool { return imp == "net/http" || strings.HasPrefix(imp, "net/http/") },
 		},
@@ -218,8 +219,18 @@ func Rules(g Graph) []Rule {
 			From:    func(pkg string) bool { return within(pkg, "web") },
 			Forbids: func(_, imp string) bool { return within(imp, "internal/messagesandbox") },
 		},
+		{
+			// The domain packages offer hooks of their own (billing.Config.Observe,
+			// ledger.Observer, jobs.Watcher); internal/metrics implements them.
+			Name:    "only internal/metrics imports the Prometheus client",
+			From:    func(pkg string) bool { return !within(pkg, MetricsPackage) },
+			Forbids: func(_, imp string) bool { return within(imp, "github.com/prometheus") },
+		},
 	}
 }
+
+// MetricsPackage is the one package that imports the Prometheus client.
+const MetricsPackage = "internal/metrics"
 
 // Violation is one import that crosses a rule.
 type Violation struct {

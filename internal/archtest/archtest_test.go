@@ -78,6 +78,10 @@ func TestEachRuleCatchesItsImport(t *testing.T) {
 		{11, "internal/messagesandbox", "internal/whatsapp"},
 		{11, "internal/mail", "internal/clock"},
 		{12, "web", "internal/messagesandbox"},
+		{4, "internal/ledger", "net/http"},
+		{13, "internal/billing", "github.com/prometheus/client_golang/prometheus"},
+		{13, "web", "github.com/prometheus/client_golang/prometheus/promhttp"},
+		{13, "cmd/portal", "github.com/prometheus/common/expfmt"},
 	}
 	for _, tt := range tests {
 		g := Graph{}
@@ -108,6 +112,8 @@ func TestEachRuleCatchesItsImport(t *testing.T) {
 		{"views/pages", "internal/i18n"}, {"views/layout", "static"}, {"web", "internal/billing"},
 		{"internal/portaltest", "web"}, {"cmd/portal", "internal/sandbox"}, {"internal/sandbox", "database/sql"},
 		{"internal/whatsapp", "net/http"}, {"internal/messagesandbox", "net/http"}, {"cmd/portal", "internal/messagesandbox"},
+		{"internal/metrics", "net/http"}, {"internal/metrics", "github.com/prometheus/client_golang/prometheus/collectors"},
+		{"web", "internal/metrics"},
 	} {
 		g := Graph{}
 		for p, imps := range real {

@@ -72,6 +72,10 @@ type Config struct {
 	Now func() time.Time
 	// Logger receives one debug line per attempt; never credentials.
 	Logger *slog.Logger
+	// Observe, when set, is told of every call once it has ended (the portal's metrics:
+	// internal/metrics counts calls, failures and retries by endpoint). It runs on the
+	// caller's goroutine: it must be quick and must not block.
+	Observe func(Call)
 }
 
 // Client calls the billing service; it is safe for concurrent use.
@@ -88,6 +92,7 @@ type Client struct {
 	http        *http.Client
 	now         func() time.Time
 	log         *slog.Logger
+	observe     func(Call)
 
 	mu sync.Mutex
 	// rule is the password date rule that worked on ruleDay (a day number in
@@ -152,6 +157,7 @@ func New(cfg Config) (*Client, error) {
 		http:        cfg.HTTPClient,
 		now:         cfg.Now,
 		log:         cfg.Logger,
+		observe:     cfg.Observe,
 	}
 	if c.loc == nil {
 		c.loc = defaultZone()

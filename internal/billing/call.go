@@ -53,8 +53,16 @@ var errDeadline = errors.New("billing: call deadline")
 
 // call sends one request (retrying as the method allows, within the call's
 // deadline), checks the envelope and decodes its data into out (when out is
-// not nil). path is already escaped; query may be nil.
-func (c *Client) call(ctx context.Context, method, path string, query url.Values, in, out any) error {
+// not nil). endpoint is the client's method making it (what Config.Observe is
+// told); path is already escaped; query may be nil.
+func (c *Client) call(ctx context.Context, endpoint, method, path string, query url.Values, in, out any) (err error) {
+	status, sent := 0, 0 // the last answer's status and the requests sent, for Observe
+	if c.observe != nil {
+		start := c.now()
+		defer func() {
+			c.observe(Call{Endpoint: endpoint, Status: status, Err: err, Attempts: sent, Duration: c.now().Sub(start)})
+		}()
+	}
 	var body []byte
 	if in != nil {
 		var err error
@@ -78,11 +86,11 @@ func (c *Client) call(ctx context.Context, method, path string, query url.Values
 	signings := c.signings(now)
 	si := 0            // the password date being tried
 	uncertain := false // an earlier attempt failed in a way that may have applied it
-	sent := 0
 	for attempt := 1; ; attempt++ {
 		sent++
 		start := c.now()
-		status, raw, serverNow, err := c.attempt(parent, ctx, method, target, path, body, signings[si].day)
+		code, raw, serverNow, err := c.attempt(parent, ctx, method, target, path, body, signings[si].day)
+		status = code
 		c.logAttempt(ctx, method, path, query, status, c.now().Sub(start), sent, err)
 		if err != nil {
 			if c.overDeadline(parent, ctx) {

@@ -63,7 +63,7 @@ func (c *Client) Checkout(ctx context.Context, co Checkout) (CheckoutResult, err
 		NIS    text              `json:"bill_key_value"`
 		IDs    []json.RawMessage `json:"bill_component_list"`
 	}
-	if err := c.call(ctx, http.MethodPost, "/bill/checkout", nil, in, &out); err != nil {
+	if err := c.call(ctx, "Checkout", http.MethodPost, "/bill/checkout", nil, in, &out); err != nil {
 		return CheckoutResult{}, err
 	}
 	res := CheckoutResult{BillID: string(out.BillID), NIS: string(out.NIS), ComponentIDs: make([]string, 0, len(out.IDs))}

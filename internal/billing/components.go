@@ -51,7 +51,7 @@ func (c *Client) CreateComponents(ctx context.Context, components []ComponentInp
 		List []wireComponent `json:"bill_upload_list"`
 	}{list}
 	var out []readBill
-	if err := c.call(ctx, http.MethodPost, "/bill_component/batch", nil, in, &out); err != nil {
+	if err := c.call(ctx, "CreateComponents", http.MethodPost, "/bill_component/batch", nil, in, &out); err != nil {
 		return nil, err
 	}
 	return bills(out, c.ServiceZone(), false), nil
@@ -61,7 +61,7 @@ func (c *Client) CreateComponents(ctx context.Context, components []ComponentInp
 // its record; the Bill is zero (no ComponentID) when the service sent none back.
 func (c *Client) CreateComponent(ctx context.Context, in ComponentInput) (Bill, error) {
 	var out readBill
-	if err := c.call(ctx, http.MethodPost, "/bill_component", nil, in.wire(), &out); err != nil {
+	if err := c.call(ctx, "CreateComponent", http.MethodPost, "/bill_component", nil, in.wire(), &out); err != nil {
 		return Bill{}, err
 	}
 	if out.ComponentID == "" {
@@ -77,7 +77,7 @@ func (c *Client) GetComponent(ctx context.Context, id string) (Bill, error) {
 		return Bill{}, invalidInput("empty component id")
 	}
 	var out readBill
-	if err := c.call(ctx, http.MethodGet, "/bill_component/get/"+url.PathEscape(id), nil, nil, &out); err != nil {
+	if err := c.call(ctx, "GetComponent", http.MethodGet, "/bill_component/get/"+url.PathEscape(id), nil, nil, &out); err != nil {
 		return Bill{}, err
 	}
 	if out.ComponentID == "" {
@@ -138,7 +138,7 @@ func (c *Client) UpdateComponent(ctx context.Context, id string, u ComponentUpda
 		in["penalty_amount"] = *u.Penalty
 	}
 	var out readBill
-	if err := c.call(ctx, http.MethodPut, "/bill_component", nil, in, &out); err != nil {
+	if err := c.call(ctx, "UpdateComponent", http.MethodPut, "/bill_component", nil, in, &out); err != nil {
 		return Bill{}, err
 	}
 	if out.ComponentID == "" {
@@ -172,7 +172,7 @@ func (c *Client) DeleteComponents(ctx context.Context, d ComponentDeletion) ([]B
 		UpdatedBy   string   `json:"update_by"`
 	}{ids, d.TransferRef, cmp.Or(d.UpdatedBy, c.username)}
 	var out []readBill
-	if err := c.call(ctx, http.MethodPost, "/bill_component/delete", nil, in, &out); err != nil {
+	if err := c.call(ctx, "DeleteComponents", http.MethodPost, "/bill_component/delete", nil, in, &out); err != nil {
 		return nil, err
 	}
 	return bills(out, c.ServiceZone(), true), nil
@@ -284,7 +284,7 @@ const (
 // service returned from outside it (see Query): a page may hold fewer than
 // q.Limit records before the end.
 func (c *Client) Search(ctx context.Context, q Query) ([]Bill, error) {
-	bs, _, err := c.search(ctx, pathSearchBiller, c.values(q), c.keep(q))
+	bs, _, err := c.search(ctx, "Search", pathSearchBiller, c.values(q), c.keep(q))
 	return bs, err
 }
 
@@ -295,7 +295,7 @@ func (c *Client) StudentBills(ctx context.Context, nis string, q Query) ([]Bill,
 	if err != nil {
 		return nil, err
 	}
-	bs, _, err := c.search(ctx, pathSearchBill, v, c.keep(q))
+	bs, _, err := c.search(ctx, "StudentBills", pathSearchBill, v, c.keep(q))
 	return bs, err
 }
 
@@ -313,9 +313,9 @@ func (c *Client) studentQuery(nis string, q Query) (url.Values, error) {
 
 // search returns the page's records that keep accepts, and how many records
 // the page held before any were left out, which is what tells an empty page.
-func (c *Client) search(ctx context.Context, path string, v url.Values, keep func(Bill) bool) ([]Bill, int, error) {
+func (c *Client) search(ctx context.Context, endpoint, path string, v url.Values, keep func(Bill) bool) ([]Bill, int, error) {
 	var out []readBill
-	if err := c.call(ctx, http.MethodGet, path, v, nil, &out); err != nil {
+	if err := c.call(ctx, endpoint, http.MethodGet, path, v, nil, &out); err != nil {
 		return nil, 0, err
 	}
 	zone := c.ServiceZone()
@@ -331,15 +331,15 @@ func (c *Client) search(ctx context.Context, path string, v url.Values, keep fun
 // All yields every component matching q across pages, starting at
 // q.Offset, as described at pages (Query.Limit per page, MaxLimit when unset).
 func (c *Client) All(ctx context.Context, q Query) iter.Seq2[Bill, error] {
-	return c.allBills(ctx, pathSearchBiller, q, func(q Query) (url.Values, error) { return c.values(q), nil })
+	return c.allBills(ctx, "All", pathSearchBiller, q, func(q Query) (url.Values, error) { return c.values(q), nil })
 }
 
 // AllForStudent is All over one student's components.
 func (c *Client) AllForStudent(ctx context.Context, nis string, q Query) iter.Seq2[Bill, error] {
-	return c.allBills(ctx, pathSearchBill, q, func(q Query) (url.Values, error) { return c.studentQuery(nis, q) })
+	return c.allBills(ctx, "AllForStudent", pathSearchBill, q, func(q Query) (url.Values, error) { return c.studentQuery(nis, q) })
 }
 
-func (c *Client) allBills(ctx context.Context, path string, q Query, values func(Query) (url.Values, error)) iter.Seq2[Bill, error] {
+func (c *Client) allBills(ctx context.Context, endpoint, path string, q Query, values func(Query) (url.Values, error)) iter.Seq2[Bill, error] {
 	keep := c.keep(q)
 	fetch := func(offset, limit int) ([]Bill, int, error) {
 		q.Offset, q.Limit = offset, limit
@@ -347,7 +347,7 @@ func (c *Client) allBills(ctx context.Context, path string, q Query, values func
 		if err != nil {
 			return nil, 0, err
 		}
-		return c.search(ctx, path, v, keep)
+		return c.search(ctx, endpoint, path, v, keep)
 	}
 	return pages(c, path, q.Offset, q.Limit, MaxLimit, fetch, func(b Bill) string { return b.ComponentID })
 }
@@ -379,7 +379,7 @@ func (c *Client) Pay(ctx context.Context, p Payment) ([]Bill, error) {
 		LastUpdateBy string   `json:"last_update_by"`
 	}{p.NIS, p.RefNumber, ids, c.username, cmp.Or(p.UpdatedBy, c.username)}
 	var out []readBill
-	if err := c.call(ctx, http.MethodPost, "/bill_component/pay", nil, in, &out); err != nil {
+	if err := c.call(ctx, "Pay", http.MethodPost, "/bill_component/pay", nil, in, &out); err != nil {
 		return nil, err
 	}
 	return bills(out, c.ServiceZone(), false), nil

@@ -31,7 +31,7 @@ func (c *Client) CreateStudents(ctx context.Context, students []Student) ([]Stud
 		List []wireStudent `json:"bill_list"`
 	}{list}
 	var out []readStudent
-	if err := c.call(ctx, http.MethodPost, "/bill/batch", nil, in, &out); err != nil {
+	if err := c.call(ctx, "CreateStudents", http.MethodPost, "/bill/batch", nil, in, &out); err != nil {
 		return nil, err
 	}
 	if len(out) == 0 {
@@ -53,7 +53,7 @@ func (c *Client) CreateStudents(ctx context.Context, students []Student) ([]Stud
 func (c *Client) CreateStudent(ctx context.Context, s Student) (Student, error) {
 	in := s.wire()
 	var out readStudent
-	if err := c.call(ctx, http.MethodPost, "/bill", nil, in, &out); err != nil {
+	if err := c.call(ctx, "CreateStudent", http.MethodPost, "/bill", nil, in, &out); err != nil {
 		return Student{}, err
 	}
 	if out.NIS == "" {
@@ -84,8 +84,13 @@ func (q StudentQuery) values() url.Values {
 
 // ListStudents lists students, newest first (GET /bill?name=&bill_key=&offset=&limit=).
 func (c *Client) ListStudents(ctx context.Context, q StudentQuery) ([]Student, error) {
+	return c.listStudents(ctx, "ListStudents", q)
+}
+
+// listStudents is ListStudents, its call named endpoint (AllStudents' pages are its own).
+func (c *Client) listStudents(ctx context.Context, endpoint string, q StudentQuery) ([]Student, error) {
 	var out []readStudent
-	if err := c.call(ctx, http.MethodGet, "/bill", q.values(), nil, &out); err != nil {
+	if err := c.call(ctx, endpoint, http.MethodGet, "/bill", q.values(), nil, &out); err != nil {
 		return nil, err
 	}
 	list := make([]Student, len(out))
@@ -101,7 +106,7 @@ func (c *Client) ListStudents(ctx context.Context, q StudentQuery) ([]Student, e
 func (c *Client) AllStudents(ctx context.Context, q StudentQuery) iter.Seq2[Student, error] {
 	fetch := func(offset, limit int) ([]Student, int, error) {
 		q.Offset, q.Limit = offset, limit
-		list, err := c.ListStudents(ctx, q)
+		list, err := c.listStudents(ctx, "AllStudents", q)
 		return list, len(list), err
 	}
 	return pages(c, "/bill", q.Offset, q.Limit, MaxStudentLimit, fetch, func(s Student) string { return s.NIS })
@@ -113,7 +118,7 @@ func (c *Client) Student(ctx context.Context, nis string) (Student, error) {
 		return Student{}, invalidInput("empty NIS")
 	}
 	var out readStudent
-	if err := c.call(ctx, http.MethodGet, "/bill/"+url.PathEscape(nis), nil, nil, &out); err != nil {
+	if err := c.call(ctx, "Student", http.MethodGet, "/bill/"+url.PathEscape(nis), nil, nil, &out); err != nil {
 		return Student{}, err
 	}
 	return out.student(), nil
@@ -124,7 +129,7 @@ func (c *Client) Student(ctx context.Context, nis string) (Student, error) {
 func (c *Client) UpdateStudent(ctx context.Context, s Student) (Student, error) {
 	in := s.wire()
 	var out readStudent
-	if err := c.call(ctx, http.MethodPut, "/bill", nil, in, &out); err != nil {
+	if err := c.call(ctx, "UpdateStudent", http.MethodPut, "/bill", nil, in, &out); err != nil {
 		return Student{}, err
 	}
 	if out.NIS == "" {
@@ -139,5 +144,5 @@ func (c *Client) DeleteStudent(ctx context.Context, nis string) error {
 	if nis == "" {
 		return invalidInput("empty NIS")
 	}
-	return c.call(ctx, http.MethodDelete, "/bill/"+url.PathEscape(nis), nil, nil, nil)
+	return c.call(ctx, "DeleteStudent", http.MethodDelete, "/bill/"+url.PathEscape(nis), nil, nil, nil)
 }

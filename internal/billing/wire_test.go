@@ -62,7 +62,7 @@ func TestFailureEnvelopeOn200DecodesNothing(t *testing.T) {
 			"data":[{"bill_component_id":"c1","bill_key":"1001","amount":450000,"state":"provisioned"}]}`)
 	}, func(cfg *Config) { cfg.MaxAttempts = 1 })
 	var out []readBill
-	err := c.call(context.Background(), http.MethodGet, "/bill_component/search/biller", nil, nil, &out)
+	err := c.call(context.Background(), "Search", http.MethodGet, "/bill_component/search/biller", nil, nil, &out)
 	var apiErr *APIError
 	if !errors.As(err, &apiErr) || apiErr.StatusCode != 503 || apiErr.StatusDesc != "maintenance" {
 		t.Fatalf("err = %v, want the envelope's 503", err)

@@ -23,7 +23,10 @@ const (
 
 // Config is the whole configuration of one portal process.
 type Config struct {
-	Addr        string
+	Addr string
+	// MetricsAddr is where /metrics is served, in Prometheus' text format, on a listener of
+	// its own (PORTAL_METRICS_ADDR, host:port); empty: no metrics are served.
+	MetricsAddr string
 	DatabaseURL string
 	DataDir     string
 
@@ -157,6 +160,7 @@ func Load(getenv func(string) string) (Config, error) {
 		return def
 	}
 	var errs []error
+	var err error
 	c := Config{
 		Addr:             get("PORTAL_ADDR", "127.0.0.1:8080"),
 		DataDir:          get("PORTAL_DATA_DIR", "data"),
@@ -171,6 +175,9 @@ func Load(getenv func(string) string) (Config, error) {
 
 	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
 		errs = append(errs, &Error{"PORTAL_ADDR", "want host:port, e.g. 127.0.0.1:8080"})
+	}
+	if c.MetricsAddr, err = metricsAddr(get("PORTAL_METRICS_ADDR", ""), c.Addr); err != nil {
+		errs = append(errs, &Error{"PORTAL_METRICS_ADDR", err.Error()})
 	}
 	if tz := get("PORTAL_TZ", "Asia/Jakarta"); tz != "" {
 		loc, err := time.LoadLocation(tz)
@@ -206,7 +213,6 @@ func Load(getenv func(string) string) (Config, error) {
 		}
 	}
 
-	var err error
 	if c.UpstreamTimeout, err = duration(get("PORTAL_UPSTREAM_TIMEOUT", "15s")); err != nil {
 		errs = append(errs, &Error{"PORTAL_UPSTREAM_TIMEOUT", err.Error()})
 	}
@@ -377,6 +383,30 @@ func smtpURL(raw string) (SMTP, error) {
 	if u.User != nil {
 		s.Username = u.User.Username()
 		s.Password, _ = u.User.Password()
+	}
+	return s, nil
+}
+
+// metricsAddr reads where the metrics are served: empty or "off" for nowhere, else a
+// host:port with a port of its own (not PORTAL_ADDR's, on which the pages are served).
+func metricsAddr(s, pagesAddr string) (string, error) {
+	if s == "" || strings.EqualFold(s, "off") {
+		return "", nil
+	}
+	const want = "want host:port for the metrics' own listener, e.g. 127.0.0.1:9090 (empty: off)"
+	host, port, err := net.SplitHostPort(s)
+	if err != nil {
+		return "", errors.New(want)
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+		return "", fmt.Errorf("%q has no port from 1 to 65535: %s", s, want)
+	}
+	if strings.ContainsAny(host, " /?#@") {
+		return "", fmt.Errorf("%q is not a host: %s", host, want)
+	}
+	if ph, pp, err := net.SplitHostPort(pagesAddr); err == nil && pp == port && (ph == host || ph == "" || host == "" ||
+		ph == "0.0.0.0" || host == "0.0.0.0" || ph == "::" || host == "::") {
+		return "", fmt.Errorf("%s is where the pages are served (PORTAL_ADDR %s): the metrics need a port of their own", s, pagesAddr)
 	}
 	return s, nil
 }

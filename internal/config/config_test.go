@@ -272,3 +272,34 @@ func TestLoadMessages(t *testing.T) {
 		t.Fatalf("only WhatsApp gets a sandbox: %v %v", wa, mail)
 	}
 }
+
+// PORTAL_METRICS_ADDR: off unless set; a host:port of its own, never the pages' address.
+func TestLoadMetricsAddr(t *testing.T) {
+	if c, err := Load(env(nil)); err != nil || c.MetricsAddr != "" {
+		t.Fatalf("default: %q %v; want off", c.MetricsAddr, err)
+	}
+	for _, ok := range []struct{ in, want string }{
+		{"127.0.0.1:9090", "127.0.0.1:9090"}, {":9090", ":9090"}, {"[::1]:9090", "[::1]:9090"},
+		{"metrics.internal:9100", "metrics.internal:9100"}, {"off", ""}, {"OFF", ""}, {"  ", ""},
+	} {
+		c, err := Load(env(map[string]string{"PORTAL_METRICS_ADDR": ok.in}))
+		if err != nil || c.MetricsAddr != ok.want {
+			t.Errorf("PORTAL_METRICS_ADDR=%q: %q %v; want %q", ok.in, c.MetricsAddr, err, ok.want)
+		}
+	}
+	for _, bad := range []struct{ in, addr string }{
+		{"9090", ""}, {"localhost", ""}, {"127.0.0.1:", ""}, {"127.0.0.1:metrics", ""}, {"127.0.0.1:70000", ""},
+		{"127.0.0.1:0", ""}, {"http://127.0.0.1:9090", ""}, {"127.0.0.1:8080", ""}, {":8080", ""},
+		{"0.0.0.0:8081", ":8081"}, {"127.0.0.1:8081", "0.0.0.0:8081"},
+	} {
+		e := map[string]string{"PORTAL_METRICS_ADDR": bad.in}
+		if bad.addr != "" {
+			e["PORTAL_ADDR"] = bad.addr
+		}
+		_, err := Load(env(e))
+		var ce *Error
+		if !errors.As(err, &ce) || ce.Var != "PORTAL_METRICS_ADDR" || !strings.Contains(err.Error(), "PORTAL_METRICS_ADDR") {
+			t.Errorf("PORTAL_METRICS_ADDR=%q (PORTAL_ADDR %q): %v; want refused, naming the variable", bad.in, bad.addr, err)
+		}
+	}
+}

@@ -9,7 +9,7 @@ import (
 	"github.com/sekolah/portal/internal/billing"
 )
 
-// Kinds of a correction job.
+// Kinds of a correction job (and KindReplace, replace.go).
 const (
 	KindUpdate = "update"
 	KindCancel = "cancel"

@@ -9,8 +9,13 @@
 // lease, exactly once under faults and restarts. Every change goes through
 // changes.Writer, so each is audited.
 //
-// A new kind of correction (instalments replacing a component, say) is added here: its
-// steps beside the others in steps.go, its job's items in Request, its preview beside Bulk.
+// Instalments are a correction of this package too (instalments.go, replace.go): a
+// component replaced by dated parts (and the undo, the parts replaced by the original made
+// again) is a job of the replace kind, its steps run one after the other (make the new,
+// then cancel the old, or withdraw what was made) so that a crash between two never leaves
+// both or neither. A leaver's bills due after they left are a cancel job (leaving.go).
+// A new kind of correction is added the same way: its steps beside the others (Steps), its
+// job's items, its preview beside Bulk, and a hook in the runner's job for its kind.
 package corrections
 
 import (

@@ -154,7 +154,12 @@ func (r *Runner) run(ctx context.Context, id string) error {
 	if err := r.db.SetCorrectionJobState(ctx, j.ID, StateRunning, false); err != nil {
 		return err
 	}
-	finished, err := r.jobs.Engine.Run(ctx, j.ID, &job{r: r, j: j, actor: actorOf(j)})
+	var finished bool
+	if j.Kind == KindReplace {
+		finished, err = r.runReplacement(ctx, j)
+	} else {
+		finished, err = r.jobs.Engine.Run(ctx, j.ID, &job{r: r, j: j, actor: actorOf(j)})
+	}
 	if err != nil || !finished {
 		return err
 	}
@@ -170,6 +175,11 @@ func (r *Runner) run(ctx context.Context, id string) error {
 	if j.Failed > 0 {
 		state = StatePartial
 	}
+	if j.Kind == KindReplace {
+		if state, err = r.endReplacement(ctx, j); err != nil {
+			return err
+		}
+	}
 	r.log.Info("correction job finished", "job", j.ID, "done", j.Done, "skipped", j.Skipped, "failed", j.Failed)
 	return r.db.SetCorrectionJobState(ctx, j.ID, state, true)
 }
@@ -184,6 +194,9 @@ type job struct {
 
 // OpenChunks implements jobs.Store.
 func (c *job) OpenChunks(ctx context.Context, id string) ([]int, error) {
+	if c.j.Kind == KindReplace {
+		return c.replaceOpenChunks(ctx, id)
+	}
 	return c.r.db.CorrectionOpenChunks(ctx, id)
 }
 
@@ -263,6 +276,9 @@ func item(ch *jobs.Chunk, it *jobs.Item) store.CorrectionItem {
 
 // Send implements jobs.Steps: a chunk of cancels in one call, an update by itself.
 func (c *job) Send(ctx context.Context, ch *jobs.Chunk, items []*jobs.Item) error {
+	if c.j.Kind == KindReplace {
+		return c.sendReplace(ctx, ch, items)
+	}
 	detail := "correction " + c.j.ID + " chunk " + strconv.Itoa(ch.Seq)
 	if c.j.Kind == KindCancel {
 		ids := make([]string, len(items))
@@ -281,6 +297,9 @@ func (c *job) Send(ctx context.Context, ch *jobs.Chunk, items []*jobs.Item) erro
 
 // Check implements jobs.Steps: each item's component read at the service.
 func (c *job) Check(ctx context.Context, ch *jobs.Chunk, items []*jobs.Item) error {
+	if c.j.Kind == KindReplace {
+		return c.checkReplace(ctx, ch, items)
+	}
 	for _, it := range items {
 		s := item(ch, it)
 		var d jobs.Decision
@@ -306,6 +325,9 @@ func (c *job) Check(ctx context.Context, ch *jobs.Chunk, items []*jobs.Item) err
 // Refused implements jobs.Steps: a refusal is explained by the components' records (paid
 // or cancelled meanwhile), else the items fail with the service's words.
 func (c *job) Refused(ctx context.Context, ch *jobs.Chunk, items []*jobs.Item, _ error) error {
+	if c.j.Kind == KindReplace {
+		return c.refusedReplace(ctx, ch, items)
+	}
 	return c.Check(ctx, ch, items)
 }
 

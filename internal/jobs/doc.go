@@ -66,6 +66,12 @@
 //     (those the service names fail with its words; the others are sent again). Each
 //     decides items with Chunk.Decide; nothing else is the kind's to do.
 //
+// Its metrics come for nothing (observe.go): a runner started with a Watcher in its
+// context (internal/app puts the portal's metrics there) reports the items its engine sends
+// and decides, and its Census (the jobs Next lists; of them, through store.JobLeases, those
+// an instance holds and those with waiting_since set) is read at each scrape, labelled with
+// the kind's name (RunnerConfig.Kind, else its table's name without "_jobs").
+//
 // A change of what exists at the payment service (a component corrected or cancelled, a
 // student's record updated, instalments replacing a component) is a correction: its
 // steps are internal/corrections' Steps, whichever job carries it.

@@ -122,6 +122,10 @@ type Engine struct {
 
 	paceMu sync.Mutex
 	next   time.Time // when the next call may leave (Pace)
+
+	// watched is told of the items sent and decided (the metrics: observe.go); set when
+	// the runner starts with a Watcher.
+	watched itemWatch
 }
 
 // NewEngine makes an engine for the jobs of one kind, run by worker; classify reads the
@@ -262,12 +266,14 @@ func (e *Engine) processChunk(ctx context.Context, job string, seq int, j Job) e
 	if c.State.Closed() {
 		return nil
 	}
+	told := decidedOf(c)
 	save := func() error {
 		// Saved even when the worker is being stopped: the state must say what happened.
 		if err := j.SaveChunk(context.WithoutCancel(ctx), c); err != nil {
 			return err
 		}
 		c.saved()
+		told = e.tell(c, told)
 		return nil
 	}
 	for attempt := 0; ; attempt++ {
@@ -401,6 +407,7 @@ func (e *Engine) send(ctx context.Context, c *Chunk, steps Steps, open []*Item, 
 		if err := save(); err != nil {
 			return Other, errors.Join(errSave, err)
 		}
+		e.items(Sent, len(unit))
 		err := steps.Send(ctx, c, unit)
 		f, words := e.classify(err)
 		switch f {
@@ -496,10 +503,12 @@ func (e *Engine) giveUp(ctx context.Context, j Job, job string) error {
 		if c.State.Closed() || len(c.InState(Sent)) > 0 {
 			continue // one without an answer is read before anything is decided about it
 		}
+		was := decidedOf(c)
 		e.giveUpChunk(c, UnsentDown)
 		if err := j.SaveChunk(ctx, c); err != nil {
 			return err
 		}
+		e.tell(c, was)
 	}
 	return nil
 }

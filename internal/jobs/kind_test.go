@@ -301,8 +301,14 @@ func (j *compJob) Refused(_ context.Context, c *jobs.Chunk, items []*jobs.Item, 
 // jobs.Runner, as a kind assembles one.
 func (e *env) start(t testing.TB, owner string, j *compJob, cfg jobs.Config, ttl time.Duration) *jobs.Runner {
 	t.Helper()
+	return e.startIn(t, context.Background(), "", owner, j, cfg, ttl)
+}
+
+// startIn is start with the context the runner starts with (a Watcher's) and its kind's name.
+func (e *env) startIn(t testing.TB, ctx context.Context, kind, owner string, j *compJob, cfg jobs.Config, ttl time.Duration) *jobs.Runner {
+	t.Helper()
 	var r *jobs.Runner
-	r = jobs.NewRunner(jobs.RunnerConfig{Engine: cfg, Classify: jobs.BillingFault, Clock: clock.System(time.UTC), Log: e.log,
+	r = jobs.NewRunner(jobs.RunnerConfig{Kind: kind, Engine: cfg, Classify: jobs.BillingFault, Clock: clock.System(time.UTC), Log: e.log,
 		Leases: e.db.NamedLeases(), Owner: owner, LeaseTTL: ttl, LeaseRenew: ttl / 5,
 		Next: func(context.Context) ([]string, error) {
 			j.mu.Lock()
@@ -325,7 +331,7 @@ func (e *env) start(t testing.TB, owner string, j *compJob, cfg jobs.Config, ttl
 			j.mu.Unlock()
 			return err
 		}})
-	if err := r.Start(context.Background()); err != nil {
+	if err := r.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = r.Stop(context.Background()) })

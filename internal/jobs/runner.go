@@ -18,10 +18,15 @@ type Runner struct {
 	// Lease is how this instance holds its jobs' leases (for work of the kind's own that
 	// runs under a job's lease, like an upload's analysis).
 	Lease Lease
+	// Kind is the kind's name (RunnerConfig.Kind).
+	Kind string
 }
 
 // RunnerConfig is what NewRunner assembles a runner from.
 type RunnerConfig struct {
+	// Kind names the kind in the metrics ("upload"); empty, its Leases name it
+	// (store.JobLeases: its table's name without "_jobs").
+	Kind string
 	// Engine shapes the sending (its Look defaults to LeaseRenew).
 	Engine   Config
 	Classify Classify
@@ -46,9 +51,16 @@ func NewRunner(c RunnerConfig) *Runner {
 	if c.Engine.Look <= 0 {
 		c.Engine.Look = c.LeaseRenew
 	}
+	if n, ok := c.Leases.(kindNamer); ok && c.Kind == "" {
+		c.Kind = n.Kind()
+	}
 	l := Lease{Leases: c.Leases, Owner: c.Owner, TTL: c.LeaseTTL, Renew: c.LeaseRenew, Clock: c.Clock, Log: c.Log}
-	return &Runner{Worker: w, Engine: NewEngine(c.Engine, w, c.Classify, c.Clock, c.Log), Lease: l,
+	r := &Runner{Worker: w, Engine: NewEngine(c.Engine, w, c.Classify, c.Clock, c.Log), Lease: l, Kind: c.Kind,
 		Queue: &Queue{Worker: w, Lease: l, Ordered: c.Ordered, Next: c.Next, Run: c.Run, Log: c.Log}}
+	// Whoever starts the worker (Runner.Start, or a kind starting it itself) with a Watcher
+	// in the context has the kind watched (observe.go).
+	w.onStart = r.watch
+	return r
 }
 
 // Start starts the worker and its job loop; the kind starts its other goroutines with Go.

@@ -23,6 +23,9 @@ type Worker struct {
 	quit    chan struct{} // closed by Stop: no new work is taken
 	wake    chan struct{}
 	wg      sync.WaitGroup
+	// onStart, when set, is told of the context Start was given (NewRunner: the metrics'
+	// Watcher it may carry).
+	onStart func(ctx context.Context)
 }
 
 // NewWorker makes a worker; nothing runs until Start.
@@ -34,12 +37,16 @@ func NewWorker() *Worker {
 // ends the worker's work.
 func (w *Worker) Start(ctx context.Context) error {
 	w.mu.Lock()
-	defer w.mu.Unlock()
 	if w.started {
+		w.mu.Unlock()
 		return ErrStarted
 	}
 	w.started = true
 	w.ctx, w.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	w.mu.Unlock()
+	if w.onStart != nil {
+		w.onStart(ctx)
+	}
 	return nil
 }
 

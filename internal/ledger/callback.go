@@ -142,6 +142,7 @@ func (l *Ledger) ReceiveCallback(ctx context.Context, signature string, body []b
 	}
 	cb, err := l.verify(signature, body)
 	if err != nil {
+		l.obs.CallbackRefused() // metrics: nothing of it is stored
 		return CallbackResult{}, fmt.Errorf("%w: %w", ErrCallbackRefused, err)
 	}
 	res := CallbackResult{RefNumber: cb.RefNumber, NIS: cb.NIS, Status: CallbackUnconfirmed}
@@ -321,12 +322,15 @@ func (l *Ledger) recordConfirmation(ctx context.Context, n notice, payment []bil
 		encoded = string(b)
 	}
 	now := store.Time(l.now())
+	var received nullTime // when it first arrived: the metrics time its confirmation from then
+	settled := false
 	err := l.writeTx(ctx, func(tx *sql.Tx) error {
 		var current string
-		if err := tx.QueryRowContext(ctx, `SELECT status FROM ledger_callbacks WHERE ref_number = $1`, n.ref).Scan(&current); err != nil {
+		if err := tx.QueryRowContext(ctx, `SELECT status, received_at FROM ledger_callbacks WHERE ref_number = $1`, n.ref).Scan(&current, &received); err != nil {
 			return err
 		}
-		if CallbackStatus(current) != CallbackUnconfirmed {
+		settled = CallbackStatus(current) == CallbackUnconfirmed
+		if !settled {
 			res.Status = CallbackStatus(current)
 			return nil
 		}
@@ -362,6 +366,9 @@ func (l *Ledger) recordConfirmation(ctx context.Context, n notice, payment []bil
 	})
 	if err != nil {
 		return res, fmt.Errorf("ledger: record the confirmation of callback %s: %w", n.ref, err)
+	}
+	if settled {
+		l.obs.CallbackSettled(res.Status, max(now.Sub(received.t), 0))
 	}
 	if res.Status == CallbackDisputed && len(res.Disagreements) > 0 {
 		l.log.Warn("ledger: a payment callback disagrees with the service; only the service's records are in the ledger",

@@ -25,6 +25,9 @@ type Config struct {
 	Verify func(signature string, body []byte) (billing.Callback, error)
 	// Logger receives what the ledger cannot tell a caller (a pending callback, a sync's trouble).
 	Logger *slog.Logger
+	// Observer is told of refused callbacks, confirmations and sync runs, for the portal's
+	// metrics (internal/metrics); nil: nobody.
+	Observer Observer
 }
 
 // Ledger is the portal's read model of the billing service; safe for concurrent use.
@@ -35,6 +38,7 @@ type Ledger struct {
 	now     func() time.Time // the clock's Now
 	verify  func(string, []byte) (billing.Callback, error)
 	log     *slog.Logger
+	obs     Observer // the metrics' hook (observe.go)
 	postgre bool
 	// maxFound is how many students a bills search names one by one (defaultMaxFound;
 	// a test lowers it to exercise the join).
@@ -57,6 +61,10 @@ func New(ctx context.Context, cfg Config) (*Ledger, error) {
 		log:      cmp.Or(cfg.Logger, slog.Default()),
 		postgre:  cfg.DB.Dialect() == store.DialectPostgres,
 		maxFound: defaultMaxFound,
+		obs:      cfg.Observer,
+	}
+	if l.obs == nil {
+		l.obs = unobserved{}
 	}
 	if err := l.checkZone(ctx); err != nil {
 		return nil, err

@@ -388,6 +388,7 @@ func (s *Syncer) record(ctx context.Context, kind, askedBy string, fn func(r *Ru
 		if werr := s.l.endRun(wctx, runID, r, problem, msg); werr != nil {
 			s.log.Error("ledger sync: record failure", "err", werr)
 		}
+		s.l.obs.SyncRan(kind, problem, r.End.Sub(r.Start))
 		return r, fmt.Errorf("ledger: %s: %w", kind, err)
 	}
 	if err := s.l.setState(wctx, s.l.sql, `attempt_ended_at = $1, attempt_ok = 1, attempt_calls = $2,
@@ -397,6 +398,7 @@ func (s *Syncer) record(ctx context.Context, kind, askedBy string, fn func(r *Ru
 	if err := s.l.endRun(wctx, runID, r, "", ""); err != nil {
 		return r, err
 	}
+	s.l.obs.SyncRan(kind, "", r.End.Sub(r.Start))
 	level := slog.LevelInfo
 	if r.Components.Changed()+r.Payments.Changed()+r.Students+r.Removed+r.Corrected+r.Callbacks == 0 {
 		level = slog.LevelDebug // the every-minute run that found nothing

@@ -29,6 +29,7 @@ import (
 	"github.com/sekolah/portal/internal/ledger"
 	"github.com/sekolah/portal/internal/messagesandbox"
 	"github.com/sekolah/portal/internal/messaging"
+	"github.com/sekolah/portal/internal/metrics"
 	"github.com/sekolah/portal/internal/sandbox"
 	"github.com/sekolah/portal/internal/store"
 	"github.com/sekolah/portal/internal/store/storetest"
@@ -83,6 +84,11 @@ type Options struct {
 	// sync (a test of the portal while it fills, or while the service is down from the
 	// start).
 	NoFirstSync bool
+	// Metrics gives the instance its metrics, served on a listener of their own
+	// (Portal.MetricsURL), as PORTAL_METRICS_ADDR does. The billing client, shared by the
+	// instances, reports its calls to the first instance's. Like Watch, it changes nothing
+	// the portal is given: a portal that sets it still starts from copies.
+	Metrics bool
 }
 
 // Portal is a running portal and its parts.
@@ -98,6 +104,10 @@ type Portal struct {
 	Config     config.Config
 	// Uploads is the upload job runner, started with the portal.
 	Uploads *uploads.Runner
+	// Metrics and MetricsURL (its /metrics, on a port of its own) are there with
+	// Options.Metrics.
+	Metrics    *metrics.Metrics
+	MetricsURL string
 	// App is every service and worker of this instance, wired as cmd/portal wires them.
 	App   *app.App
 	clock *portalClock
@@ -218,6 +228,11 @@ func Start(t testing.TB, opts Options) *Portal {
 		Timeout: cfg.UpstreamTimeout, Deadline: cfg.UpstreamDeadline, Now: sbNow(sb),
 		RetryBase: 10 * time.Millisecond, RetryMax: 50 * time.Millisecond,
 	}
+	var m *metrics.Metrics
+	if opts.Metrics {
+		m = newMetrics(t, cfg, clk, log)
+		billingCfg.Observe = m.BillingCall
+	}
 	if opts.Billing != nil {
 		opts.Billing(&billingCfg)
 	}
@@ -230,7 +245,8 @@ func Start(t testing.TB, opts Options) *Portal {
 		sbServer.Close()
 		sb.Close()
 	})
-	p := &Portal{DB: db, Sandbox: sb, SandboxURL: sbServer.URL, Billing: client, Config: cfg, clock: clk, opts: opts, log: log, dbURL: dbURL}
+	p := &Portal{DB: db, Sandbox: sb, SandboxURL: sbServer.URL, Billing: client, Config: cfg, clock: clk, opts: opts, log: log, dbURL: dbURL,
+		Metrics: m}
 	if opts.Messages {
 		p.startMessages(t, "http://"+ln.Addr().String()+"/hooks/whatsapp")
 	}
@@ -257,7 +273,7 @@ func (p *Portal) serve(t testing.TB, ln net.Listener) {
 	if p.WhatsApp != nil {
 		sandboxed = map[messaging.Channel]bool{messaging.WhatsApp: true, messaging.Email: true}
 	}
-	a, err := app.New(t.Context(), app.Options{Config: p.Config, DB: p.DB, Billing: p.Billing, Logger: p.log, Now: p.clock.now,
+	a, err := app.New(t.Context(), app.Options{Config: p.Config, DB: p.DB, Billing: p.Billing, Logger: p.log, Now: p.clock.now, Metrics: p.Metrics,
 		MessageSandboxes: sandboxed,
 		// The job runners keep the real clock, as the database's own stamps do (storetest):
 		// their leases lapse and their waits end only as time passes, which a fixed clock
@@ -308,8 +324,16 @@ func (p *Portal) serve(t testing.TB, ln net.Listener) {
 	}
 	srv.Start()
 	p.URL, p.Server, p.Auth, p.Uploads, p.App = srv.URL, srv, a.Auth, a.Uploads, a
+	var metricsSrv *httptest.Server
+	if p.Metrics != nil {
+		metricsSrv = httptest.NewServer(p.Metrics.Handler())
+		p.MetricsURL = metricsSrv.URL + metrics.Path
+	}
 	p.stop = sync.OnceFunc(func() {
 		srv.Close()
+		if metricsSrv != nil {
+			metricsSrv.Close()
+		}
 		stopCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		if err := a.Stop(stopCtx); err != nil {
@@ -332,6 +356,9 @@ func (p *Portal) Instance(t testing.TB) *Portal {
 	t.Helper()
 	q := &Portal{DB: p.DB, Sandbox: p.Sandbox, SandboxURL: p.SandboxURL, Billing: p.Billing, Config: p.Config, clock: p.clock, opts: p.opts,
 		log: p.log, dbURL: p.dbURL}
+	if p.opts.Metrics {
+		q.Metrics = newMetrics(t, q.Config, q.clock, q.log)
+	}
 	if q.dbURL != "" {
 		q.DB = storetest.Open(t, q.dbURL) // its own pool, as another process has
 	}
@@ -371,6 +398,16 @@ func (p *Portal) AwaitCallbacks(t testing.TB) {
 		case <-time.After(10 * time.Millisecond):
 		}
 	}
+}
+
+// newMetrics builds an instance's metrics on the portal's clock.
+func newMetrics(t testing.TB, cfg config.Config, clk *portalClock, log *slog.Logger) *metrics.Metrics {
+	t.Helper()
+	m, err := metrics.New(metrics.Config{Clock: clock.New(clk.now, cfg.Location), Log: log})
+	if err != nil {
+		t.Fatalf("metrics: %v", err)
+	}
+	return m
 }
 
 // sbNow keeps the client's daily password on the sandbox's clock, fixed or not.

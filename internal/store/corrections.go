@@ -65,35 +65,46 @@ func scanCorrectionJob(row interface{ Scan(...any) error }) (CorrectionJob, erro
 // same upload is ErrConflict: an upload is undone once.
 func (db *DB) CreateCorrectionJob(ctx context.Context, j CorrectionJob, items []CorrectionItem) error {
 	now := db.Now()
-	err := db.InTx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO correction_jobs (id, kind, source, upload_id, field, value, reason, selection,
-			state, actor_id, actor, actor_role, actor_ip, total, left_out, amount_before, amount_after, created_at, updated_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $18)`,
-			j.ID, j.Kind, j.Source, j.UploadID, j.Field, j.Value, j.Reason, j.Selection, j.State, j.ActorID, j.Actor, j.ActorRole,
-			j.ActorIP, len(items), j.LeftOut, j.AmountBefore, j.AmountAfter, now); err != nil {
-			return err
-		}
-		stmt, err := tx.PrepareContext(ctx, `INSERT INTO correction_items (job_id, seq, chunk, component_id, nis, student_name,
-			item_name, amount, payload, state, problem, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`)
-		if err != nil {
-			return err
-		}
-		defer stmt.Close()
-		for _, it := range items {
-			if _, err := stmt.ExecContext(ctx, j.ID, it.Seq, it.Chunk, it.ComponentID, it.NIS, it.StudentName, it.Name, it.Amount,
-				it.Payload, it.State, it.Problem, now); err != nil {
-				return err
-			}
-		}
-		_, err = tx.ExecContext(ctx, `UPDATE correction_jobs SET
-			skipped_count = (SELECT COUNT(*) FROM correction_items WHERE job_id = $1 AND state = 'skipped') WHERE id = $1`, j.ID)
-		return err
-	})
+	err := db.InTx(ctx, func(tx *sql.Tx) error { return insertCorrectionJob(ctx, tx, j, items, now) })
 	if IsUniqueViolation(err) {
 		return fmt.Errorf("store: correction job for upload %s: %w", j.UploadID, ErrConflict)
 	}
 	if err != nil {
 		return fmt.Errorf("store: create correction job: %w", err)
+	}
+	return nil
+}
+
+// insertCorrectionJob writes a job and its items in tx (a job made together with a record
+// of its own kind, such as an instalment split, shares the transaction).
+func insertCorrectionJob(ctx context.Context, tx *sql.Tx, j CorrectionJob, items []CorrectionItem, now time.Time) error {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO correction_jobs (id, kind, source, upload_id, field, value, reason, selection,
+		state, actor_id, actor, actor_role, actor_ip, total, left_out, amount_before, amount_after, created_at, updated_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $18)`,
+		j.ID, j.Kind, j.Source, j.UploadID, j.Field, j.Value, j.Reason, j.Selection, j.State, j.ActorID, j.Actor, j.ActorRole,
+		j.ActorIP, len(items), j.LeftOut, j.AmountBefore, j.AmountAfter, now); err != nil {
+		return err
+	}
+	if err := insertCorrectionItems(ctx, tx, j.ID, items, now); err != nil {
+		return err
+	}
+	_, err := tx.ExecContext(ctx, `UPDATE correction_jobs SET
+		skipped_count = (SELECT COUNT(*) FROM correction_items WHERE job_id = $1 AND state = 'skipped') WHERE id = $1`, j.ID)
+	return err
+}
+
+func insertCorrectionItems(ctx context.Context, tx *sql.Tx, jobID string, items []CorrectionItem, now time.Time) error {
+	stmt, err := tx.PrepareContext(ctx, `INSERT INTO correction_items (job_id, seq, chunk, component_id, nis, student_name,
+		item_name, amount, payload, state, problem, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`)
+	if err != nil {
+		return err
+	}
+	defer stmt.Close()
+	for _, it := range items {
+		if _, err := stmt.ExecContext(ctx, jobID, it.Seq, it.Chunk, it.ComponentID, it.NIS, it.StudentName, it.Name, it.Amount,
+			it.Payload, it.State, it.Problem, now); err != nil {
+			return err
+		}
 	}
 	return nil
 }

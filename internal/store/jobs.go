@@ -28,6 +28,30 @@ type JobLeases struct {
 // JobLeases are the leases of the jobs in table t.
 func (db *DB) JobLeases(t JobTable) JobLeases { return JobLeases{db: db, table: t} }
 
+// Kind names the jobs of the table for the metrics: the table's name without "_jobs"
+// ("upload" for upload_jobs).
+func (l JobLeases) Kind() string { return strings.TrimSuffix(string(l.table), "_jobs") }
+
+// Census counts, of the jobs ids, those whose lease an instance holds at now and those
+// waiting for the service (waiting_since set), in one statement (the metrics read it).
+func (l JobLeases) Census(ctx context.Context, ids []string, now time.Time) (held, waiting int, err error) {
+	if len(ids) == 0 {
+		return 0, 0, nil
+	}
+	args := []any{Time(now)}
+	ph := make([]string, len(ids))
+	for i, id := range ids {
+		args = append(args, id)
+		ph[i] = "$" + strconv.Itoa(len(args))
+	}
+	if err := l.db.sql.QueryRowContext(ctx, `SELECT
+		COUNT(CASE WHEN lease_owner <> '' AND lease_until IS NOT NULL AND lease_until >= $1 THEN 1 END),
+		COUNT(waiting_since) FROM `+string(l.table)+` WHERE id IN (`+strings.Join(ph, ",")+`)`, args...).Scan(&held, &waiting); err != nil {
+		return 0, 0, fmt.Errorf("store: census of %s: %w", l.table, err)
+	}
+	return held, waiting, nil
+}
+
 func (l JobLeases) row(id string) leaseRow {
 	return leaseRow{table: string(l.table), keyColumn: "id", key: id, what: string(l.table) + " " + id}
 }

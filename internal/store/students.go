@@ -61,10 +61,12 @@ func (s Student) HasTotals() bool { return !s.TotalsAt.IsZero() }
 // StudentFilter selects roster entries: Query matches the NIS prefix or any part of the
 // name, Class the description exactly.
 type StudentFilter struct {
-	Query  string
-	Class  string
-	Offset int
-	Limit  int
+	Query string
+	Class string
+	// Statuses keeps the students whose standing is one of them (none: every student).
+	Statuses []string
+	Offset   int
+	Limit    int
 	// ClassOrder lists the classes in the order the rows follow (the portal's natural
 	// order, i18n.SortNatural of Classes); classes not in it come after them. Without
 	// it the rows follow the classes' byte order.
@@ -238,6 +240,13 @@ func (db *DB) ListStudents(ctx context.Context, f StudentFilter) ([]Student, int
 	}
 	if f.Class != "" {
 		where = append(where, "description = "+arg(f.Class))
+	}
+	if len(f.Statuses) > 0 {
+		ph := make([]string, len(f.Statuses))
+		for i, st := range f.Statuses {
+			ph[i] = arg(st)
+		}
+		where = append(where, "status IN ("+strings.Join(ph, ", ")+")")
 	}
 	cond := ""
 	if len(where) > 0 {

@@ -77,6 +77,8 @@ func (s *Service) Classes(ctx context.Context) ([]string, error) {
 // Query asks for a page of the roster: a search by NIS or name, a class, the page.
 type Query struct {
 	Search, Class string
+	// Statuses keeps the students of these standings (none: every student).
+	Statuses      []Status
 	Offset, Limit int
 }
 
@@ -95,8 +97,12 @@ func (s *Service) List(ctx context.Context, q Query) (Page, error) {
 	if err != nil {
 		return Page{}, err
 	}
-	rows, total, err := s.DB.ListStudents(ctx, store.StudentFilter{Query: q.Search, Class: q.Class, Offset: q.Offset, Limit: q.Limit,
-		ClassOrder: classes})
+	statuses := make([]string, len(q.Statuses))
+	for i, st := range q.Statuses {
+		statuses[i] = string(st)
+	}
+	rows, total, err := s.DB.ListStudents(ctx, store.StudentFilter{Query: q.Search, Class: q.Class, Statuses: statuses,
+		Offset: q.Offset, Limit: q.Limit, ClassOrder: classes})
 	if err != nil {
 		return Page{}, fmt.Errorf("students: list: %w", err)
 	}

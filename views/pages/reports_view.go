@@ -91,6 +91,11 @@ type OutstandingReport struct {
 	Today    time.Time
 	Students int
 	Total    OutstandingRow
+	// Former counts the former students among them (graduated, moved, left) and what
+	// they owe; AlumniURL is their own report.
+	Former      int
+	FormerTotal int64
+	AlumniURL   string
 }
 
 // OutstandingRow is one student's arrears (or the total): the overdue part, the not yet
@@ -108,6 +113,8 @@ type OutstandingRow struct {
 	FollowUpURL, ReminderURL  string
 	LastAt                    time.Time
 	LastChannel, LastBy       string
+	// Standing is the student's status: a former student's is named beside them.
+	Standing StandingInfo
 }
 
 // StatementView is a student's statement page.

@@ -34,12 +34,17 @@ const ActionExtendPay = "payment.extend_pay"
 
 var (
 	keyUntil audit.Key = "until"
-	// extendedUntil is the new expiry: "diperpanjang sampai 30 Des 2026".
+	// extendedUntil is the new expiry: "diperpanjang sampai 30 Des 2026" (a value that is
+	// not a day, which the counter never writes, shown as it was recorded).
 	extendedUntil = audit.NewFigure("until", []audit.Key{keyUntil}, func(p i18n.Printer, a audit.Args) string {
-		if d, err := time.Parse(time.DateOnly, a.Get(keyUntil)); err == nil {
-			return p.T("payments.extend.audit_until", p.Day(d))
+		v := a.Get(keyUntil)
+		if v == "" {
+			return ""
 		}
-		return ""
+		if d, err := time.Parse(time.DateOnly, v); err == nil {
+			v = p.Day(d)
+		}
+		return p.T("payments.extend.audit_until", v)
 	})
 	auditExtendPay = audit.Register(audit.Action{Code: ActionExtendPay, About: audit.AboutStudent,
 		Shows: []audit.Figure{audit.ItemName, extendedUntil, audit.Money, audit.Receipt}, Keeps: []audit.Key{audit.KeyComp},

@@ -79,7 +79,7 @@ func TestBrowserCorrectionsRoundTrip(t *testing.T) {
 
 	b.Click(`[data-testid="nav-uploads"]`)
 	b.WaitVisible(`[data-testid="upload-form"]`)
-	b.Do(chromedp.SetUploadFiles(chromedp.CSS(`#f-file`), []string{path}))
+	b.SetUploadFiles(`#f-file`, path)
 	b.Click(`[data-testid="upload-submit"]`)
 	b.WaitVisible(`[data-testid="upload-changes"]`)
 	if got := b.Text(`[data-testid="count-changes"]`); got != "2" {
@@ -176,7 +176,7 @@ func TestBrowserNaikKelas(t *testing.T) {
 	b.Visit("/uploads")
 	b.WaitVisible(`[data-testid="upload-form"]`)
 	b.Do(chromedp.Evaluate[chromedp.Void](`document.querySelector("#f-kind").value = "students"`))
-	b.Do(chromedp.SetUploadFiles(chromedp.CSS(`#f-file`), []string{path}))
+	b.SetUploadFiles(`#f-file`, path)
 	b.Click(`[data-testid="upload-submit"]`)
 	b.WaitVisible(`[data-testid="upload-changes"]`)
 	for sel, want := range map[string]string{`[data-testid="count-changes"]`: "5", `[data-testid="count-new"]`: "1", `[data-testid="count-already"]`: "1"} {

@@ -153,7 +153,7 @@ func TestBrowserUndoUpload(t *testing.T) {
 	b := p.NewBrowser(t)
 	b.SignIn("finance", portaltest.Password)
 	b.Visit("/uploads")
-	b.Do(chromedp.SetUploadFiles(chromedp.CSS(`#f-file`), []string{sh.Path}))
+	b.SetUploadFiles(`#f-file`, sh.Path)
 	b.Click(`[data-testid="upload-submit"]`)
 	b.WaitVisible(`[data-testid="upload-counts"]`)
 	b.Do(chromedp.Evaluate[chromedp.Void](`window.confirm = () => true`))

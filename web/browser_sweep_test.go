@@ -96,6 +96,7 @@ func sweepPages(t *testing.T, p *portaltest.Portal, role string) []sweepPage {
 	add("student-new", "/students/new")
 	add("bulk-correct", first("/bills?account=SPP", `[data-testid="bulk-correct"]`))
 	add("uploads-history", "/uploads/history")
+	add("notices", "/notices")
 	if role != "admin" {
 		return out
 	}

@@ -82,7 +82,7 @@ func TestBrowserUploadComponents(t *testing.T) {
 		t.Fatalf("template rows: %q", rows)
 	}
 
-	b.Do(chromedp.SetUploadFiles(chromedp.CSS(`#f-file`), []string{sh.Path}))
+	b.SetUploadFiles(`#f-file`, sh.Path)
 	b.Click(`[data-testid="upload-submit"]`)
 	// The check runs in the background; the page polls until the preview is there.
 	b.WaitVisible(`[data-testid="upload-counts"]`)

@@ -23,6 +23,7 @@ import (
 	"github.com/sekolah/portal/internal/letters"
 	"github.com/sekolah/portal/internal/messaging"
 	"github.com/sekolah/portal/internal/metrics"
+	"github.com/sekolah/portal/internal/outbox"
 	"github.com/sekolah/portal/internal/parents"
 	"github.com/sekolah/portal/internal/registration"
 	"github.com/sekolah/portal/internal/reports"
@@ -55,6 +56,7 @@ type Handler struct {
 	parents      *parents.Service
 	parentPages  *parents.Limiter // how often one address opens parent pages
 	messaging    *messaging.Service
+	outbox       *outbox.Service // the messages the portal sends parents on its own
 	uploads      *uploads.Runner
 	corrections  *corrections.Runner
 	ledger       *ledger.Ledger // what every page reads
@@ -79,7 +81,7 @@ func newHandler(d Deps) *Handler {
 	cs.MaxAge(0)
 	h := &Handler{
 		cfg: a.Config, auth: a.Auth, auditLog: a.Audit, writer: a.Writer, reports: a.Reports,
-		students: a.Students, registration: a.Registration, counter: a.Counter, school: a.School, followups: a.FollowUps, letters: a.Letters, parents: a.Parents, parentPages: a.ParentPages, messaging: a.Messaging, uploads: a.Uploads, corrections: a.Corrections, ledger: a.Ledger, sync: a.Sync,
+		students: a.Students, registration: a.Registration, counter: a.Counter, school: a.School, followups: a.FollowUps, letters: a.Letters, parents: a.Parents, parentPages: a.ParentPages, messaging: a.Messaging, outbox: a.Outbox, uploads: a.Uploads, corrections: a.Corrections, ledger: a.Ledger, sync: a.Sync,
 		log: a.Log, sessions: cs, clk: a.Clock, ping: a.Ping, callbacks: a.Callbacks, metrics: a.Metrics,
 	}
 	if h.log == nil {

@@ -188,7 +188,10 @@ func TestMetricsOfAPortal(t *testing.T) {
 	var up metricstest.Scrape
 	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(50 * time.Millisecond) {
 		up = scrape()
-		if up.Value("portal_payment_callbacks_unconfirmed") == 0 {
+		// The confirmation is counted and timed just after its transaction, so the gauge
+		// (read from the database) can say 0 a moment before the counters move.
+		if up.Value("portal_payment_callbacks_unconfirmed") == 0 && up.Value("portal_payment_callback_confirmation_seconds", "status", "confirmed") >= 2 &&
+			delta(refused, up, "portal_payment_callbacks_confirmed_total") >= 1 {
 			break
 		}
 		if time.Now().After(deadline) {

@@ -171,6 +171,16 @@ func New(d Deps) http.Handler {
 				})
 			})
 
+			// Messages to parents in bulk (the outbox): arrears follow-ups of the arrears
+			// report's selection, a term's bill notices for a class; previewed, then queued.
+			r.Group(func(r chi.Router) {
+				r.Use(h.require(auth.WriteBilling))
+				r.Get("/followups/bulk", h.previewFollowUps)
+				r.Post("/followups/bulk", h.sendFollowUps)
+				r.Get("/notices", h.previewNotices)
+				r.Post("/notices", h.sendNotices)
+			})
+
 			// Bills: the browser and the upcoming dues.
 			r.Route("/bills", func(r chi.Router) {
 				r.Use(h.require(auth.ReadBilling))
@@ -259,6 +269,7 @@ func New(d Deps) http.Handler {
 				r.Get("/settings/messages", h.showMessagesSettings)
 				r.Post("/settings/messages", h.saveMessagesSettings)
 				r.Post("/settings/messages/test", h.sendTestMessage)
+				r.Post("/settings/messages/sending", h.saveOutboxSettings)
 				r.Get("/settings/messages/sent", h.listSentMessages)
 				r.Get("/settings/data", h.showDataSettings)
 				r.Post("/settings/data/reconcile", h.askReconcile)

@@ -25,6 +25,10 @@ func (h *Handler) showMessagesSettings(w http.ResponseWriter, r *http.Request) {
 	for _, k := range messaging.Kinds() {
 		v.Templates = append(v.Templates, templateRow(ctx, k, tpls[k]))
 	}
+	if v.Outbox, err = h.currentOutboxSettings(ctx); err != nil {
+		h.serverError(w, r, err)
+		return
+	}
 	h.render(w, r, http.StatusOK, pages.SettingsMessages(v))
 }
 
@@ -74,6 +78,7 @@ func (h *Handler) saveMessagesSettings(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v := h.messagesSettingsView(ctx)
+	v.Outbox, _ = h.currentOutboxSettings(ctx)
 	v.Errors = problemMessages(ctx, ps)
 	for _, k := range messaging.Kinds() {
 		v.Templates = append(v.Templates, templateRow(ctx, k, in[k]))
@@ -97,6 +102,7 @@ func (h *Handler) sendTestMessage(w http.ResponseWriter, r *http.Request) {
 		for _, k := range messaging.Kinds() {
 			v.Templates = append(v.Templates, templateRow(ctx, k, tpls[k]))
 		}
+		v.Outbox, _ = h.currentOutboxSettings(ctx)
 		v.TestChannel, v.TestTo, v.TestError = string(ch), r.PostFormValue("to"), msg
 		h.render(w, r, status, pages.SettingsMessages(v))
 	}

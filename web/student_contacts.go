@@ -8,7 +8,6 @@ import (
 	"github.com/sekolah/portal/internal/auth"
 	"github.com/sekolah/portal/internal/followups"
 	"github.com/sekolah/portal/internal/i18n"
-	"github.com/sekolah/portal/internal/messaging"
 	"github.com/sekolah/portal/internal/parents"
 	"github.com/sekolah/portal/internal/problem"
 	"github.com/sekolah/portal/internal/students"
@@ -96,11 +95,7 @@ func (h *Handler) parentsCard(ctx context.Context, s students.Student) (pages.Pa
 	case errors.Is(err, parents.ErrOptedOut):
 		blocked = i18n.T(ctx, "followups.opted_out", s.Name)
 	}
-	if ms, _, err := h.messaging.Recent(ctx, messaging.Filter{NIS: s.NIS, Limit: 5}); err != nil {
-		h.log.Warn("messages to the parents", "nis", s.NIS, "err", err)
-	} else {
-		v.Messages = sentMessages(ctx, ms)
-	}
+	// The messages to the parents are the student page's own block (studentOutbox).
 	link, err := h.parents.Link(ctx, s.NIS)
 	if err != nil {
 		h.log.Error("parent page link", "nis", s.NIS, "err", err)

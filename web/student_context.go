@@ -8,6 +8,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/i18n"
 	"github.com/sekolah/portal/internal/students"
 	"github.com/sekolah/portal/views/pages"
 )
@@ -56,6 +57,20 @@ func studentInfo(s students.Student) pages.StudentInfo {
 	}
 	return pages.StudentInfo{NIS: s.NIS, Name: s.Name, KeyName: keyName, Phone: s.Phone, Email: s.Email,
 		Class: s.Description, Source: s.Source, SyncedAt: s.SyncedAt}
+}
+
+// studentAid words the government-aid flags a Dapodik export gave the student.
+func studentAid(ctx context.Context, s students.Student) []string {
+	var out []string
+	for _, a := range []struct {
+		on  bool
+		key string
+	}{{s.Aid.KIP, "uploads.aid.kip"}, {s.Aid.KPS, "uploads.aid.kps"}, {s.Aid.PIP, "uploads.aid.pip"}} {
+		if a.on {
+			out = append(out, i18n.T(ctx, a.key))
+		}
+	}
+	return out
 }
 
 // studentHasPayments asks the one place that decides whether a student can be deleted.

@@ -20,7 +20,9 @@ func (h *Handler) studentView(r *http.Request) (pages.StudentView, int) {
 	today := h.today()
 	v := pages.StudentView{Student: studentInfo(s), Today: today, CanWrite: can(ctx, auth.WriteBilling), PayURL: paymentNewURL(s.NIS),
 		LetterURL: letterURL(s.NIS), ReminderURL: reminderURL(s.NIS), FollowUpURL: followUpURL(s.NIS)}
+	v.Student.Aid = studentAid(ctx, s)
 	v.Parents, v.NoWhatsApp = h.parentsCard(ctx, s)
+	v.Outbox = h.studentOutbox(ctx, s.NIS)
 	acc, err := students.LoadAccount(ctx, h.ledger, s.NIS, today)
 	if errors.Is(err, billing.ErrNotFound) {
 		err = nil // on the roster with no component at all (the ledger knows no bill of theirs)

@@ -10,7 +10,7 @@ import (
 )
 
 func (h *Handler) uploadNewView(ctx context.Context, form pages.UploadForm) (pages.UploadNewView, error) {
-	v := pages.UploadNewView{Form: form, Kinds: uploadKindOptions(ctx),
+	v := pages.UploadNewView{Form: form, Kinds: uploadKindOptions(ctx), Accept: uploads.Accept,
 		MaxMB: strconv.FormatInt(h.cfg.UploadMaxBytes>>20, 10)}
 	if h.cfg.UploadMaxBytes < 1<<20 {
 		v.MaxMB = strconv.FormatFloat(float64(h.cfg.UploadMaxBytes)/(1<<20), 'f', 1, 64)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/sekolah/portal/internal/i18n"
@@ -80,6 +81,10 @@ func (h *Handler) uploadView(ctx context.Context, j uploads.Job, offset int) (pa
 	if j.Problem != "" {
 		v.Problem = uploads.FileMessage(p, j.Problem, j.ProblemArgs)
 	}
+	if rd, ok := uploads.ReadingOf(j); ok && j.State != uploads.StateInvalid {
+		v.Reading = uploadReadingView(ctx, rd)
+	}
+	uploadAcks(ctx, j, &v)
 	if j.State == uploads.StateHeld {
 		earlier, err := h.uploads.Earlier(ctx, j)
 		if err != nil {
@@ -108,7 +113,8 @@ func (h *Handler) uploadView(ctx context.Context, j uploads.Job, offset int) (pa
 	if j.Issues > uploadIssuesPage || j.IssuesKept < j.Issues {
 		for _, k := range j.IssueKinds {
 			v.IssueKinds = append(v.IssueKinds, pages.UploadIssueKindRow{Column: uploads.ColumnName(k.Col), Count: k.Count,
-				Example: uploads.IssueOf(uploads.StoredIssue{Row: k.Row, Col: k.Col, Code: k.Code, Args: k.Args}).Message(p)})
+				Example: uploads.IssueOf(uploads.StoredIssue{Row: k.Row, Col: k.Col, Code: k.Code, Args: k.Args}).Message(p),
+				Warning: uploads.IsWarning(k.Code)})
 		}
 	}
 	if j.IssuesKept > 0 {
@@ -119,7 +125,7 @@ func (h *Handler) uploadView(ctx context.Context, j uploads.Job, offset int) (pa
 		}
 		for _, is := range list {
 			v.Issues = append(v.Issues, pages.UploadIssueRow{Row: is.Row, Cell: uploads.CellName(is.Col, is.Row),
-				Message: uploads.IssueOf(is).Message(p)})
+				Message: uploads.IssueOf(is).Message(p), Warning: uploads.IsWarning(is.Code)})
 		}
 		v.IssuePager = components.Pager{Offset: offset, Limit: uploadIssuesPage, Shown: len(v.Issues), Total: j.IssuesKept,
 			Target: "#upload-issues", URL: func(off int) string {
@@ -168,6 +174,66 @@ func (h *Handler) uploadView(ctx context.Context, j uploads.Job, offset int) (pa
 	return v, nil
 }
 
+// uploadReadingView says how the file was read: its format, the sheet (and why another
+// than the active one), the hidden sheets left unread, the heading rows, the columns not
+// read.
+func uploadReadingView(ctx context.Context, rd uploads.Reading) *pages.UploadReadingView {
+	v := &pages.UploadReadingView{Format: i18n.T(ctx, "uploads.reading.format."+rd.Format), Sheet: rd.Sheet}
+	if rd.Format == "csv" && rd.Encoding != "" {
+		sep := rd.Delimiter
+		if sep == "\t" {
+			sep = "Tab"
+		}
+		v.Format = i18n.T(ctx, "uploads.reading.csv", rd.Encoding, sep)
+	}
+	if rd.Active != "" {
+		v.OtherSheet = i18n.T(ctx, "uploads.reading.other_sheet", rd.Active, rd.Sheet)
+	}
+	if len(rd.Hidden) > 0 {
+		v.Hidden = i18n.T(ctx, "uploads.reading.hidden", strings.Join(rd.Hidden, ", "))
+	}
+	switch {
+	case rd.SubHeaderRow > 0:
+		v.HeaderRows = i18n.T(ctx, "uploads.reading.header_rows", strconv.Itoa(rd.HeaderRow), strconv.Itoa(rd.SubHeaderRow))
+	case rd.HeaderRow > 0:
+		v.HeaderRows = i18n.T(ctx, "uploads.reading.header_row", strconv.Itoa(rd.HeaderRow))
+	}
+	for _, c := range rd.Ignored {
+		v.Ignored = append(v.Ignored, pages.UploadIgnoredColumn{Col: c.Col, Header: c.Header})
+	}
+	return v
+}
+
+// uploadAcks adds the kinds of warning to acknowledge before the commit (each with how many
+// cells and the first one's message), and after it the kinds that were.
+func uploadAcks(ctx context.Context, j uploads.Job, v *pages.UploadView) {
+	p := i18n.From(ctx)
+	for _, k := range j.IssueKinds {
+		if uploads.IsWarning(k.Code) {
+			v.Warnings += k.Count
+		}
+	}
+	for _, code := range uploads.AckCodes(j) {
+		row := pages.UploadAckRow{Code: code, Label: i18n.T(ctx, "uploads.ack."+code)}
+		for _, k := range j.IssueKinds {
+			if strings.HasSuffix(k.Code, "."+code) {
+				row.Count += k.Count
+				if row.Example == "" {
+					row.Example = uploads.IssueOf(uploads.StoredIssue{Row: k.Row, Col: k.Col, Code: k.Code, Args: k.Args}).Message(p)
+				}
+			}
+		}
+		v.Acks = append(v.Acks, row)
+	}
+	if len(j.Acknowledged) > 0 {
+		var words []string
+		for _, code := range j.Acknowledged {
+			words = append(words, i18n.T(ctx, "uploads.ack_short."+code))
+		}
+		v.Acknowledged = i18n.T(ctx, "uploads.ack.done", strings.Join(words, ", "))
+	}
+}
+
 // uploadSample is the preview's first rows as they will be sent, in the reader's formats,
 // with each component's student named from the roster.
 func (h *Handler) uploadSample(ctx context.Context, j uploads.Job) ([]pages.UploadSampleRow, error) {
@@ -191,6 +257,9 @@ func (h *Handler) uploadSample(ctx context.Context, j uploads.Job) ([]pages.Uplo
 		out[i] = pages.UploadSampleRow{Row: r.Row, NIS: r.NIS, Student: names[r.NIS], Name: r.Name, Account: r.Account,
 			Class: r.Class, Phone: r.Phone, Email: r.Email, Due: p.Day(r.Due), Expiry: p.Day(r.Expiry),
 			Active: p.Day(r.Active), Notes: r.Notes}
+		for _, a := range r.Aid {
+			out[i].Aid = append(out[i].Aid, i18n.T(ctx, "uploads.aid."+a))
+		}
 		if j.Kind == string(uploads.Components) {
 			out[i].Amount, out[i].Penalty = i18n.Rupiah(r.Amount), i18n.Rupiah(r.Penalty)
 		}

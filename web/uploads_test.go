@@ -192,8 +192,10 @@ func TestUploadComponentsPreviewCommitAndHistory(t *testing.T) {
 		t.Fatalf("error workbook rows: %q", rows)
 	}
 	for i, bad := range sh.Bad {
-		if rows[i+1][9] != strconv.Itoa(bad.Row) || !strings.Contains(rows[i+1][10], "Sel "+bad.Cell+":") {
-			t.Errorf("error workbook row %d = %q, want row %d and cell %s", i+1, rows[i+1], bad.Row, bad.Cell)
+		// The cell where it is now (row i+2 of the error workbook), and where it was.
+		now := bad.Cell[:1] + strconv.Itoa(i+2)
+		if rows[i+1][9] != strconv.Itoa(bad.Row) || !strings.Contains(rows[i+1][10], "Sel "+now+" ("+bad.Cell+" di berkas yang diunggah):") {
+			t.Errorf("error workbook row %d = %q, want row %d and cell %s, now %s", i+1, rows[i+1], bad.Row, bad.Cell, now)
 		}
 	}
 
@@ -356,7 +358,7 @@ func TestUploadRefusesBadFiles(t *testing.T) {
 	t.Parallel()
 	p := portaltest.Start(t, portaltest.Options{Now: uploadNow, Uploads: func(c *uploads.Config) {
 		c.MaxBytes = 64 << 10
-		c.Limits = uploads.Limits{UnzipSize: 256 << 10, UnzipXMLSize: 64 << 10, MaxRows: 1000}
+		c.Limits = uploads.Limits{MaxBytes: 64 << 10, UnzipSize: 256 << 10, MaxRows: 1000}
 	}})
 	c := p.SignedIn(t, "finance")
 	c.Get("/uploads")
@@ -380,32 +382,37 @@ func TestUploadRefusesBadFiles(t *testing.T) {
 	if len(bigData) <= 64<<10 || len(bigData) >= 120<<10 || len(hugeData) <= 200<<10 {
 		t.Fatalf("test files of %d and %d bytes do not straddle the limits", len(bigData), len(hugeData))
 	}
+	png := []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
 	tests := []struct {
 		name, kind, file string
 		data             []byte
 		field, want      string
+		// problem: accepted, then refused once read, with this file problem.
+		problem string
 	}{
-		{"no file", "components", "", nil, "error-file", "Pilih berkas .xlsx"},
-		{"no kind", "", "a.xlsx", good, "error-kind", "Pilih jenis data"},
-		{"csv", "components", "tagihan.csv", []byte("NIS;Nominal\n1;2\n"), "error-file", "bukan berkas Excel .xlsx"},
-		{"renamed text", "components", "tagihan.xlsx", []byte("NIS;Nominal\n1;2\n"), "error-file", ""},
-		{"old excel", "components", "tagihan.xls", []byte{0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1}, "error-file", "Excel lama (.xls)"},
-		{"too big", "components", "big.xlsx", bigData, "error-file", "lebih besar dari"},
-		{"far too big", "components", "huge.xlsx", hugeData, "error-file", "lebih besar dari"},
+		{"no file", "components", "", nil, "error-file", "Pilih berkas .xlsx, .xls, .ods atau .csv", ""},
+		{"no kind", "", "a.xlsx", good, "error-kind", "Pilih jenis data", ""},
+		{"a text file", "components", "tagihan.txt", []byte("NIS;Nominal\n1;2\n"), "error-file", "Unggah berkas Excel (.xlsx, .xls), LibreOffice (.ods) atau CSV", ""},
+		{"a picture renamed", "components", "tagihan.xlsx", png, "", "", "not_spreadsheet"},
+		{"a broken xls", "components", "tagihan.xls", []byte{0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1}, "", "", "unreadable"},
+		{"a web page saved as xls", "components", "tagihan.xls", []byte("<html><body><table><tr><td>NIS</td></tr></table></body></html>"), "", "", "web_page"},
+		{"too big", "components", "big.xlsx", bigData, "error-file", "lebih besar dari", ""},
+		{"far too big", "components", "huge.xlsx", hugeData, "error-file", "lebih besar dari", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			res := postUpload(t, p, c, tt.kind, tt.file, tt.data)
-			if tt.want == "" {
+			if tt.problem != "" {
 				// Refused only once read: the upload's page says why.
 				id := uploadIDFrom(t, res)
 				j := waitUpload(t, p, id)
-				if j.State != uploads.StateInvalid || j.Problem != "not_xlsx" {
+				if j.State != uploads.StateInvalid || j.Problem != tt.problem {
 					t.Fatalf("state %s, problem %q", j.State, j.Problem)
 				}
 				page := c.Get("/uploads/" + id)
-				if msg := page.Doc.Find(`[data-testid="upload-problem"]`).Text(); !strings.Contains(msg, "bukan berkas Excel") {
-					t.Fatalf("problem shown = %q", msg)
+				want := uploads.FileMessage(i18n.NewPrinter(i18n.Indonesian, nil), tt.problem, nil)
+				if msg := page.Doc.Find(`[data-testid="upload-problem"]`).Text(); !strings.Contains(msg, want) {
+					t.Fatalf("problem shown = %q, want %q", msg, want)
 				}
 				return
 			}
@@ -619,9 +626,13 @@ func readWorkbook(t *testing.T, data []byte, sheet string) [][]string {
 func writeZipBomb(t *testing.T, w *bytes.Buffer, size int) {
 	t.Helper()
 	zw := zip.NewWriter(w)
-	for _, name := range []string{"[Content_Types].xml", "xl/workbook.xml"} {
-		f, _ := zw.Create(name)
-		_, _ = f.Write([]byte(`<?xml version="1.0"?><x/>`))
+	for _, part := range [][2]string{
+		{"[Content_Types].xml", `<Types><Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/></Types>`},
+		{"xl/workbook.xml", `<workbook xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets><sheet name="Tagihan" sheetId="1" r:id="rId1"/></sheets></workbook>`},
+		{"xl/_rels/workbook.xml.rels", `<Relationships><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet1.xml"/></Relationships>`},
+	} {
+		f, _ := zw.Create(part[0])
+		_, _ = f.Write([]byte(part[1]))
 	}
 	f, err := zw.CreateHeader(&zip.FileHeader{Name: "xl/worksheets/sheet1.xml", Method: zip.Deflate})
 	if err != nil {

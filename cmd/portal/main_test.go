@@ -419,7 +419,7 @@ func TestMetricsListener(t *testing.T) {
 		t.Errorf("scrape: database up %v, goroutines %v, lag %v, login pages %v", s.Value("portal_database_up"), s.Has("go_goroutines"),
 			s.Has("portal_ledger_sync_lag_seconds"), s.Value("portal_http_request_duration_seconds", "route", "/login"))
 	}
-	if !slices.Equal(s.LabelValues("portal_jobs_queued", "kind"), []string{"correction", "upload"}) {
+	if !slices.Equal(s.LabelValues("portal_jobs_queued", "kind"), []string{"correction", "outbox", "upload"}) {
 		t.Errorf("job kinds: %v", s.LabelValues("portal_jobs_queued", "kind"))
 	}
 	if code, body := get("http://" + addr + "/metrics"); code != http.StatusNotFound || strings.Contains(body, "go_goroutines") {

@@ -3,7 +3,8 @@
 // runs and internal/portaltest tests. web.New takes the App and only builds routes.
 //
 // The workers (the uploads runner, the ledger's sync, the payment callbacks' confirmer,
-// the pruner of old sign-in attempts and expired sessions) start with Start and stop with
+// the corrections runner, the pruner of old sign-in attempts and expired sessions, the
+// registration intake, the message outbox) start with Start and stop with
 // Stop, which returns only once none of them runs any more: the caller closes the
 // database after it.
 package app
@@ -33,6 +34,7 @@ import (
 	"github.com/sekolah/portal/internal/mail"
 	"github.com/sekolah/portal/internal/messaging"
 	"github.com/sekolah/portal/internal/metrics"
+	"github.com/sekolah/portal/internal/outbox"
 	"github.com/sekolah/portal/internal/parents"
 	"github.com/sekolah/portal/internal/registration"
 	"github.com/sekolah/portal/internal/reports"
@@ -66,6 +68,8 @@ type Options struct {
 	Callbacks func(*ledger.ConfirmConfig)
 	// Corrections adjusts the correction job runner's configuration before it is built.
 	Corrections func(*corrections.Config)
+	// Outbox adjusts the message outbox's configuration before it is built.
+	Outbox func(*outbox.Config)
 	// MessageSandboxes are the channels whose configuration points at an embedded message
 	// sandbox (cmd/portal's demo, the tests): the pages say nothing leaves the machine.
 	MessageSandboxes map[messaging.Channel]bool
@@ -119,6 +123,9 @@ type App struct {
 	Messaging *messaging.Service
 	// ParentPages bounds how often one address opens parent pages.
 	ParentPages *parents.Limiter
+	// Outbox writes the messages the portal sends parents on its own (receipts,
+	// reminders, follow-ups, notices) and sends them, paced, under leases (a worker).
+	Outbox *outbox.Service
 
 	// Ledger is the portal's read model of the service: every page reads it.
 	Ledger *ledger.Ledger
@@ -184,7 +191,11 @@ func New(ctx context.Context, o Options) (*App, error) {
 		return nil, fmt.Errorf("app: %w", err)
 	}
 	ccb := ledger.ConfirmConfig{Ledger: a.Ledger, Client: o.Billing, Clock: clk,
-		Logger: log.With("component", "ledger-callbacks")}
+		Logger: log.With("component", "ledger-callbacks"),
+		// A bank payment the service confirmed: the parents' receipt, at once.
+		Paid: func(ctx context.Context, p ledger.ConfirmedPayment) {
+			a.receipt(ctx, outbox.Payment{Ref: p.Ref, NIS: p.NIS, Name: p.StudentName, Total: p.Total, Paid: p.Items})
+		}}
 	if o.Callbacks != nil {
 		o.Callbacks(&ccb)
 	}
@@ -243,6 +254,20 @@ func New(ctx context.Context, o Options) (*App, error) {
 	if a.Messaging, err = newMessaging(cfg, o, clk, log); err != nil {
 		return nil, fmt.Errorf("app: %w", err)
 	}
+	ocfg := outbox.Config{DB: o.DB, Messaging: a.Messaging, Parents: a.Parents, Ledger: a.Ledger, Clock: clk,
+		School: a.FollowUps.School, Log: log.With("component", "outbox")}
+	if o.Outbox != nil {
+		o.Outbox(&ocfg)
+	}
+	a.Outbox = outbox.New(ocfg)
+	// A payment at the counter: the parents' receipt, at once.
+	a.Counter.Paid = func(ctx context.Context, p counter.Payment) {
+		pay := outbox.Payment{Ref: p.Ref, NIS: p.NIS, Name: p.Name, Total: p.Paid}
+		for _, l := range p.Chosen.Lines {
+			pay.Paid = append(pay.Paid, l.Bill.Name)
+		}
+		a.receipt(ctx, pay)
+	}
 	// A page a minute for a school's parents behind one address is plenty; ten wrong links
 	// in ten minutes is someone guessing.
 	a.ParentPages = parents.NewLimiter(clk, 120, 10, 10*time.Minute)
@@ -269,7 +294,7 @@ func New(ctx context.Context, o Options) (*App, error) {
 		o.Corrections(&ccfg)
 	}
 	a.Corrections = corrections.NewRunner(ccfg, o.DB, a.Writer, log.With("component", "corrections"))
-	a.workers = []Worker{a.Uploads, a.Sync, a.Callbacks, a.Corrections, a.Pruner, a.Intake}
+	a.workers = []Worker{a.Uploads, a.Sync, a.Callbacks, a.Corrections, a.Pruner, a.Intake, a.Outbox}
 	// What a scrape reads from the database: the same on every instance. The job kinds
 	// tell the metrics of themselves when they start (Start).
 	o.Metrics.Read(metrics.Sources{Ledger: a.Ledger, Applications: a.waitingApplications})
@@ -334,6 +359,14 @@ func (a *App) PrepareDemo(ctx context.Context) error {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
+}
+
+// receipt writes a payment's receipt to the parents; a failure is logged (the payment
+// stands, whatever becomes of its thanks).
+func (a *App) receipt(ctx context.Context, p outbox.Payment) {
+	if _, err := a.Outbox.Receipt(ctx, p); err != nil {
+		a.Log.Error("outbox: write a payment's receipt", "ref", p.Ref, "nis", p.NIS, "err", err)
+	}
 }
 
 func randomKey() []byte {

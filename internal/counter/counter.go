@@ -73,6 +73,9 @@ type Service struct {
 	// Clock is the portal's clock: "today" of the day rule is the school's date. The zero
 	// Clock refuses to be read.
 	Clock clock.Clock
+	// Paid, when set, hears of each payment recorded (the outbox writes the parents'
+	// receipt, issue 28); it must not fail the payment.
+	Paid func(ctx context.Context, p Payment)
 }
 
 // Today is now in the school's zone, the day the prices are for (clock.Clock.Today).
@@ -270,6 +273,9 @@ func (s *Service) Pay(ctx context.Context, actor auth.Actor, req Request, confir
 		if err := s.School.ReceiptUsed(context.WithoutCancel(ctx), p.Ref); err != nil {
 			s.logger().Error("counter: note the receipt number used", "ref", p.Ref, "err", err)
 		}
+	}
+	if s.Paid != nil {
+		s.Paid(context.WithoutCancel(ctx), p) // the parents' receipt (issue 28)
 	}
 	return p, nil
 }

@@ -121,7 +121,8 @@ type Engine struct {
 	log      *slog.Logger
 
 	paceMu sync.Mutex
-	next   time.Time // when the next call may leave (Pace)
+	every  time.Duration // Pace, as SetPace last set it
+	next   time.Time     // when the next call may leave (Pace, a service's Later)
 
 	// watched is told of the items sent and decided (the metrics: observe.go); set when
 	// the runner starts with a Watcher.
@@ -135,7 +136,45 @@ func NewEngine(cfg Config, worker *Worker, classify Classify, c clock.Clock, log
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Engine{cfg: cfg, worker: worker, classify: classify, clock: c, log: log}
+	return &Engine{cfg: cfg, worker: worker, classify: classify, clock: c, log: log, every: cfg.Pace}
+}
+
+// SetPace changes the least time between two calls (Config.Pace) from the next call on:
+// a rate limit a person sets while the engine runs.
+func (e *Engine) SetPace(d time.Duration) {
+	e.paceMu.Lock()
+	defer e.paceMu.Unlock()
+	e.every = max(d, 0)
+}
+
+// Later is err, a failure after which the service asked to be left alone for d (a 429's
+// Retry-After): the engine makes no call before d has passed, whatever its back-off.
+func Later(err error, d time.Duration) error {
+	if err == nil || d <= 0 {
+		return err
+	}
+	return &later{err: err, d: d}
+}
+
+type later struct {
+	err error
+	d   time.Duration
+}
+
+func (l *later) Error() string { return l.err.Error() }
+func (l *later) Unwrap() error { return l.err }
+
+// holdOff keeps every call back until the wait a service asked for (Later) has passed.
+func (e *Engine) holdOff(err error) {
+	var l *later
+	if !errors.As(err, &l) {
+		return
+	}
+	e.paceMu.Lock()
+	defer e.paceMu.Unlock()
+	if at := e.clock.Now().Add(l.d); at.After(e.next) {
+		e.next = at
+	}
 }
 
 // Config is the engine's configuration after defaults.
@@ -409,6 +448,7 @@ func (e *Engine) send(ctx context.Context, c *Chunk, steps Steps, open []*Item, 
 		}
 		e.items(Sent, len(unit))
 		err := steps.Send(ctx, c, unit)
+		e.holdOff(err)
 		f, words := e.classify(err)
 		switch f {
 		case NoFault:
@@ -513,18 +553,16 @@ func (e *Engine) giveUp(ctx context.Context, j Job, job string) error {
 	return nil
 }
 
-// pace waits until the next call may leave (Config.Pace); false when the worker stops.
+// pace waits until the next call may leave (Config.Pace, and a service's Later); false
+// when the worker stops.
 func (e *Engine) pace(ctx context.Context) bool {
-	if e.cfg.Pace <= 0 {
-		return true
-	}
 	e.paceMu.Lock()
 	now := e.clock.Now()
 	at := now
 	if e.next.After(now) {
 		at = e.next
 	}
-	e.next = at.Add(e.cfg.Pace)
+	e.next = at.Add(e.every)
 	e.paceMu.Unlock()
 	if d := at.Sub(now); d > 0 {
 		return e.worker.Sleep(ctx, d)

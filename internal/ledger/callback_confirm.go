@@ -57,6 +57,20 @@ type ConfirmConfig struct {
 	// Owner names this instance in the lease; default a new id.
 	Owner  string
 	Logger *slog.Logger
+	// Paid, when set, hears of each payment the confirmation recorded (the service's
+	// records of the reference, confirmed or disputed), once it is in the ledger: the
+	// outbox writes the parents' receipt (issue 28). It may hear of one payment more than
+	// once (two instances, a resend); it must not fail the confirmation.
+	Paid func(ctx context.Context, p ConfirmedPayment)
+}
+
+// ConfirmedPayment is a payment the ledger recorded as the service confirmed it.
+type ConfirmedPayment struct {
+	Ref, NIS, StudentName string
+	Total                 int64
+	PaidAt                time.Time
+	// Items are the names of the components it paid.
+	Items []string
 }
 
 // Confirmer confirms stored payment callbacks with the service: it asks the service
@@ -183,7 +197,17 @@ func (c *Confirmer) Confirm(ctx context.Context, ref string) (CallbackResult, er
 		note(ProblemUnknownRef)
 		return res, nil
 	}
-	return c.l.recordConfirmation(ctx, n, payment)
+	out, err := c.l.recordConfirmation(ctx, n, payment)
+	if err == nil && len(payment) > 0 && c.cfg.Paid != nil && out.Status != CallbackUnconfirmed {
+		// The receipt's notice (issue 28): after the ledger holds the payment.
+		f := serviceFigures(payment)
+		p := ConfirmedPayment{Ref: ref, NIS: f.NIS, StudentName: f.StudentName, Total: f.Total, PaidAt: f.PaidAt}
+		for _, b := range payment {
+			p.Items = append(p.Items, b.Name)
+		}
+		c.cfg.Paid(context.WithoutCancel(ctx), p)
+	}
+	return out, err
 }
 
 // payment reads every component the service lists with reference ref: normally one

@@ -109,6 +109,9 @@ func Compose(kind Kind, school string, fields ...string) (Content, error) {
 
 // Outgoing is a message to send.
 type Outgoing struct {
+	// ID is its record's id ("" : a new one). The outbox names each attempt, so it finds
+	// the record after a restart.
+	ID      string
 	Channel Channel
 	Content Content
 	// NIS is the student it is about ("" for a test).
@@ -187,7 +190,7 @@ func (s *Service) send(ctx context.Context, o Outgoing, entry *store.AuditEntry)
 	if !s.Configured(o.Channel) {
 		return store.Message{}, ErrNoChannel
 	}
-	m := store.Message{Channel: string(o.Channel), Kind: string(o.Content.Kind), NIS: o.NIS, Recipient: o.To, RecipientName: o.ToName,
+	m := store.Message{ID: o.ID, Channel: string(o.Channel), Kind: string(o.Content.Kind), NIS: o.NIS, Recipient: o.To, RecipientName: o.ToName,
 		Subject: o.Content.Subject, Body: o.Content.Text, Actor: o.Actor, Status: string(whatsapp.StatusSent), StatusRank: whatsapp.StatusSent.Rank(),
 		CreatedAt: s.Clock.Now()}
 	var sendErr *SendError

@@ -194,6 +194,30 @@ func (b *Browser) Click(sel string) {
 	b.Do(chromedp.WaitVisible(chromedp.CSS(sel)), chromedp.Click(chromedp.CSS(sel)))
 }
 
+// SetUploadFiles puts files in the file input sel, once it is visible. A page that is
+// still settling after a navigation (the DOM's document replaced between finding the
+// input and setting its files) answers "Could not find node with given id": that is
+// tried again within the step's time, anything else fails the test.
+func (b *Browser) SetUploadFiles(sel string, paths ...string) {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.Ctx, actionTimeout)
+	defer cancel()
+	for {
+		err := chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(sel)), chromedp.SetUploadFiles(chromedp.CSS(sel), paths))
+		if err == nil {
+			return
+		}
+		if !strings.Contains(err.Error(), "Could not find node") || ctx.Err() != nil {
+			b.Screenshot("failure-" + sanitize(b.t.Name()))
+			b.t.Fatalf("browser: %v (at %s)", err, b.Location())
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
 // Type replaces the value of an input by typing text into it.
 func (b *Browser) Type(sel, text string) {
 	b.t.Helper()

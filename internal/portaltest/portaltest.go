@@ -30,6 +30,7 @@ import (
 	"github.com/sekolah/portal/internal/messagesandbox"
 	"github.com/sekolah/portal/internal/messaging"
 	"github.com/sekolah/portal/internal/metrics"
+	"github.com/sekolah/portal/internal/outbox"
 	"github.com/sekolah/portal/internal/sandbox"
 	"github.com/sekolah/portal/internal/store"
 	"github.com/sekolah/portal/internal/store/storetest"
@@ -80,6 +81,9 @@ type Options struct {
 	// the portal's webhook within milliseconds, and an SMTP server) and points the portal
 	// at them, as cmd/portal's demo does: Portal.WhatsApp and Portal.Mail.
 	Messages bool
+	// Outbox adjusts the message outbox's configuration (after the harness's own: the
+	// system's clock for its runner, short waits) before it is built.
+	Outbox func(*outbox.Config)
 	// NoFirstSync leaves the ledger as Start found it: Start does not wait for the first
 	// sync (a test of the portal while it fills, or while the service is down from the
 	// start).
@@ -286,6 +290,15 @@ func (p *Portal) serve(t testing.TB, ln net.Listener) {
 			}
 		},
 		Corrections: func(c *corrections.Config) { c.Clock = clock.System(p.Config.Location) },
+		// The outbox's runner keeps the real clock too; its sending hours and days read the
+		// portal's. A message without an answer is looked at after moments, not 30 s.
+		Outbox: func(c *outbox.Config) {
+			c.Jobs = clock.System(p.Config.Location)
+			c.RetryBase, c.RetryMax, c.Settle, c.LeaseTTL = 5*time.Millisecond, 50*time.Millisecond, 200*time.Millisecond, 3*time.Second
+			if p.opts.Outbox != nil {
+				p.opts.Outbox(c)
+			}
+		},
 		Sync: func(s *ledger.SyncConfig) {
 			s.AskPoll = 100 * time.Millisecond // a request to sync now, made on another instance, is seen at once
 			if p.opts.Sync != nil {

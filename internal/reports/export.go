@@ -78,13 +78,15 @@ type Export struct {
 type Kind int
 
 // Column kinds: text is neutralised against formula injection; money gets the rupiah
-// format; dates are real date cells; times of day (TimeOfDay) are time cells.
+// format; dates are real date cells; times of day (TimeOfDay) are time cells; an id (a
+// NIS) is a text that must keep its leading zeros when a CSV is opened (csvID).
 const (
 	KindText Kind = iota
 	KindMoney
 	KindInt
 	KindDate
 	KindTime
+	KindID
 )
 
 // TimeOfDay is a time of day in seconds after midnight, in the school's zone; negative is
@@ -241,6 +243,9 @@ func (c *csvWriter) flush() error {
 func (c *csvWriter) row(vals []any) error {
 	for i, v := range vals {
 		c.rec[i] = Neutralise(csvCell(v, c.decimal))
+		if c.cols[i].Kind == KindID {
+			c.rec[i] = csvID(c.rec[i])
+		}
 	}
 	if err := c.w.Write(c.rec); err != nil {
 		return err
@@ -249,6 +254,20 @@ func (c *csvWriter) row(vals []any) error {
 		return c.flush()
 	}
 	return nil
+}
+
+// csvID writes an id made of digits so that a spreadsheet opening the CSV keeps it as it
+// is: Excel and LibreOffice read a field of digits as a number, so 0012345 opens as 12345
+// (and 20 digits as 1.23457E+19). One with a leading zero, or of more digits than Excel
+// shows of a number (11), is written as the formula ="0012345", which both evaluate to the
+// text 0012345 (LibreOffice 7.4's import checked: its "evaluate formulas" is on) and which
+// the portal's own upload reads back as that text. A formula of digits only cannot carry
+// anything else; an id with other characters stays as Neutralise left it.
+func csvID(s string) string {
+	if s == "" || strings.Trim(s, "0123456789") != "" || s[0] != '0' && len(s) <= 11 {
+		return s
+	}
+	return `="` + s + `"`
 }
 
 func csvCell(v any, decimal byte) string {

@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -26,6 +27,45 @@ func TestCSVCellFlavours(t *testing.T) {
 		}
 		if got := csvCell(tt.v, ','); got != tt.semi {
 			t.Errorf("CSV (;) %v = %q, want %q", tt.v, got, tt.semi)
+		}
+	}
+}
+
+// TestCSVKeepsNISZeros: a NIS with leading zeros (or more digits than a spreadsheet shows
+// of a number) is written ="0012345", which Excel and LibreOffice open as the text
+// 0012345 (plain, both read 12345); the bytes of both flavours. Other ids and texts are as
+// they were, a text starting like a formula still neutralised.
+func TestCSVKeepsNISZeros(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"0012345", `="0012345"`}, {"2026001", "2026001"}, {"001", `="001"`}, {"123456789012", `="123456789012"`},
+		{"A-001", "A-001"}, {"", ""}, {"'=1+1", "'=1+1"},
+	} {
+		if got := csvID(tt.in); got != tt.want {
+			t.Errorf("csvID(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+	for _, tt := range []struct {
+		format Format
+		want   string
+	}{
+		{CSV, "\ufeffNIS,Nama siswa\r\n\"=\"\"0012345\"\"\",Budi\r\n2026001,Siti\r\n\"'=HYPERLINK(\"\"x\"\")\",Dewi\r\n"},
+		{CSVExcelID, "\ufeffNIS;Nama siswa\r\n\"=\"\"0012345\"\"\";Budi\r\n2026001;Siti\r\n\"'=HYPERLINK(\"\"x\"\")\";Dewi\r\n"},
+	} {
+		var buf strings.Builder
+		w := newCSVWriter(Export{Format: tt.format, W: &buf})
+		if err := w.begin(table{Columns: []Column{{Title: "NIS", Kind: KindID}, {Title: "Nama siswa"}}}); err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range [][]any{{"0012345", "Budi"}, {"2026001", "Siti"}, {`=HYPERLINK("x")`, "Dewi"}} {
+			if err := w.row(r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.close(); err != nil {
+			t.Fatal(err)
+		}
+		if buf.String() != tt.want {
+			t.Errorf("%s:\n%q\nwant\n%q", tt.format, buf.String(), tt.want)
 		}
 	}
 }

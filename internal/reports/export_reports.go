@@ -106,7 +106,7 @@ func paymentsTable(p i18n.Printer, f PaymentsFilter) table {
 		Columns: []Column{
 			{Title: p.T("term.paid_date"), Kind: KindDate, Width: 13},
 			{Title: p.T("reports.paid_time"), Kind: KindTime, Width: 9},
-			{Title: p.T("term.nis"), Width: 14},
+			{Title: p.T("term.nis"), Kind: KindID, Width: 14},
 			{Title: p.T("term.student_name"), Width: 30},
 			{Title: p.T("term.class"), Width: 12},
 			{Title: p.T("term.component"), Width: 32},
@@ -215,7 +215,7 @@ func outstandingTable(p i18n.Printer, f ledger.OutstandingFilter, today time.Tim
 		scope = p.T("reports.outstanding.showing_late")
 	}
 	cols := []Column{
-		{Title: p.T("term.nis"), Width: 14},
+		{Title: p.T("term.nis"), Kind: KindID, Width: 14},
 		{Title: p.T("term.student_name"), Width: 30},
 		{Title: p.T("term.class"), Width: 12},
 		{Title: p.T("reports.components"), Kind: KindInt, Width: 11, Total: true},

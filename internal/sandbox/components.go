@@ -70,7 +70,7 @@ func (s *Server) componentBatch(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	recs, err := recordsByID(r.Context(), s.store.db, ids, dayOf(now.In(s.loc)), s.stamps)
+	recs, err := recordsByID(context.WithoutCancel(r.Context()), s.store.db, ids, dayOf(now.In(s.loc)), s.stamps)
 	if err != nil {
 		return err
 	}
@@ -111,7 +111,7 @@ func (s *Server) componentCreate(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	recs, err := recordsByID(r.Context(), s.store.db, ids, dayOf(now.In(s.loc)), s.stamps)
+	recs, err := recordsByID(context.WithoutCancel(r.Context()), s.store.db, ids, dayOf(now.In(s.loc)), s.stamps)
 	if err != nil {
 		return err
 	}
@@ -222,7 +222,7 @@ func (s *Server) componentUpdate(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	recs, err := recordsByID(r.Context(), s.store.db, []string{id}, dayOf(now.In(s.loc)), s.stamps)
+	recs, err := recordsByID(context.WithoutCancel(r.Context()), s.store.db, []string{id}, dayOf(now.In(s.loc)), s.stamps)
 	if err != nil {
 		return err
 	}
@@ -288,7 +288,7 @@ func (s *Server) componentDelete(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	recs, err := recordsByID(r.Context(), s.store.db, req.IDs, dayOf(now.In(s.loc)), s.stamps)
+	recs, err := recordsByID(context.WithoutCancel(r.Context()), s.store.db, req.IDs, dayOf(now.In(s.loc)), s.stamps)
 	if err != nil {
 		return err
 	}

@@ -54,6 +54,7 @@ func TestBounds(t *testing.T) {
 		{"xlsx cell over 32,767 characters", xlsxBytes(`<row r="7"><c r="B7" t="inlineStr"><is><t>` + long + `</t></is></c></row>`), Limits{}, BoundCellChars, "xl/worksheets/sheet1.xml", "B7"},
 		{"xlsx cell of many short runs", xlsxBytes(`<row r="3"><c r="C3" t="inlineStr"><is>` + strings.Repeat("<r><t>"+strings.Repeat("a", 30_000)+"</t></r>", 6) + `</is></c></row>`), Limits{}, BoundCellChars, "xl/worksheets/sheet1.xml", "C3"},
 		{"xlsx long shared string used", xlsxBytes(`<row r="4"><c r="D4" t="s"><v>0</v></c></row>`, [2]string{"xl/sharedStrings.xml", "<sst><si>" + strings.Repeat("<r><t>"+strings.Repeat("a", 30_000)+"</t></r>", 3) + "</si></sst>"}), Limits{}, BoundCellChars, "Data", "D4"},
+		{"xlsx shared string of one long run, used", xlsxBytes(`<row r="4"><c r="D4" t="s"><v>0</v></c></row>`, [2]string{"xl/sharedStrings.xml", "<sst><si><t>" + strings.Repeat("a", 3_000_000) + "</t></si></sst>"}), Limits{}, BoundCellChars, "Data", "D4"},
 		{"xlsx too many shared strings", xlsxBytes(`<row r="1"><c r="A1" t="s"><v>0</v></c></row>`, [2]string{"xl/sharedStrings.xml", "<sst>" + strings.Repeat("<si><t>a</t></si>", 11) + "</sst>"}), Limits{MaxSharedStrings: 10}, BoundSharedStrings, "xl/sharedStrings.xml", ""},
 		{"xlsx column past XFD", xlsxBytes(`<row r="1"><c r="XFE1"><v>1</v></c></row>`), Limits{}, BoundCols, "xl/worksheets/sheet1.xml", "XFE1"},
 		{"xlsx too many rows", xlsxBytes(`<row r="1"><c r="A1"><v>1</v></c></row><row r="6"><c r="A6"><v>1</v></c></row>`), Limits{MaxRows: 5}, BoundRows, "Data", ""},

@@ -213,6 +213,17 @@ func (s *csvRows) next(row *Row) (bool, error) {
 	return false, nil
 }
 
+// excelText is a field as a spreadsheet shows it: ="0012345", how a CSV keeps a number's
+// leading zeros for Excel and LibreOffice (both evaluate it, to that text; the portal's
+// exports write NIS so), is the text inside the quotes; any other field is as it is.
+func excelText(field []byte) string {
+	if len(field) >= 3 && field[0] == '=' && field[1] == '"' && field[len(field)-1] == '"' &&
+		!bytes.ContainsRune(field[2:len(field)-1], '"') {
+		return string(field[2 : len(field)-1])
+	}
+	return string(field)
+}
+
 // readRecord reads one record into row's cells; n is the bytes read (0 at the end).
 func (s *csvRows) readRecord(row *Row, startLine int) (int, error) {
 	n, col := 0, 0
@@ -229,7 +240,7 @@ func (s *csvRows) readRecord(row *Row, startLine int) (int, error) {
 				e.Cell = CellRef(row.Number, col)
 				return e
 			}
-			v := string(s.field)
+			v := excelText(s.field)
 			row.Cells = append(row.Cells, Cell{Row: row.Number, Col: col, Kind: KindText, Text: v, Raw: v})
 		}
 		col++

@@ -30,9 +30,10 @@
 // cell (Excel's 32,767), the shared strings (count and characters), the sheets, formats,
 // rows, columns, cells and merged ranges, the .xls records, a CSV record's bytes and
 // fields. Each is checked before what it bounds is held: every XML part passes through
-// one filter (xmlFilter) that counts depth, tag and text lengths a byte at a time and
-// refuses a DOCTYPE, and the XML is then read with encoding/xml's RawToken, which keeps no
-// element stack. Going past a bound is an *Error with Reason TooBig, the Bound, its Limit,
+// one filter (xmlFilter) that counts depth and tag length with internal/xmlscan's Scanner
+// (the one place those are counted), text lengths a byte at a time, and refuses a
+// DOCTYPE; the XML is then read with encoding/xml's RawToken, which keeps no element
+// stack. Going past a bound is an *Error with Reason TooBig, the Bound, its Limit,
 // the Part and, where one is concerned, the Cell — for the uploads to word. A sheet nested
 // six million elements deep (issue 30) is refused at depth 64 having allocated next to
 // nothing (TestDeepSheetCostsNothing).
@@ -50,8 +51,9 @@
 //     on the filter; a worksheet is read once with the hook for what comes after its cells
 //     (merged ranges) and the hidden columns, then streamed with RawToken.
 //   - .xls: the compound file is read with github.com/richardlehane/mscfb (which excelize
-//     already brings; its header counts are checked against the file's size first, as
-//     mscfb sizes tables from them). The BIFF8 workbook stream is read record by record:
+//     already brings; its header counts and the directory's first sector are checked
+//     against the file's size first, as mscfb sizes tables from them, and a panic inside
+//     it, opening the file or reading a stream, is a Damaged error: FuzzReadXLS found one). The BIFF8 workbook stream is read record by record:
 //     BOF (BIFF5 and older refused as OldVersion), FILEPASS (Encrypted), DATEMODE, WINDOW1
 //     (the active sheet), BOUNDSHEET (names, visibility, offsets), FORMAT and XF (number
 //     formats), SST with its CONTINUE records (a string's characters may switch between

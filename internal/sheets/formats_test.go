@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"io"
+	"os"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -222,6 +225,10 @@ func TestCSV(t *testing.T) {
 		{"windows-1252", []byte("Nama;Catatan\nJos\xe9;\x93lunas\x94\n"), "Windows-1252", ';', [][]string{{"A1=Nama", "B1=Catatan"}, {"A2=José", "B2=“lunas”"}}},
 		{"tab utf-16", utf16le("NIS\tNama\r\n0012345\tBudi\r\n"), "UTF-16LE", '\t', [][]string{{"A1=NIS", "B1=Nama"}, {"A2=0012345", "B2=Budi"}}},
 		{"bom", []byte("\xEF\xBB\xBFNIS,Nama\n1,2"), "UTF-8 BOM", ',', [][]string{{"A1=NIS", "B1=Nama"}, {"A2=1", "B2=2"}}},
+		// The portal's exports keep a NIS's zeros for Excel as ="0012345", which a
+		// spreadsheet shows as 0012345; a formula of anything else is left as it is.
+		{"excel text", []byte("\xEF\xBB\xBFNIS;Nama\r\n\"=\"\"0012345\"\"\";Budi\r\n=\"007\";=SUM(A1)\r\n"), "UTF-8 BOM", ';',
+			[][]string{{"A1=NIS", "B1=Nama"}, {"A2=0012345", "B2=Budi"}, {"A3=007", "B3==SUM(A1)"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -314,5 +321,35 @@ func TestXLSColumnOrder(t *testing.T) {
 	rows, _ := readAll(t, b, 0)
 	if len(rows) != 5 || len(rows[3].Cells) != 3 || rows[3].Cells[2].Raw != "32" || rows[4].Cells[0].Raw != "40" {
 		t.Fatalf("rows %+v", rows)
+	}
+}
+
+// TestCompoundFileThatPanicsMscfb: a compound file whose directory starts nowhere (FuzzReadXLS
+// found mscfb indexing the entries it never read) is refused as damaged, and a panic
+// inside mscfb while a stream is read is a Damaged error too, never a crash.
+func TestCompoundFileThatPanicsMscfb(t *testing.T) {
+	t.Parallel()
+	crash, err := os.ReadFile("testdata/fuzz/FuzzReadXLS/4eccfc6bbaa461ae")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(crash)
+	in, err := strconv.Unquote(strings.TrimSuffix(strings.TrimSpace(s[strings.Index(s, "[]byte(")+7:]), ")"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = openBytes(t, []byte(in), Limits{})
+	var e *Error
+	if !errors.As(err, &e) || e.Reason != Damaged {
+		t.Fatalf("crash input: %v, want damaged", err)
+	}
+	// A stream mscfb cannot read (here: none at all) panics inside it.
+	_, err = cfbStream{}.Read(make([]byte, 8))
+	if !errors.As(err, &e) || e.Reason != Damaged || !strings.Contains(e.Error(), "mscfb") {
+		t.Fatalf("read: %v, want damaged", err)
+	}
+	_, err = cfbStream{}.Seek(1, io.SeekStart)
+	if !errors.As(err, &e) || e.Reason != Damaged {
+		t.Fatalf("seek: %v, want damaged", err)
 	}
 }

@@ -3,6 +3,7 @@ package sheets
 import (
 	"bufio"
 	"encoding/binary"
+	"fmt"
 	"io"
 	"math"
 	"slices"
@@ -52,7 +53,9 @@ var errorNames = map[byte]string{
 
 // checkCFB refuses a compound file whose header declares more FAT, mini FAT, DIFAT or
 // directory sectors than the file holds: mscfb sizes tables from those counts before it
-// reads them, so a 512-byte file could make it allocate gigabytes.
+// reads them, so a 512-byte file could make it allocate gigabytes. The directory must
+// start inside the file: mscfb takes the first entry of a directory it read nothing of
+// (a panic, found by FuzzReadXLS).
 func checkCFB(r io.ReaderAt, size int64) error {
 	h := make([]byte, 76)
 	if _, err := r.ReadAt(h, 0); err != nil {
@@ -68,7 +71,43 @@ func checkCFB(r io.ReaderAt, size int64) error {
 			return damaged(XLS, "", "compound file header counts", nil)
 		}
 	}
+	if uint64(binary.LittleEndian.Uint32(h[48:])) >= sectors {
+		return damaged(XLS, "", "compound file directory", nil)
+	}
 	return nil
+}
+
+// newCFB is mscfb.New with its panics turned into a Damaged error. mscfb indexes its
+// tables with numbers read from the file; checkCFB refuses the cases known, and whatever
+// else a hostile file finds must refuse the file, not take the portal down.
+func newCFB(r io.ReaderAt) (doc *mscfb.Reader, err error) {
+	defer recoverCFB(&err)
+	doc, err = mscfb.New(r)
+	if err != nil {
+		return nil, damaged(XLS, "", "compound file", err)
+	}
+	return doc, nil
+}
+
+// cfbStream is a stream of the compound file read through mscfb, its panics turned into
+// Damaged errors like newCFB's (a sector chain or mini-stream table a file made up).
+type cfbStream struct{ f *mscfb.File }
+
+func (s cfbStream) Read(p []byte) (n int, err error) {
+	defer recoverCFB(&err)
+	return s.f.Read(p)
+}
+
+func (s cfbStream) Seek(offset int64, whence int) (n int64, err error) {
+	defer recoverCFB(&err)
+	return s.f.Seek(offset, whence)
+}
+
+// recoverCFB turns a panic inside mscfb into a Damaged error in *err.
+func recoverCFB(err *error) {
+	if v := recover(); v != nil {
+		*err = damaged(XLS, "", "compound file", fmt.Errorf("mscfb: %v", v))
+	}
 }
 
 // openOLEBook opens an OLE2 compound file: an .xls (its "Workbook" stream), or says what
@@ -77,9 +116,9 @@ func openOLEBook(b *Book, r io.ReaderAt, size int64) (err error) {
 	if err := checkCFB(r, size); err != nil {
 		return err
 	}
-	doc, err := mscfb.New(r)
+	doc, err := newCFB(r)
 	if err != nil {
-		return damaged(XLS, "", "compound file", err)
+		return err
 	}
 	var wb *mscfb.File
 	found := map[string]bool{}
@@ -108,7 +147,7 @@ func openOLEBook(b *Book, r io.ReaderAt, size int64) (err error) {
 		return damaged(XLS, wbPart, "stream size", nil)
 	}
 	b.Format = XLS
-	x := &xlsBook{f: wb, lim: &b.lim}
+	x := &xlsBook{f: cfbStream{wb}, size: wb.Size, lim: &b.lim}
 	if err := x.readGlobals(b); err != nil {
 		return err
 	}
@@ -126,7 +165,7 @@ type biff struct {
 }
 
 func (x *xlsBook) reader(pos int64, part string) (*biff, error) {
-	if pos < 0 || pos >= x.f.Size {
+	if pos < 0 || pos >= x.size {
 		return nil, damaged(XLS, part, "sheet position", nil)
 	}
 	if _, err := x.f.Seek(pos, io.SeekStart); err != nil {
@@ -169,7 +208,8 @@ func (b *biff) peek() uint16 {
 
 // xlsBook is an open .xls.
 type xlsBook struct {
-	f        *mscfb.File
+	f        cfbStream
+	size     int64 // of the workbook stream
 	lim      *Limits
 	date1904 bool
 	sst      []string

@@ -264,7 +264,11 @@ func (x *xlsxBook) format(xf int) *numFormat {
 	return nf
 }
 
-// readSST reads the shared strings once, within their bounds.
+// readSST reads the shared strings once, within their bounds. The part is scanned with
+// the filter's hooks, never decoded: a decoder holds a text run whole, and a string far
+// over a cell's length must be counted, kept only in part, and refused with the cell that
+// uses it named (its first 4×MaxCellChars bytes are kept: Rows' check then finds it too
+// long); what is kept of all strings together is bounded by MaxSharedChars.
 func (x *xlsxBook) readSST() error {
 	if x.sstRead {
 		return nil
@@ -273,11 +277,11 @@ func (x *xlsxBook) readSST() error {
 	if x.sstPart == "" || !x.z.has(x.sstPart) {
 		return nil
 	}
-	p, err := x.z.openXML(x.sstPart, nil)
+	rc, err := x.z.open(x.sstPart)
 	if err != nil {
 		return err
 	}
-	defer p.close()
+	defer rc.Close()
 	var (
 		total int64
 		buf   []byte
@@ -285,51 +289,41 @@ func (x *xlsxBook) readSST() error {
 		inT   bool
 		skip  int // inside phonetic runs
 	)
-	for {
-		tok, err := p.token()
-		if err != nil {
-			return err
-		}
-		if tok == nil {
-			return nil
-		}
-		switch t := tok.(type) {
-		case xml.StartElement:
-			switch t.Name.Local {
-			case "si":
-				if len(x.sst) >= x.lim.MaxSharedStrings {
-					return tooBig(XLSX, BoundSharedStrings, int64(x.lim.MaxSharedStrings), x.sstPart)
-				}
-				inSI, buf = true, buf[:0]
-			case "t":
-				inT = inSI && skip == 0
-			case "rPh":
-				skip++
-			}
-		case xml.EndElement:
-			switch t.Name.Local {
-			case "si":
-				s := decodeXString(string(buf))
-				if total += int64(len(s)); total > x.lim.MaxSharedChars {
-					return tooBig(XLSX, BoundSharedChars, x.lim.MaxSharedChars, x.sstPart)
-				}
-				x.sst = append(x.sst, s)
-				inSI = false
-			case "t":
-				inT = false
-			case "rPh":
-				skip = max(skip-1, 0)
-			}
-		case xml.CharData:
-			if inT {
-				if len(buf)+len(t) > 4*x.lim.MaxCellChars+4 {
-					// Past any cell's length: keep the bound's worth, for the cell to be named.
-					continue
-				}
-				buf = append(buf, t...)
-			}
+	keep := 4*x.lim.MaxCellChars + 4
+	fl := newXMLFilter(rc, XLSX, x.sstPart, x.lim)
+	fl.unboundedRuns = true
+	fl.textHook = func(b []byte) {
+		if inT && skip == 0 && len(buf) < keep {
+			buf = append(buf, b[:min(len(b), keep-len(buf))]...)
 		}
 	}
+	fl.hook = func(t *tagView) error {
+		switch name := t.local(); {
+		case name == "si" && !t.closing:
+			if len(x.sst) >= x.lim.MaxSharedStrings {
+				return tooBig(XLSX, BoundSharedStrings, int64(x.lim.MaxSharedStrings), x.sstPart)
+			}
+			inSI, buf = !t.selfClosing, buf[:0]
+			if t.selfClosing {
+				x.sst = append(x.sst, "")
+			}
+		case name == "si":
+			s := decodeXString(unescapeXML(buf))
+			if total += int64(len(s)); total > x.lim.MaxSharedChars {
+				return tooBig(XLSX, BoundSharedChars, x.lim.MaxSharedChars, x.sstPart)
+			}
+			x.sst = append(x.sst, s)
+			inSI, inT = false, false
+		case name == "t":
+			inT = inSI && !t.closing && !t.selfClosing
+		case name == "rPh" && !t.closing && !t.selfClosing:
+			skip++
+		case name == "rPh" && t.closing:
+			skip = max(skip-1, 0)
+		}
+		return nil
+	}
+	return fl.scan()
 }
 
 // decodeXString decodes OOXML's _xHHHH_ escapes (Excel writes a carriage return as

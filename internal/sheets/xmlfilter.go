@@ -2,19 +2,23 @@ package sheets
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/sekolah/portal/internal/xmlscan"
 )
 
-// xmlFilter passes an XML part through unchanged while it checks, a byte at a time and
-// holding nothing but counters, what an XML decoder would otherwise hold: the nesting
-// depth (a decoder keeps the element stack), the length of a tag, comment or processing
-// instruction (a decoder holds one whole), the characters of a text run (a decoder holds
-// one whole) and the bytes of the part. It refuses a DOCTYPE: no spreadsheet writes one,
-// and it is how entity bombs begin. Every XML part this package reads goes through one,
-// so these bounds hold in one place for every format.
+// xmlFilter passes an XML part through unchanged while it checks, holding nothing but
+// counters, what an XML decoder would otherwise hold: the nesting depth (a decoder keeps
+// the element stack) and the length of a tag, comment or processing instruction (a decoder
+// holds one whole), counted by internal/xmlscan's Scanner, the one place these bounds are
+// counted for every upload; and here the characters of a text run (a decoder holds one
+// whole) and the bytes of the part. It refuses a DOCTYPE: no spreadsheet writes one, and
+// it is how entity bombs begin. Every XML part this package reads goes through one, so
+// these bounds hold in one place for every format.
 //
 // A hook, when set, sees every tag as it ends (its first bytes, enough for the attributes
 // a reader looks for): a pass with a hook and no decoder is a fast scan of a part.
@@ -27,20 +31,16 @@ type xmlFilter struct {
 	// textHook, when set, sees character data as it comes (raw: entities undecoded, a run
 	// perhaps in several pieces).
 	textHook func(b []byte)
+	// unboundedRuns: a text run may be longer than a cell (a part scanned with hooks, no
+	// decoder, holds none of it: the shared strings).
+	unboundedRuns bool
 
-	n        int64
-	state    int
-	depth    int
-	tagLen   int
-	tag      []byte
-	quote    byte
-	prev     byte
-	endMatch int
-	bang     []byte
-	run      int
-	entity   int
-	err      error
-	view     tagView
+	sc     xmlscan.Scanner
+	n      int64
+	run    int
+	entity int
+	err    error
+	view   tagView
 }
 
 // tagView is a tag just read, for a hook.
@@ -70,22 +70,14 @@ func (t *tagView) attr(q string) string {
 	return unescapeXML(v)
 }
 
-const (
-	fxText = iota
-	fxOpen
-	fxTag
-	fxQuote
-	fxComment
-	fxCData
-	fxPI
-	fxBang
-)
-
 // tagKeep is how much of each tag a hook sees: sheet names and references come early.
 const tagKeep = 4096
 
 func newXMLFilter(r io.Reader, f Format, part string, lim *Limits) *xmlFilter {
-	return &xmlFilter{r: r, format: f, part: part, lim: lim}
+	x := &xmlFilter{r: r, format: f, part: part, lim: lim}
+	x.sc = xmlscan.Scanner{Handler: x, MaxDepth: lim.MaxDepth, MaxTagBytes: lim.MaxTagBytes, KeepTag: tagKeep,
+		RefuseDirectives: true}
+	return x
 }
 
 func (x *xmlFilter) Read(p []byte) (int, error) {
@@ -98,10 +90,10 @@ func (x *xmlFilter) Read(p []byte) (int, error) {
 			x.err = tooBig(x.format, BoundPartBytes, x.lim.MaxPartBytes, x.part)
 			return 0, x.err
 		}
-		if ok, ferr := x.feed(p[:n]); ferr != nil {
+		if ok, ferr := x.sc.Scan(p[:n]); ferr != nil {
 			// What came before the fault goes on to the decoder, so the reader knows
 			// where it was (the cell a too long text is in); the fault comes next.
-			x.err = ferr
+			x.err = x.fault(ferr)
 			return ok, nil
 		}
 	}
@@ -110,6 +102,20 @@ func (x *xmlFilter) Read(p []byte) (int, error) {
 		return n, x.err
 	}
 	return n, err
+}
+
+// fault is the scanner's error as this package's: the bound passed, named with the part.
+func (x *xmlFilter) fault(err error) error {
+	var deep *xmlscan.TooDeepError
+	switch {
+	case errors.As(err, &deep):
+		return tooBig(x.format, BoundDepth, int64(deep.Max), x.part)
+	case errors.Is(err, xmlscan.ErrTagTooLong):
+		return tooBig(x.format, BoundTagBytes, int64(x.lim.MaxTagBytes), x.part)
+	case errors.Is(err, xmlscan.ErrDirective):
+		return damaged(x.format, x.part, "DOCTYPE or other declaration", nil)
+	}
+	return err // the hook's, or Text's: already this package's
 }
 
 // scan reads the whole part through the filter (with its hook), keeping nothing.
@@ -126,9 +132,14 @@ func (x *xmlFilter) scan() error {
 	}
 }
 
-func (x *xmlFilter) text(b []byte) error {
+// Text counts the characters of the current text run (one per UTF-8 sequence, one per
+// entity reference): the scanner's Handler.
+func (x *xmlFilter) Text(b []byte) error {
 	if x.textHook != nil && len(b) > 0 {
 		x.textHook(b)
+	}
+	if x.unboundedRuns {
+		return nil
 	}
 	n := 0
 	for _, c := range b {
@@ -150,133 +161,21 @@ func (x *xmlFilter) text(b []byte) error {
 	return nil
 }
 
-// feed checks b; on a fault, ok is how much of b came before it.
-func (x *xmlFilter) feed(b []byte) (ok int, err error) {
-	defer func() {
-		if err != nil && x.err == nil {
-			x.err = err
-		}
-	}()
-	for i := 0; i < len(b); i++ {
-		c := b[i]
-		switch x.state {
-		case fxText:
-			j := bytes.IndexByte(b[i:], '<')
-			if j < 0 {
-				return i, x.text(b[i:])
-			}
-			if err := x.text(b[i : i+j]); err != nil {
-				return i, err
-			}
-			i += j
-			x.run, x.entity, x.state = 0, 0, fxOpen
-		case fxOpen:
-			switch c {
-			case '!':
-				x.state, x.bang = fxBang, x.bang[:0]
-			case '?':
-				x.state, x.tagLen, x.endMatch = fxPI, 2, 0
-			default:
-				x.state, x.tagLen, x.tag, x.prev = fxTag, 2, append(x.tag[:0], c), c
-			}
-		case fxBang:
-			x.bang = append(x.bang, c)
-			switch {
-			case string(x.bang) == "--":
-				x.state, x.tagLen, x.endMatch = fxComment, 4, 0
-			case string(x.bang) == "[CDATA[":
-				x.state, x.endMatch = fxCData, 0
-			case !strings.HasPrefix("--", string(x.bang)) && !strings.HasPrefix("[CDATA[", string(x.bang)):
-				// <!DOCTYPE, <!ENTITY: not in any spreadsheet, and how entity bombs start.
-				return i, damaged(x.format, x.part, "DOCTYPE or other declaration", nil)
-			}
-		case fxTag, fxQuote:
-			if x.tagLen++; x.tagLen > x.lim.MaxTagBytes {
-				return i, tooBig(x.format, BoundTagBytes, int64(x.lim.MaxTagBytes), x.part)
-			}
-			if len(x.tag) < tagKeep {
-				x.tag = append(x.tag, c)
-			}
-			switch {
-			case x.state == fxQuote:
-				if c == x.quote {
-					x.state = fxTag
-				}
-			case c == '"' || c == '\'':
-				x.state, x.quote = fxQuote, c
-			case c == '>':
-				x.state = fxText
-				if err := x.endTag(x.prev == '/'); err != nil {
-					return i, err
-				}
-			}
-			x.prev = c
-		case fxComment, fxPI:
-			if x.tagLen++; x.tagLen > x.lim.MaxTagBytes {
-				return i, tooBig(x.format, BoundTagBytes, int64(x.lim.MaxTagBytes), x.part)
-			}
-			end := "-->"
-			if x.state == fxPI {
-				end = "?>"
-			}
-			x.endMatch = advanceMarker(x.endMatch, end, c)
-			if x.endMatch == len(end) {
-				x.state = fxText
-			}
-		case fxCData:
-			x.endMatch = advanceMarker(x.endMatch, "]]>", c)
-			if x.endMatch == 3 {
-				x.state = fxText
-				continue
-			}
-			if err := x.text(b[i : i+1]); err != nil {
-				return i, err
-			}
-		}
-	}
-	return len(b), nil
-}
-
-// advanceMarker moves the match of an end marker over c.
-func advanceMarker(matched int, marker string, c byte) int {
-	switch {
-	case c == marker[matched]:
-		return matched + 1
-	case c == marker[0]:
-		return 1
-	}
-	return 0
-}
-
-// endTag acts on a tag just read: x.tag holds its first bytes without the '<'.
-func (x *xmlFilter) endTag(selfClosing bool) error {
-	t := x.tag
-	closing := len(t) > 0 && t[0] == '/'
-	if closing {
-		t = t[1:]
-	}
-	name := t
-	if k := bytes.IndexAny(name, " \t\r\n/>"); k >= 0 {
-		name = name[:k]
-	}
-	depth := x.depth
-	switch {
-	case closing:
-		if x.depth > 0 {
-			x.depth--
-		}
-	case !selfClosing:
-		if x.depth++; x.depth > x.lim.MaxDepth {
-			return tooBig(x.format, BoundDepth, int64(x.lim.MaxDepth), x.part)
-		}
-		depth = x.depth
-	default:
-		depth = x.depth + 1
-	}
+// Element acts on a tag just read (the scanner's Handler): it ends the text run, and the
+// hook sees it.
+func (x *xmlFilter) Element(tag xmlscan.Tag) error {
+	x.run, x.entity = 0, 0
 	if x.hook == nil {
 		return nil
 	}
-	x.view = tagView{raw: x.tag, name: name, closing: closing, selfClosing: selfClosing, depth: depth}
+	name := tag.Raw
+	if tag.Closing {
+		name = name[1:]
+	}
+	if k := bytes.IndexAny(name, " \t\r\n/>"); k >= 0 {
+		name = name[:k]
+	}
+	x.view = tagView{raw: tag.Raw, name: name, closing: tag.Closing, selfClosing: tag.SelfClosing, depth: tag.Depth}
 	return x.hook(&x.view)
 }
 

@@ -35,9 +35,7 @@ func (db *DB) RecordFollowUp(ctx context.Context, f FollowUp, audit AuditEntry) 
 		audit.At = f.At
 	}
 	err := db.InTx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO followups (id, nis, channel, at_us, actor, actor_name, components, total)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-			f.ID, f.NIS, f.Channel, f.At.UnixMicro(), f.Actor, f.ActorName, int64(f.Components), f.Total); err != nil {
+		if err := insertFollowUp(ctx, tx, f); err != nil {
 			return err
 		}
 		return AppendAuditTx(ctx, tx, audit)
@@ -46,6 +44,14 @@ func (db *DB) RecordFollowUp(ctx context.Context, f FollowUp, audit AuditEntry) 
 		return FollowUp{}, fmt.Errorf("store: record follow-up of %s: %w", f.NIS, err)
 	}
 	return f, nil
+}
+
+// insertFollowUp writes f's row.
+func insertFollowUp(ctx context.Context, x execer, f FollowUp) error {
+	_, err := x.ExecContext(ctx, `INSERT INTO followups (id, nis, channel, at_us, actor, actor_name, components, total)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+		f.ID, f.NIS, f.Channel, f.At.UnixMicro(), f.Actor, f.ActorName, int64(f.Components), f.Total)
+	return err
 }
 
 // LastFollowUp is the newest follow-up of nis by channel ("": by any); ErrNotFound when

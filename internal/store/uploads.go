@@ -48,6 +48,11 @@ type UploadJob struct {
 	Totals     []UploadTotal
 	// Sample is the first rows as they will be sent (JSON the uploads package reads).
 	Sample string
+	// Reading is how the file was read: its sheet, heading rows, the columns not read
+	// (JSON the uploads package reads).
+	Reading string
+	// Acknowledged are the kinds of warning the person who committed confirmed.
+	Acknowledged []string
 
 	// ToSend is how many rows the job sends; Skipped those it found at the service when
 	// it started; Created and Failed the outcome once finished.
@@ -161,18 +166,18 @@ const uploadJobColumns = `id, kind, file_name, file_sha256, file_size, file_kept
 	uploaded_by_id, uploaded_by, committed_by_id, committed_by, committed_role, committed_ip,
 	rows_total, rows_new, rows_already, rows_error, issues, totals, to_send, skipped, created_count, failed_count,
 	created_at, updated_at, analysed_at, committed_at, finished_at, issues_kept, issue_kinds, sample, waiting_since, hurry_at,
-	lease_owner, lease_until`
+	lease_owner, lease_until, reading, acknowledged`
 
 func scanUploadJob(row interface{ Scan(...any) error }) (UploadJob, error) {
 	var j UploadJob
-	var problemArgs, totals, kinds string
+	var problemArgs, totals, kinds, acknowledged string
 	var counts [10]int64
 	var created, updated, analysed, committed, finished, waiting, hurry, leaseUntil nullTime
 	err := row.Scan(&j.ID, &j.Kind, &j.FileName, &j.FileSHA256, &j.FileSize, &j.FileKept, &j.State, &j.Problem, &problemArgs,
 		&j.UploadedByID, &j.UploadedBy, &j.CommittedByID, &j.CommittedBy, &j.CommittedRole, &j.CommittedIP,
 		&counts[0], &counts[1], &counts[2], &counts[3], &counts[4], &totals, &counts[5], &counts[6], &counts[7], &counts[8],
 		&created, &updated, &analysed, &committed, &finished, &counts[9], &kinds, &j.Sample, &waiting, &hurry,
-		&j.LeaseOwner, &leaseUntil)
+		&j.LeaseOwner, &leaseUntil, &j.Reading, &acknowledged)
 	if err != nil {
 		return j, err
 	}
@@ -184,6 +189,7 @@ func scanUploadJob(row interface{ Scan(...any) error }) (UploadJob, error) {
 		}
 	}
 	j.ProblemArgs = splitArgs(problemArgs)
+	j.Acknowledged = splitArgs(acknowledged)
 	j.RowsTotal, j.RowsNew, j.RowsAlready, j.RowsError, j.Issues = int(counts[0]), int(counts[1]), int(counts[2]), int(counts[3]), int(counts[4])
 	j.ToSend, j.Skipped, j.Created, j.Failed = int(counts[5]), int(counts[6]), int(counts[7]), int(counts[8])
 	if totals != "" {
@@ -312,6 +318,7 @@ type UploadAnalysis struct {
 	IssueKinds  []UploadIssueKind
 	Totals      []UploadTotal
 	Sample      string
+	Reading     string
 }
 
 // jsonText is v as JSON, or "" when it is empty.
@@ -336,9 +343,10 @@ func (db *DB) SaveUploadAnalysis(ctx context.Context, id, from string, a UploadA
 	now := db.Now()
 	res, err := db.sql.ExecContext(ctx, `UPDATE upload_jobs SET state = $1, problem = $2, problem_args = $3,
 		rows_total = $4, rows_new = $5, rows_already = $6, rows_error = $7, issues = $8, totals = $9,
-		analysed_at = $10, updated_at = $10, issues_kept = $13, issue_kinds = $14, sample = $15 WHERE id = $11 AND state = $12`,
+		analysed_at = $10, updated_at = $10, issues_kept = $13, issue_kinds = $14, sample = $15, reading = $16
+		WHERE id = $11 AND state = $12`,
 		a.State, a.Problem, joinArgs(a.ProblemArgs), a.RowsTotal, a.RowsNew, a.RowsAlready, a.RowsError, a.Issues, totals,
-		now, id, from, a.IssuesKept, kinds, a.Sample)
+		now, id, from, a.IssuesKept, kinds, a.Sample, a.Reading)
 	if err != nil {
 		return false, fmt.Errorf("store: save upload analysis %s: %w", id, err)
 	}
@@ -352,6 +360,8 @@ type UploadCommit struct {
 	From, To string
 	// ByID, By, Role and IP name the person who committed it, for the job's page.
 	ByID, By, Role, IP string
+	// Acknowledged are the kinds of warning they confirmed.
+	Acknowledged []string
 }
 
 // CommitUploadJob queues a previewed job (state c.From → c.To) on behalf of the person;
@@ -359,8 +369,8 @@ type UploadCommit struct {
 func (db *DB) CommitUploadJob(ctx context.Context, id string, c UploadCommit) (bool, error) {
 	now := db.Now()
 	res, err := db.sql.ExecContext(ctx, `UPDATE upload_jobs SET state = $1, committed_by_id = $2, committed_by = $3,
-		committed_role = $4, committed_ip = $5, committed_at = $6, updated_at = $6 WHERE id = $7 AND state = $8`,
-		c.To, c.ByID, c.By, c.Role, c.IP, now, id, c.From)
+		committed_role = $4, committed_ip = $5, committed_at = $6, updated_at = $6, acknowledged = $9 WHERE id = $7 AND state = $8`,
+		c.To, c.ByID, c.By, c.Role, c.IP, now, id, c.From, joinArgs(c.Acknowledged))
 	if err != nil {
 		return false, fmt.Errorf("store: commit upload job %s: %w", id, err)
 	}
@@ -700,6 +710,40 @@ func (db *DB) UploadChunks(ctx context.Context, jobID string) ([]UploadChunk, er
 
 // SaveUploadChunk stores a chunk's progress (everything but its payload).
 func (db *DB) SaveUploadChunk(ctx context.Context, c UploadChunk) error {
+	return saveUploadChunk(ctx, db.sql, c, db.Now())
+}
+
+// SaveUploadChunkCreated stores a chunk's progress and the components its answer created
+// (for the upload's undo, as AddUploadCreated), in one transaction: a confirmed chunk
+// costs the database one write, not two, while the chunks after it wait for it.
+func (db *DB) SaveUploadChunkCreated(ctx context.Context, c UploadChunk, componentIDs []string) error {
+	return db.InTx(ctx, func(tx *sql.Tx) error {
+		if err := saveUploadChunk(ctx, tx, c, db.Now()); err != nil {
+			return err
+		}
+		// Fifty rows (a hundred parameters) a statement: the SQLite driver binds $n
+		// parameters in time that grows with the square of their count.
+		const rows = 50
+		for start := 0; start < len(componentIDs); start += rows {
+			part := componentIDs[start:min(start+rows, len(componentIDs))]
+			values := make([]string, len(part))
+			args := make([]any, 0, 2*len(part))
+			for i, id := range part {
+				values[i] = fmt.Sprintf("($%d, $%d)", 2*i+1, 2*i+2)
+				args = append(args, c.JobID, id)
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO upload_created (job_id, component_id) VALUES `+strings.Join(values, ", ")+`
+				ON CONFLICT (job_id, component_id) DO NOTHING`, args...); err != nil {
+				return fmt.Errorf("store: components created by upload %s: %w", c.JobID, err)
+			}
+		}
+		return nil
+	})
+}
+
+func saveUploadChunk(ctx context.Context, q interface {
+	ExecContext(context.Context, string, ...any) (sql.Result, error)
+}, c UploadChunk, now time.Time) error {
 	failures, err := encodeFailures(c.Failures)
 	if err != nil {
 		return err
@@ -708,11 +752,11 @@ func (db *DB) SaveUploadChunk(ctx context.Context, c UploadChunk) error {
 	if !c.SentAt.IsZero() {
 		sent = Time(c.SentAt)
 	}
-	_, err = db.sql.ExecContext(ctx, `UPDATE upload_chunks SET state = $1, pending_rows = $2, pending_count = $3,
+	_, err = q.ExecContext(ctx, `UPDATE upload_chunks SET state = $1, pending_rows = $2, pending_count = $3,
 		failed_count = $4, failures = $5, recognised = $6, attempts = $7, last_error = $8, sent_at = $9, updated_at = $10
 		WHERE job_id = $11 AND seq = $12`,
 		c.State, encodeRows(c.PendingRows), len(c.PendingRows), len(c.Failures), failures, c.Recognised, c.Attempts,
-		c.LastError, sent, db.Now(), c.JobID, c.Seq)
+		c.LastError, sent, now, c.JobID, c.Seq)
 	if err != nil {
 		return fmt.Errorf("store: save upload chunk %s/%d: %w", c.JobID, c.Seq, err)
 	}

@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -29,7 +30,8 @@ func TestUploadJobs(t *testing.T) {
 		}
 
 		ok, err := db.SaveUploadAnalysis(ctx, a.ID, "analysing", store.UploadAnalysis{State: "ready", RowsTotal: 5, RowsNew: 3,
-			RowsAlready: 1, RowsError: 1, Issues: 2, Totals: []store.UploadTotal{{AccountCode: "SPP", Rows: 3, Amount: 1_500_000}}})
+			RowsAlready: 1, RowsError: 1, Issues: 2, Totals: []store.UploadTotal{{AccountCode: "SPP", Rows: 3, Amount: 1_500_000}},
+			Reading: `{"format":"xls","sheet":"Tagihan (2)"}`})
 		if err != nil || !ok {
 			t.Fatalf("save analysis: %v %v", ok, err)
 		}
@@ -59,9 +61,13 @@ func TestUploadJobs(t *testing.T) {
 			t.Fatalf("error rows %v, all %v, %v", rows, all, err)
 		}
 
-		ok, err = db.CommitUploadJob(ctx, a.ID, store.UploadCommit{From: "ready", To: "queued", ByID: "u1", By: "finance", Role: "finance", IP: "10.0.0.1"})
+		ok, err = db.CommitUploadJob(ctx, a.ID, store.UploadCommit{From: "ready", To: "queued", ByID: "u1", By: "finance", Role: "finance", IP: "10.0.0.1",
+			Acknowledged: []string{"amount_small", "date_order"}})
 		if err != nil || !ok {
 			t.Fatalf("commit: %v %v", ok, err)
+		}
+		if j, _ := db.UploadJobByID(ctx, a.ID); j.Reading != `{"format":"xls","sheet":"Tagihan (2)"}` || !slices.Equal(j.Acknowledged, []string{"amount_small", "date_order"}) {
+			t.Fatalf("how it was read, what was acknowledged: %q %q", j.Reading, j.Acknowledged)
 		}
 		if ok, _ := db.CommitUploadJob(ctx, a.ID, store.UploadCommit{From: "ready", To: "queued", ByID: "u1", By: "finance", Role: "finance", IP: "10.0.0.1"}); ok {
 			t.Fatal("committed twice")
@@ -84,6 +90,27 @@ func TestUploadJobs(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
+		// A confirmed chunk's progress and the components it created, in one write.
+		c5 := store.UploadChunk{JobID: a.ID, Seq: 5, State: "sent", Size: 0, Payload: `[]`}
+		if err := db.InsertUploadChunk(ctx, c5); err != nil {
+			t.Fatal(err)
+		}
+		c5.State = "confirmed"
+		ids := make([]string, 120)
+		for i := range ids {
+			ids[i] = fmt.Sprintf("comp-%03d", i)
+		}
+		for range 2 { // twice: recorded once
+			if err := db.SaveUploadChunkCreated(ctx, c5, ids); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got, err := db.UploadCreated(ctx, a.ID); err != nil || !slices.Equal(got, ids) {
+			t.Fatalf("created: %d %v", len(got), err)
+		}
+		if c, _ := db.UploadChunk(ctx, a.ID, 5); c.State != "confirmed" {
+			t.Fatalf("chunk 5: %+v", c)
+		}
 		if err := db.SetUploadSending(ctx, a.ID, "sending", 8, 1); err != nil {
 			t.Fatal(err)
 		}
@@ -91,7 +118,7 @@ func TestUploadJobs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := store.UploadProgress{Chunks: 4, Confirmed: 1, Failed: 1, Unknown: 1, Rows: 8, Pending: 5, FailedRows: 1, Recognised: 2}
+		want := store.UploadProgress{Chunks: 5, Confirmed: 2, Failed: 1, Unknown: 1, Rows: 8, Pending: 5, FailedRows: 1, Recognised: 2}
 		if p != want || p.Done() != 2 {
 			t.Fatalf("progress %+v, want %+v", p, want)
 		}
@@ -100,7 +127,7 @@ func TestUploadJobs(t *testing.T) {
 			t.Fatalf("chunk 2: %+v, %v", c, err)
 		}
 		states, err := db.UploadChunkStates(ctx, a.ID)
-		if err != nil || len(states) != 4 || states[3].State != "pending" {
+		if err != nil || len(states) != 5 || states[3].State != "pending" {
 			t.Fatalf("states %+v %v", states, err)
 		}
 		if err := db.FinishUploadJob(ctx, a.ID, "partial", 2, 1); err != nil {

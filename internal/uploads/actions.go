@@ -2,6 +2,8 @@ package uploads
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/sekolah/portal/internal/auth"
@@ -34,10 +36,39 @@ func (r *Runner) Analyse(ctx context.Context, id string, actor auth.Actor) error
 	return nil
 }
 
-// Commit queues a previewed upload's job on behalf of actor.
-func (r *Runner) Commit(ctx context.Context, id string, actor auth.Actor) error {
+// NeedsAck is the refusal of a commit whose warnings were not all acknowledged: Codes are
+// the kinds still to acknowledge (AckCodes), in order.
+type NeedsAck struct{ Codes []string }
+
+func (e *NeedsAck) Error() string {
+	return "uploads: warnings not acknowledged: " + strings.Join(e.Codes, ", ")
+}
+
+// Commit queues a previewed upload's job on behalf of actor, who acknowledges the kinds
+// of warning acked: every kind the upload has (AckCodes) must be among them, else nothing
+// happens and the answer is a *NeedsAck naming those missing. The acknowledgement is
+// audited, and kept with the job. The aid flags of a Dapodik export are recorded for the
+// students the roster has (the job records those it creates).
+func (r *Runner) Commit(ctx context.Context, id string, actor auth.Actor, acked ...string) error {
+	j, err := r.db.UploadJobByID(ctx, id)
+	if err != nil {
+		return err
+	}
+	if !StateOf(j).Committable() {
+		return ErrState
+	}
+	need := AckCodes(j)
+	var missing []string
+	for _, c := range need {
+		if !slices.Contains(acked, c) {
+			missing = append(missing, c)
+		}
+	}
+	if len(missing) > 0 {
+		return &NeedsAck{Codes: missing}
+	}
 	ok, err := r.db.CommitUploadJob(ctx, id, store.UploadCommit{From: StateReady, To: StateQueued,
-		ByID: actor.ID, By: actor.Username, Role: string(actor.Role), IP: actor.IP})
+		ByID: actor.ID, By: actor.Username, Role: string(actor.Role), IP: actor.IP, Acknowledged: need})
 	if err != nil {
 		return err
 	}
@@ -45,7 +76,15 @@ func (r *Runner) Commit(ctx context.Context, id string, actor auth.Actor) error 
 		return ErrState
 	}
 	if j, err := r.db.UploadJobByID(ctx, id); err == nil {
+		if len(need) > 0 {
+			r.audit(ctx, actor, ActionAcknowledge, j, warningsArg(need))
+		}
 		r.audit(ctx, actor, ActionCommit, j)
+	}
+	if n, err := r.applyAid(ctx, id); err != nil {
+		r.log.Error("upload commit: record the students' aid flags", "job", id, "err", err)
+	} else if n > 0 {
+		r.log.Info("upload commit: aid flags recorded", "job", id, "students", n)
 	}
 	r.jobs.Wake()
 	return nil

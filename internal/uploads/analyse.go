@@ -8,7 +8,9 @@ import (
 	"time"
 
 	"github.com/sekolah/portal/internal/billing"
+	"github.com/sekolah/portal/internal/i18n"
 	"github.com/sekolah/portal/internal/problem"
+	"github.com/sekolah/portal/internal/sheets"
 	"github.com/sekolah/portal/internal/store"
 )
 
@@ -46,8 +48,13 @@ type Options struct {
 	// Existing finds components already uploaded; nil skips that check.
 	Existing ComponentFinder
 	// Roster gives the records of the students a students sheet names that exist, to
-	// tell what the sheet changes; nil treats them all as already there.
+	// tell what the sheet changes; nil treats them all as already there. It is also what a
+	// NIS that lost its leading zeros (12345 for 0012345) is recognised by, and a new
+	// student's name that an existing student has.
 	Roster RosterReader
+	// Today is the school's date: a due day outside the school year around it is a
+	// warning (zero: not checked).
+	Today time.Time
 	// Bills finds the components a corrections sheet names (its "ID Tagihan" column);
 	// without it every id is unknown.
 	Bills BillGetter
@@ -76,6 +83,11 @@ type Summary struct {
 	// Changes are the corrections (rows with a component id): their rows are in neither
 	// New nor Already, except those that change nothing (Changes.Unchanged, also in Already).
 	Changes Changes
+	// Reading says which sheet and heading rows were read, and the columns that were not.
+	Reading Reading
+	// Aid are the government-aid flags of a students sheet that has them (a Dapodik
+	// export), by NIS: every valid row's, new students and existing ones alike.
+	Aid map[string]store.StudentAid
 }
 
 // Total is the sum of one account code's new components.
@@ -158,18 +170,24 @@ func Analyse(ctx context.Context, path string, o Options, sink func(Issue) error
 		return Summary{}, err
 	}
 	defer s.close()
-	l, err := s.header(o.Kind)
-	if err != nil {
-		return Summary{}, err
-	}
+	l := s.layout
 	v := newValidator(l, o.Accounts, s.date1904)
+	var roster *rosterIndex
+	if o.Roster != nil {
+		if roster, err = loadRoster(ctx, o.Roster); err != nil {
+			return Summary{}, fmt.Errorf("uploads: read the roster: %w", err)
+		}
+	}
 	switch o.Kind {
 	case Components:
-		return analyseComponents(ctx, s, v, o, sink)
+		sum, err = analyseComponents(ctx, s, v, roster, o, sink)
 	case Students:
-		return analyseStudents(ctx, s, v, o, sink)
+		sum, err = analyseStudents(ctx, s, v, roster, o, sink)
+	default:
+		return Summary{}, fmt.Errorf("uploads: unknown kind %q", o.Kind)
 	}
-	return Summary{}, fmt.Errorf("uploads: unknown kind %q", o.Kind)
+	sum.Reading = s.info
+	return sum, err
 }
 
 // issueSink counts problems and remembers whether the current row had one.
@@ -182,13 +200,56 @@ type issueSink struct {
 
 func (is *issueSink) emit(i Issue) {
 	is.bad = true
+	is.warn(i)
+}
+
+// warn reports a warning: counted and kept like a problem, but its row is still sent.
+func (is *issueSink) warn(i Issue) {
 	is.issues++
 	if is.err == nil {
 		is.err = is.sink(i)
 	}
 }
 
-func analyseComponents(ctx context.Context, s *sheet, v *validator, o Options, sink func(Issue) error) (Summary, error) {
+// nextRow reads the next data row into s, past what rowNotes says of the reading (merged
+// ranges filled, a total row skipped), counting it in rows against Limits.MaxRows; false
+// at the end.
+func nextRow(ctx context.Context, s *sheet, v *validator, o Options, out *issueSink, rows *int) (bool, error) {
+	for {
+		ok, err := s.next()
+		if err != nil || !ok {
+			return false, err
+		}
+		out.bad = false
+		if !rowNotes(s, v, out) {
+			continue
+		}
+		if *rows++; o.Limits.MaxRows > 0 && *rows > o.Limits.MaxRows {
+			return false, &FileError{Code: "too_many_rows", Args: []string{strconv.Itoa(o.Limits.MaxRows)}}
+		}
+		if *rows%4096 == 0 && ctx.Err() != nil {
+			return false, ctx.Err()
+		}
+		return true, nil
+	}
+}
+
+// rowNotes says what the reading of the current row did beside its cells: the merged
+// ranges filled down for the first time (once each); and skips a total row ("Jumlah"),
+// saying so. It reports whether the row is data.
+func rowNotes(s *sheet, v *validator, out *issueSink) bool {
+	for _, f := range s.filled {
+		out.warn(Issue{Row: f.g.FirstRow, Col: f.g.FirstCol, Problem: problem.New("", warnKeyPrefix+WarnMerged,
+			f.g.String(), quote(f.value), int64(f.g.LastRow-f.g.FirstRow))})
+	}
+	if label, col, ok := s.totalRow(); ok {
+		out.warn(Issue{Row: s.row, Col: col, Value: quote(label), Problem: problem.New("", warnKeyPrefix+WarnTotalRow)})
+		return false
+	}
+	return true
+}
+
+func analyseComponents(ctx context.Context, s *sheet, v *validator, roster *rosterIndex, o Options, sink func(Issue) error) (Summary, error) {
 	var (
 		sum   Summary
 		rows  []compRow
@@ -197,36 +258,48 @@ func analyseComponents(ctx context.Context, s *sheet, v *validator, o Options, s
 		// folded caches each name as typed → its folded index, so the folding (which
 		// allocates) runs once per distinct spelling, not once per row.
 		folded = map[string]int32{}
-		seen   = map[compKey]int32{}
-		acct   = map[string]int16{}
-		c      Component
-		out    = &issueSink{sink: sink}
-		cands  []candidate
-		corrs  []corrRow
-		ids    = map[string]int32{} // component id → first row naming it
+		// typed is each folded name as first typed, for the messages.
+		typed []string
+		seen  = map[compKey]int32{}
+		acct  = map[string]int16{}
+		c     Component
+		out   = &issueSink{sink: sink}
+		cands []candidate
+		corrs []corrRow
+		ids   = map[string]int32{} // component id → first row naming it
 	)
 	for i, a := range o.Accounts {
 		acct[a] = int16(i)
 	}
+	var yearFrom, yearTo time.Time
+	var yearName string
+	if !o.Today.IsZero() {
+		yearFrom, yearTo, yearName = schoolYears(o.Today)
+	}
+	nisCol, amountCol := v.l.Col[FieldNIS], v.l.Col[FieldAmount]
 	for {
-		cells, ok, err := s.next()
+		ok, err := nextRow(ctx, s, v, o, out, &sum.Rows)
 		if err != nil {
 			return sum, err
 		}
 		if !ok {
 			break
 		}
-		if blankRow(cells) {
-			continue
-		}
-		if sum.Rows++; o.Limits.MaxRows > 0 && sum.Rows > o.Limits.MaxRows {
-			return sum, &FileError{Code: "too_many_rows", Args: []string{strconv.Itoa(o.Limits.MaxRows)}}
-		}
-		if sum.Rows%4096 == 0 && ctx.Err() != nil {
-			return sum, ctx.Err()
-		}
-		out.bad = false
+		cells := s.cells
 		valid := v.component(s.row, cells, &c, out.emit)
+		if full, ok := roster.restore(c.NIS, ""); ok {
+			out.warn(Issue{Row: s.row, Col: nisCol, Problem: problem.New("", warnKeyPrefix+WarnNISRestored, c.NIS, full)})
+			c.NIS = full
+		}
+		if c.Amount > 0 && c.Amount < minAmount {
+			out.warn(v.warning(s.row, FieldAmount, WarnAmountSmall, i18n.Rupiah(c.Amount), v.l.Header[FieldAmount]))
+		}
+		if c.Penalty > 0 && c.Penalty < minAmount {
+			out.warn(v.warning(s.row, FieldPenalty, WarnAmountSmall, i18n.Rupiah(c.Penalty), v.l.Header[FieldPenalty]))
+		}
+		if !yearFrom.IsZero() && !c.Due.IsZero() && (c.Due.Before(yearFrom) || !c.Due.Before(yearTo)) {
+			out.warn(v.warning(s.row, FieldDue, WarnDateOutside, c.Due, yearName))
+		}
 		r := compRow{row: int32(s.row), nis: -1, name: -1, due: -1, acct: -1, amount: c.Amount}
 		if c.NIS != "" {
 			r.nis = nis.id(c.NIS)
@@ -236,6 +309,9 @@ func analyseComponents(ctx context.Context, s *sheet, v *validator, o Options, s
 			if !ok {
 				id = names.id(nameKey(c.Name))
 				folded[c.Name] = id
+				if int(id) == len(typed) {
+					typed = append(typed, c.Name)
+				}
 			}
 			r.name = id
 		}
@@ -245,7 +321,7 @@ func analyseComponents(ctx context.Context, s *sheet, v *validator, o Options, s
 		if c.AccountCode != "" {
 			r.acct = acct[c.AccountCode]
 		}
-		id := v.get(cells, FieldComponentID)
+		id := v.get(s.cells, FieldComponentID)
 		if id != "" {
 			if first, dup := ids[id]; dup {
 				out.emit(v.issue(s.row, FieldComponentID, "duplicate_id", id, strconv.Itoa(int(first))))
@@ -284,12 +360,33 @@ func analyseComponents(ctx context.Context, s *sheet, v *validator, o Options, s
 	}
 	seen = nil
 
+	// An amount far below the others of its bill name: 350 among 350.000s.
+	byName := map[int32][]int64{}
+	for _, r := range rows {
+		if r.name >= 0 && r.amount >= minAmount {
+			byName[r.name] = append(byName[r.name], r.amount)
+		}
+	}
+	medians := make(map[int32]int64, len(byName))
+	for name, amounts := range byName {
+		if len(amounts) >= 3 {
+			medians[name] = median(amounts)
+		}
+	}
+	byName = nil
+	for _, r := range rows {
+		if m, ok := medians[r.name]; ok && r.amount >= minAmount && r.amount*belowFactor <= m {
+			out.warn(Issue{Row: int(r.row), Col: amountCol, Problem: problem.New("", warnKeyPrefix+WarnAmountBelow,
+				i18n.Rupiah(r.amount), typed[r.name], i18n.Rupiah(m))})
+		}
+	}
+	sayMisread(v, out)
+
 	// Every NIS must be a student the service knows: asked once per distinct NIS.
 	known, err := o.Students.KnownStudents(ctx, nis.list)
 	if err != nil {
 		return sum, err
 	}
-	nisCol := v.l.Col[FieldNIS]
 	for i := range rows {
 		r := &rows[i]
 		if r.nis >= 0 && !known[nis.list[r.nis]] {
@@ -429,7 +526,7 @@ type studentRow struct {
 	state uint8
 }
 
-func analyseStudents(ctx context.Context, s *sheet, v *validator, o Options, sink func(Issue) error) (Summary, error) {
+func analyseStudents(ctx context.Context, s *sheet, v *validator, roster *rosterIndex, o Options, sink func(Issue) error) (Summary, error) {
 	var (
 		sum   Summary
 		rows  []studentRow
@@ -440,22 +537,20 @@ func analyseStudents(ctx context.Context, s *sheet, v *validator, o Options, sin
 		out   = &issueSink{sink: sink}
 		cands []candidate
 	)
+	nisCol := v.l.Col[FieldNIS]
 	for {
-		cells, ok, err := s.next()
+		ok, err := nextRow(ctx, s, v, o, out, &sum.Rows)
 		if err != nil {
 			return sum, err
 		}
 		if !ok {
 			break
 		}
-		if blankRow(cells) {
-			continue
+		valid := v.student(s.row, s.cells, &st, out.emit)
+		if full, ok := roster.restore(st.NIS, st.Name); ok {
+			out.warn(Issue{Row: s.row, Col: nisCol, Problem: problem.New("", warnKeyPrefix+WarnNISRestored, st.NIS, full)})
+			st.NIS = full
 		}
-		if sum.Rows++; o.Limits.MaxRows > 0 && sum.Rows > o.Limits.MaxRows {
-			return sum, &FileError{Code: "too_many_rows", Args: []string{strconv.Itoa(o.Limits.MaxRows)}}
-		}
-		out.bad = false
-		valid := v.student(s.row, cells, &st, out.emit)
 		r := studentRow{row: int32(s.row), nis: -1}
 		if st.NIS != "" {
 			r.nis = nis.id(st.NIS)
@@ -491,7 +586,7 @@ func analyseStudents(ctx context.Context, s *sheet, v *validator, o Options, sin
 	if err != nil {
 		return sum, err
 	}
-	var roster map[string]store.Student
+	var records map[string]store.Student
 	if o.Roster != nil {
 		var have []string
 		for _, n := range candidates {
@@ -499,17 +594,28 @@ func analyseStudents(ctx context.Context, s *sheet, v *validator, o Options, sin
 				have = append(have, n)
 			}
 		}
-		if roster, err = o.Roster.StudentsByNIS(ctx, have); err != nil {
+		if records, err = o.Roster.StudentsByNIS(ctx, have); err != nil {
 			return sum, err
 		}
 	}
+	sayMisread(v, out)
 	for i := range rows {
 		r := &rows[i]
 		if r.state != rowNew {
 			continue
 		}
 		val := vals[i]
+		if val.HasAid {
+			if sum.Aid == nil {
+				sum.Aid = map[string]store.StudentAid{}
+			}
+			sum.Aid[val.NIS] = val.Aid
+		}
 		if !known[val.NIS] {
+			if other, ok := roster.sameName(val.Name, val.NIS); ok {
+				out.warn(Issue{Row: int(r.row), Col: v.l.Col[FieldStudentName], Problem: problem.New("", warnKeyPrefix+WarnNameMatches,
+					val.Name, other, val.NIS)})
+			}
 			if o.Keep != nil {
 				if err := o.Keep(int(r.row), val); err != nil {
 					return sum, err
@@ -518,7 +624,7 @@ func analyseStudents(ctx context.Context, s *sheet, v *validator, o Options, sin
 			continue
 		}
 		r.state = rowAlready
-		cur, ok := roster[val.NIS]
+		cur, ok := records[val.NIS]
 		if !ok {
 			continue // known at the service, not in the roster: nothing to compare with
 		}
@@ -538,6 +644,9 @@ func analyseStudents(ctx context.Context, s *sheet, v *validator, o Options, sin
 			}
 		}
 	}
+	if out.err != nil {
+		return sum, out.err
+	}
 	for _, r := range rows {
 		switch r.state {
 		case rowBad:
@@ -554,6 +663,14 @@ func analyseStudents(ctx context.Context, s *sheet, v *validator, o Options, sin
 	return sum, nil
 }
 
+// sayMisread warns of each date cell read in the order the sheet's typed dates do not
+// use, with the date it would be the other way round.
+func sayMisread(v *validator, out *issueSink) {
+	v.dates.misread(func(c dateCell, read, other time.Time) {
+		out.warn(Issue{Row: int(c.row), Col: int(c.col), Problem: problem.New("", warnKeyPrefix+WarnDateOrder, read, other)})
+	})
+}
+
 // StudentUpdate is a valid students row whose NIS exists: the student's record as it will
 // be sent (UpdateStudent replaces it whole), their values where the sheet says nothing.
 type StudentUpdate struct {
@@ -566,7 +683,7 @@ type StudentUpdate struct {
 // empty cell keeps what the school has). It returns the record and the changed cells.
 func studentUpdate(l *Layout, cur store.Student, row Student) (StudentUpdate, []CellChange) {
 	u := StudentUpdate{Student: Student{Row: row.Row, NIS: cur.NIS, Name: cur.Name, Class: cur.Description, Phone: cur.Phone,
-		Email: cur.Email}, KeyName: cur.KeyName}
+		Email: cur.Email, Aid: row.Aid, HasAid: row.HasAid}, KeyName: cur.KeyName}
 	var cells []CellChange
 	set := func(f Field, dst *string, val string) {
 		if f != FieldStudentName && (!l.Has(f) || val == "") {
@@ -587,13 +704,14 @@ func studentUpdate(l *Layout, cur store.Student, row Student) (StudentUpdate, []
 // RosterReader reads the portal's roster (a *store.DB).
 type RosterReader interface {
 	StudentsByNIS(ctx context.Context, nis []string) (map[string]store.Student, error)
+	AllStudents(ctx context.Context, fn func(store.Student) error) error
 }
 
 // ReadComponents calls fn for every valid components row whose row number skip does not
 // name; a row that does not validate is passed over. It is the commit's second reading
 // of the file, after Analyse found the problems.
 func ReadComponents(ctx context.Context, path string, o Options, skip func(row int) bool, fn func(Component) error) error {
-	return readRows(ctx, path, o, Components, func(v *validator, row int, cells []string) error {
+	return readRows(ctx, path, o, Components, func(v *validator, row int, cells []sheets.Cell) error {
 		if skip(row) {
 			return nil
 		}
@@ -607,7 +725,7 @@ func ReadComponents(ctx context.Context, path string, o Options, skip func(row i
 
 // ReadStudents is ReadComponents for students sheets.
 func ReadStudents(ctx context.Context, path string, o Options, skip func(row int) bool, fn func(Student) error) error {
-	return readRows(ctx, path, o, Students, func(v *validator, row int, cells []string) error {
+	return readRows(ctx, path, o, Students, func(v *validator, row int, cells []sheets.Cell) error {
 		if skip(row) {
 			return nil
 		}
@@ -619,20 +737,16 @@ func ReadStudents(ctx context.Context, path string, o Options, skip func(row int
 	})
 }
 
-func readRows(ctx context.Context, path string, o Options, kind Kind, fn func(v *validator, row int, cells []string) error) (err error) {
+func readRows(ctx context.Context, path string, o Options, kind Kind, fn func(v *validator, row int, cells []sheets.Cell) error) (err error) {
 	defer recoverUnreadable(&err)
 	s, err := openSheet(path, kind, o.Limits)
 	if err != nil {
 		return err
 	}
 	defer s.close()
-	l, err := s.header(kind)
-	if err != nil {
-		return err
-	}
-	v := newValidator(l, o.Accounts, s.date1904)
+	v := newValidator(s.layout, o.Accounts, s.date1904)
 	for n := 0; ; n++ {
-		cells, ok, err := s.next()
+		ok, err := s.next()
 		if err != nil {
 			return err
 		}
@@ -642,10 +756,10 @@ func readRows(ctx context.Context, path string, o Options, kind Kind, fn func(v 
 		if n%4096 == 0 && ctx.Err() != nil {
 			return ctx.Err()
 		}
-		if blankRow(cells) {
+		if _, _, total := s.totalRow(); total {
 			continue
 		}
-		if err := fn(v, s.row, cells); err != nil {
+		if err := fn(v, s.row, s.cells); err != nil {
 			return err
 		}
 	}

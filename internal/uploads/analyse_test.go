@@ -8,6 +8,7 @@ import (
 	"errors"
 	"hash/crc32"
 	"io"
+	"iter"
 	"os"
 	"path/filepath"
 	"slices"
@@ -100,6 +101,31 @@ func analyse(t *testing.T, path string, o uploads.Options) (uploads.Summary, []u
 	})
 	uploads.SortIssues(issues)
 	return sum, issues, err
+}
+
+// cellFill is the colour a cell of the workbook is filled with ("" for none).
+func cellFill(t *testing.T, f *excelize.File, sheet, cell string) string {
+	t.Helper()
+	id, err := f.GetCellStyle(sheet, cell)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := f.GetStyle(id)
+	if err != nil || len(st.Fill.Color) == 0 {
+		return ""
+	}
+	return st.Fill.Color[0]
+}
+
+// storedIssues yields issues as the store keeps them, for the error workbook.
+func storedIssues(issues []uploads.Issue) iter.Seq2[store.UploadIssue, error] {
+	return func(yield func(store.UploadIssue, error) bool) {
+		for _, is := range issues {
+			if !yield(is.Stored(), nil) {
+				return
+			}
+		}
+	}
 }
 
 func issueList(issues []uploads.Issue) []string {
@@ -309,14 +335,19 @@ func TestAnalyseStudents(t *testing.T) {
 // it is inflated, whether it says so in its directory or lies about it.
 func TestOpenRefusesZipBombs(t *testing.T) {
 	t.Parallel()
-	lim := uploads.Limits{UnzipSize: 1 << 20, UnzipXMLSize: 256 << 10, MaxRows: 100}
+	lim := uploads.Limits{UnzipSize: 1 << 20, MaxRows: 100}
 	dir := t.TempDir()
 	write := func(name string, build func(zw *zip.Writer)) string {
 		var buf bytes.Buffer
 		zw := zip.NewWriter(&buf)
-		for _, part := range []string{"[Content_Types].xml", "xl/workbook.xml"} {
-			w, _ := zw.Create(part)
-			_, _ = w.Write([]byte(`<?xml version="1.0"?><x/>`))
+		// A workbook whose one sheet is the part under test.
+		for _, part := range [][2]string{
+			{"[Content_Types].xml", `<Types><Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/></Types>`},
+			{"xl/workbook.xml", `<workbook xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets><sheet name="Tagihan" sheetId="1" r:id="rId1"/></sheets></workbook>`},
+			{"xl/_rels/workbook.xml.rels", `<Relationships><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet1.xml"/></Relationships>`},
+		} {
+			w, _ := zw.Create(part[0])
+			_, _ = w.Write([]byte(part[1]))
 		}
 		build(zw)
 		if err := zw.Close(); err != nil {
@@ -384,16 +415,9 @@ func TestErrorWorkbookRoundTrip(t *testing.T) {
 	if err != nil || sum.Errors != 2 {
 		t.Fatalf("%+v %v", sum, err)
 	}
-	seq := func(yield func(store.UploadIssue, error) bool) {
-		for _, is := range issues {
-			if !yield(is.Stored(), nil) {
-				return
-			}
-		}
-	}
 	var buf bytes.Buffer
-	if err := uploads.WriteErrorWorkbook(context.Background(), &buf, path, uploads.Components, accounts, uploads.DefaultLimits(1<<20), seq,
-		i18n.NewPrinter(i18n.Indonesian, nil)); err != nil {
+	if err := uploads.WriteErrorWorkbook(context.Background(), &buf, path, uploads.Components, accounts, uploads.DefaultLimits(1<<20),
+		storedIssues(issues), i18n.NewPrinter(i18n.Indonesian, nil)); err != nil {
 		t.Fatal(err)
 	}
 	book := filepath.Join(t.TempDir(), "errors.xlsx")
@@ -409,19 +433,8 @@ func TestErrorWorkbookRoundTrip(t *testing.T) {
 		t.Fatalf("error workbook: %q", rows)
 	}
 	// The wrong cells are filled red and carry a note saying what is wrong; the others not.
-	fill := func(cell string) string {
-		id, err := f.GetCellStyle("Tagihan", cell)
-		if err != nil {
-			t.Fatal(err)
-		}
-		st, err := f.GetStyle(id)
-		if err != nil || len(st.Fill.Color) == 0 {
-			return ""
-		}
-		return st.Fill.Color[0]
-	}
 	for cell, want := range map[string]string{"D2": "FFC7CE", "C3": "FFC7CE", "F3": "FFC7CE", "A2": "", "D3": "", "E2": ""} {
-		if got := fill(cell); got != want {
+		if got := cellFill(t, f, "Tagihan", cell); got != want {
 			t.Errorf("fill of %s = %q, want %q", cell, got, want)
 		}
 	}
@@ -473,7 +486,9 @@ func TestErrorWorkbookRoundTrip(t *testing.T) {
 		t.Errorf("account drop-down: %q (%d checks)", lists, len(dvs))
 	}
 	f.Close()
-	if !strings.Contains(rows[1][8], "Sel D3:") || !strings.Contains(rows[2][8], "Sel C4:") || !strings.Contains(rows[2][8], "\nSel F4:") {
+	// Each message names the cell where it is now, and where it was in the upload.
+	if !strings.Contains(rows[1][8], "Sel D2 (D3 di berkas yang diunggah):") || !strings.Contains(rows[2][8], "Sel C3 (C4 di berkas yang diunggah):") ||
+		!strings.Contains(rows[2][8], "\nSel F3 (F4 di berkas yang diunggah):") {
 		t.Fatalf("messages: %q / %q", rows[1][8], rows[2][8])
 	}
 	// Fixed in place, the same file goes back in: the extra columns are ignored, the dates

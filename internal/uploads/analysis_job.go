@@ -37,6 +37,7 @@ func (r *Runner) previewOptions(kind Kind) Options {
 	}
 	o.Bills = bills
 	o.Roster = r.db
+	o.Today = r.cfg.Calendar.Day()
 	return o
 }
 
@@ -220,7 +221,7 @@ func (r *Runner) analyse(ctx context.Context, id string) error {
 		batch = batch[:0]
 		return err
 	}
-	if err := r.db.DeleteUploadFiles(ctx, id, store.UploadRows, store.UploadChanges); err != nil {
+	if err := r.db.DeleteUploadFiles(ctx, id, store.UploadRows, store.UploadChanges, uploadAid); err != nil {
 		return err
 	}
 	rowsFile, err := r.tempFile("rows")
@@ -257,6 +258,9 @@ func (r *Runner) analyse(ctx context.Context, id string) error {
 	if err == nil {
 		err = r.saveKeptRows(ctx, id, keep, rowsFile)
 	}
+	if err == nil && len(sum.Aid) > 0 {
+		err = r.saveAid(ctx, id, sum.Aid)
+	}
 	if err == nil && sum.Changes.Count+sum.Changes.Unchanged > 0 {
 		var b []byte
 		if b, err = json.Marshal(sum.Changes); err == nil {
@@ -268,6 +272,9 @@ func (r *Runner) analyse(ctx context.Context, id string) error {
 	}
 	a := store.UploadAnalysis{State: StateReady, RowsTotal: sum.Rows, RowsNew: sum.New, RowsAlready: sum.Already,
 		RowsError: sum.Errors, Issues: sum.Issues, IssuesKept: kept, IssueKinds: counter.list()}
+	if b, jerr := json.Marshal(sum.Reading); jerr == nil && sum.Reading.Format != "" {
+		a.Reading = string(b)
+	}
 	for _, t := range sum.Totals {
 		a.Totals = append(a.Totals, store.UploadTotal{AccountCode: t.AccountCode, Rows: t.Rows, Amount: t.Amount})
 	}

@@ -48,6 +48,15 @@ const (
 	// FieldComponentID is a components sheet's optional "ID Tagihan": a row with one
 	// corrects that component instead of creating one.
 	FieldComponentID
+	// FieldLandline is a students sheet's landline ("Telepon") when the sheet also has a
+	// mobile column ("HP"), as Dapodik's export has: the mobile is the phone, the landline
+	// used when the mobile cell is empty.
+	FieldLandline
+	// FieldAidKIP, FieldAidKPS and FieldAidPIP are the government-aid flags of a Dapodik
+	// export ("Penerima KIP", "Penerima KPS", "Layak PIP"): kept with the student.
+	FieldAidKIP
+	FieldAidKPS
+	FieldAidPIP
 	numFields
 )
 
@@ -60,30 +69,56 @@ type column struct {
 	aliases []string
 	// width is the template's column width in characters.
 	width float64
+	// extra columns are read when a sheet has them, but are not in the template (the
+	// columns of other systems' exports: Dapodik's aid flags).
+	extra bool
 }
 
 // columnsOf lists each kind's columns in template order.
 var columnsOf = map[Kind][]column{
 	Components: {
-		{FieldNIS, true, "NIS", []string{"Nomor Induk Siswa", "No Induk", "Nomor Induk", "bill_key", "Student ID"}, 14},
-		{FieldName, true, "Nama Tagihan", []string{"Nama Komponen", "Komponen", "Komponen Tagihan", "Tagihan", "bill_component_name", "Item", "Item name", "Bill item"}, 28},
-		{FieldAccount, true, "Kode Rekening", []string{"Kode Akun", "Rekening", "Akun", "account_code", "Account code", "Account"}, 16},
-		{FieldAmount, true, "Nominal", []string{"Jumlah", "Jumlah Tagihan", "Besar Tagihan", "Biaya", "amount", "Amount"}, 16},
-		{FieldPenalty, false, "Denda", []string{"Denda Keterlambatan", "penalty", "penalty_amount", "Late fee", "Penalty"}, 14},
-		{FieldDue, true, "Jatuh Tempo", []string{"Tanggal Jatuh Tempo", "Tgl Jatuh Tempo", "Batas Bayar", "due", "due_date", "Due date"}, 15},
-		{FieldExpiry, true, "Kedaluwarsa", []string{"Kadaluwarsa", "Kadaluarsa", "Kedaluarsa", "Tanggal Kedaluwarsa", "Tgl Kedaluwarsa", "Berlaku Sampai", "expiry", "expiry_date", "Expiry date", "Expires"}, 15},
-		{FieldActive, false, "Tanggal Aktif", []string{"Tgl Aktif", "Aktif", "Mulai Berlaku", "active", "active_date", "Active from", "Active date"}, 15},
-		{FieldNotes, false, "Catatan", []string{"Keterangan", "notes", "Notes", "Note"}, 30},
-		{FieldComponentID, false, "ID Tagihan", []string{"ID Komponen", "ID Komponen Tagihan", "bill_component_id", "Bill ID", "Component ID", "Item ID"}, 40},
+		{FieldNIS, true, "NIS", []string{"Nomor Induk Siswa", "No Induk", "Nomor Induk", "bill_key", "Student ID", "NIPD"}, 14, false},
+		{FieldName, true, "Nama Tagihan", []string{"Nama Komponen", "Komponen", "Komponen Tagihan", "Tagihan", "bill_component_name", "Item", "Item name", "Bill item"}, 28, false},
+		{FieldAccount, true, "Kode Rekening", []string{"Kode Akun", "Rekening", "Akun", "account_code", "Account code", "Account"}, 16, false},
+		{FieldAmount, true, "Nominal", []string{"Jumlah", "Jumlah Tagihan", "Besar Tagihan", "Biaya", "amount", "Amount"}, 16, false},
+		{FieldPenalty, false, "Denda", []string{"Denda Keterlambatan", "penalty", "penalty_amount", "Late fee", "Penalty"}, 14, false},
+		{FieldDue, true, "Jatuh Tempo", []string{"Tanggal Jatuh Tempo", "Tgl Jatuh Tempo", "Batas Bayar", "due", "due_date", "Due date"}, 15, false},
+		{FieldExpiry, true, "Kedaluwarsa", []string{"Kadaluwarsa", "Kadaluarsa", "Kedaluarsa", "Tanggal Kedaluwarsa", "Tgl Kedaluwarsa", "Berlaku Sampai", "expiry", "expiry_date", "Expiry date", "Expires"}, 15, false},
+		{FieldActive, false, "Tanggal Aktif", []string{"Tgl Aktif", "Aktif", "Mulai Berlaku", "active", "active_date", "Active from", "Active date"}, 15, false},
+		{FieldNotes, false, "Catatan", []string{"Keterangan", "notes", "Notes", "Note"}, 30, false},
+		{FieldComponentID, false, "ID Tagihan", []string{"ID Komponen", "ID Komponen Tagihan", "bill_component_id", "Bill ID", "Component ID", "Item ID"}, 40, false},
 	},
 	Students: {
-		{FieldNIS, true, "NIS", []string{"Nomor Induk Siswa", "No Induk", "Nomor Induk", "bill_key_value", "Student ID"}, 14},
-		{FieldStudentName, true, "Nama Siswa", []string{"Nama", "Nama Lengkap", "Nama Murid", "name", "Student name"}, 30},
-		{FieldClass, false, "Kelas", []string{"Keterangan", "description", "Class", "Rombel"}, 14},
-		{FieldPhone, false, "No. Telepon", []string{"Telepon", "No Telepon", "Nomor Telepon", "No HP", "Nomor HP", "HP", "No WA", "WhatsApp", "phone", "Phone"}, 18},
-		{FieldEmail, false, "Email", []string{"E-mail", "Surel", "Alamat Email", "email"}, 28},
+		// NIPD is the school's own student number in a Dapodik export (NISN, the national
+		// one, is another number and is not read).
+		{FieldNIS, true, "NIS", []string{"Nomor Induk Siswa", "No Induk", "Nomor Induk", "bill_key_value", "Student ID", "NIPD",
+			"Nomor Induk Peserta Didik", "NIS Lokal"}, 14, false},
+		{FieldStudentName, true, "Nama Siswa", []string{"Nama", "Nama Lengkap", "Nama Murid", "Nama Peserta Didik", "name", "Student name"}, 30, false},
+		{FieldClass, false, "Kelas", []string{"Keterangan", "description", "Class", "Rombel", "Rombel Saat Ini", "Rombongan Belajar"}, 14, false},
+		{FieldPhone, false, "No. Telepon", append(append([]string(nil), landlineHeaders...), mobileHeaders...), 18, false},
+		{FieldEmail, false, "Email", []string{"E-mail", "Surel", "Alamat Email", "email"}, 28, false},
+		{FieldAidKIP, false, "Penerima KIP", []string{"KIP"}, 12, true},
+		{FieldAidKPS, false, "Penerima KPS", []string{"KPS"}, 12, true},
+		{FieldAidPIP, false, "Layak PIP", []string{"Layak PIP (usulan dari sekolah)", "Usulan Layak PIP", "PIP"}, 12, true},
 	},
 }
+
+// The phone column's headers: a mobile's and a landline's. A sheet with one of each
+// (Dapodik's "Telepon" and "HP") reads the mobile as the phone and the landline as its
+// stand-in (FieldLandline); either alone is the phone.
+var (
+	landlineHeaders = []string{"Telepon", "No Telepon", "Nomor Telepon", "No. Telp", "Telp", "phone", "Phone"}
+	mobileHeaders   = []string{"No HP", "Nomor HP", "No. HP", "HP", "Handphone", "Ponsel", "No WA", "Nomor WA", "WhatsApp", "Mobile"}
+)
+
+// isMobileHeader reports a header that names a mobile number.
+var isMobileHeader = func() func(string) bool {
+	m := map[string]bool{}
+	for _, h := range mobileHeaders {
+		m[headerKey(h)] = true
+	}
+	return func(h string) bool { return m[headerKey(h)] }
+}()
 
 // headerKey folds a header for matching: lower case, letters and digits only, and without
 // a parenthesised remark, so "Nominal (Rp)", "nominal", "NOMINAL " and "no_minal" agree
@@ -120,21 +155,46 @@ var aliasIndex = func() map[Kind]map[string]Field {
 // Layout is where a sheet keeps each field: the header row and a column per field.
 type Layout struct {
 	Kind Kind
-	// HeaderRow is the 1-based row of the header.
-	HeaderRow int
+	// HeaderRow is the 1-based row of the header; SubHeaderRow the row below it when the
+	// headings take two rows (Dapodik's "Data Ayah" over "Nama", "Pekerjaan", …), else 0.
+	HeaderRow, SubHeaderRow int
 	// Col is each field's 0-based column, -1 when the sheet has none.
 	Col [numFields]int
 	// Header is each field's header as the sheet writes it.
 	Header [numFields]string
-	// Headers are all header cells, in order, for the error workbook.
+	// Headers are all header cells, in order, for the error workbook (a second heading
+	// row's under its group: "Data Ayah: Nama").
 	Headers []string
 }
 
 // Has reports whether the sheet has the field's column.
 func (l *Layout) Has(f Field) bool { return l.Col[f] >= 0 }
 
+// fieldAt is the field read from the 0-based column col, -1 for none.
+func (l *Layout) fieldAt(col int) Field {
+	for f := Field(0); f < numFields; f++ {
+		if l.Col[f] == col {
+			return f
+		}
+	}
+	return -1
+}
+
+// Ignored are the columns with a heading the portal does not read, in order.
+func (l *Layout) Ignored() []IgnoredColumn {
+	var out []IgnoredColumn
+	for i, h := range l.Headers {
+		if strings.TrimSpace(h) != "" && l.fieldAt(i) < 0 {
+			out = append(out, IgnoredColumn{Col: colName(i), Header: strings.TrimSpace(h)})
+		}
+	}
+	return out
+}
+
 // mapHeader finds the fields in a header row. It returns the problem with the header, if
-// any: columns missing (all named at once) or one field in two columns.
+// any: columns missing (all named at once) or one field in two columns. A mobile and a
+// landline column (Dapodik's "HP" and "Telepon") are not two phones: the mobile is the
+// phone, the landline its stand-in.
 func mapHeader(kind Kind, row int, cells []string) (*Layout, *FileError) {
 	l := &Layout{Kind: kind, HeaderRow: row, Headers: append([]string(nil), cells...)}
 	for i := range l.Col {
@@ -147,6 +207,15 @@ func mapHeader(kind Kind, row int, cells []string) (*Layout, *FileError) {
 			continue
 		}
 		if prev := l.Col[f]; prev >= 0 {
+			if f == FieldPhone && l.Col[FieldLandline] < 0 && isMobileHeader(h) != isMobileHeader(l.Header[f]) {
+				mobile, landline := i, prev
+				if isMobileHeader(l.Header[f]) {
+					mobile, landline = prev, i
+				}
+				l.Col[FieldPhone], l.Header[FieldPhone] = mobile, strings.TrimSpace(cells[mobile])
+				l.Col[FieldLandline], l.Header[FieldLandline] = landline, strings.TrimSpace(cells[landline])
+				continue
+			}
 			return nil, &FileError{Code: "duplicate_column", Args: []string{strings.TrimSpace(h), cellName(prev, row), cellName(i, row)}}
 		}
 		l.Col[f], l.Header[f] = i, strings.TrimSpace(h)
@@ -174,4 +243,15 @@ func looksLikeHeader(kind Kind, cells []string) bool {
 		}
 	}
 	return n >= 2
+}
+
+// templateColumns are the kind's columns the template writes (not the extra ones).
+func templateColumns(kind Kind) []column {
+	var out []column
+	for _, c := range columnsOf[kind] {
+		if !c.extra {
+			out = append(out, c)
+		}
+	}
+	return out
 }

@@ -16,6 +16,7 @@ import (
 func ConfigFrom(c config.Config, clk clock.Clock) Config {
 	return Config{
 		Clock:       clk,
+		Calendar:    clk,
 		LegacyDir:   filepath.Join(c.DataDir, "uploads"),
 		MaxBytes:    c.UploadMaxBytes,
 		ChunkSize:   c.UploadChunkSize,
@@ -31,6 +32,10 @@ type Config struct {
 	// Clock is the portal's clock (internal/app sets it; required): the jobs' times, their
 	// leases and waits, the age of files.
 	Clock clock.Clock
+	// Calendar is where the school's today is read, for the school year a due day is
+	// expected in (default Clock). It is the portal's clock too; tests whose job runners
+	// keep the real time (leases must lapse) give the portal's fixed one here.
+	Calendar clock.Clock
 	// LegacyDir is where uploaded sheets were kept on disk before they were kept in the
 	// database (<data dir>/uploads). Start moves any found there into the database and
 	// removes them; nothing is written there any more.
@@ -78,6 +83,9 @@ type Config struct {
 }
 
 func (c *Config) defaults() {
+	if c.Calendar.IsZero() {
+		c.Calendar = c.Clock
+	}
 	if c.MaxBytes <= 0 {
 		c.MaxBytes = 20 << 20
 	}

@@ -295,7 +295,8 @@ func TestCorrectionsUnderFaultsAndRestart(t *testing.T) {
 	defer ce.applied.mu.Unlock()
 	twice := 0
 	for id, b := range want {
-		got, err := ce.client.GetComponent(context.Background(), id)
+		// Read through the arranging client (10 s): the runner's short one is for the faults.
+		got, err := ce.setup.Client.GetComponent(context.Background(), id)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -351,9 +352,9 @@ func TestCorrectionProblems(t *testing.T) {
 	sheet := [][]any{
 		row(same, same.NIS, same.ComponentID, same.Amount),                  // 2: nothing changes
 		row(paid, paid.NIS, paid.ComponentID, paid.Amount+1),                // 3: paid
-		row(cancelled, cancelled.NIS, cancelled.ComponentID, 1),             // 4: cancelled
+		row(cancelled, cancelled.NIS, cancelled.ComponentID, 150_000),       // 4: cancelled
 		row(other, sh.NIS[5], other.ComponentID, other.Amount+1),            // 5: another student's
-		row(changed, changed.NIS, "01-tidak-ada", 5),                        // 6: unknown
+		row(changed, changed.NIS, "01-tidak-ada", 50_000),                   // 6: unknown
 		row(changed, changed.NIS, changed.ComponentID, changed.Amount+1000), // 7: a correction
 		row(changed, changed.NIS, changed.ComponentID, changed.Amount+2000), // 8: the same id again
 		row(changed, changed.NIS, "", 75_000)[:9],                           // 9: a new bill (another name below)

@@ -6,12 +6,12 @@ import (
 	"github.com/sekolah/portal/internal/billing"
 )
 
-// The components an upload created are remembered (store.AddUploadCreated), so the upload
-// can be undone: the ids the service answered for a confirmed chunk, and for rows a
-// reconcile found at the service, the ids of the components that match them.
+// The components an upload created are remembered, so the upload can be undone: the ids
+// the service answered for a confirmed chunk (with the chunk's save: SaveChunk), and for
+// rows a reconcile found at the service, the ids of the components that match them.
 
-// recordCreated remembers the components a confirmed chunk created. The chunk is done at
-// the service whatever happens here, so a failure is logged, not returned.
+// recordCreated remembers components a reconcile found (store.AddUploadCreated). The
+// chunk is done at the service whatever happens here, so a failure is logged, not returned.
 func (r *Runner) recordCreated(ctx context.Context, jobID string, bills []billing.Bill) {
 	ids := make([]string, 0, len(bills))
 	for _, b := range bills {

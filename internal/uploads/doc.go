@@ -2,33 +2,54 @@
 // checks every cell against the billing service's rules, and runs the background job that
 // sends the valid new rows in chunks without ever creating a bill twice or losing one.
 //
-// Guarding. Before excelize opens a file, guardWorkbook reads the zip's directory and
-// streams every XML part once through a scanner that keeps only counters
-// (internal/xmlscan, which any XML-reading part shares), refusing what would cost far
-// more than it weighs: elements nested deeper than xmlscan.MaxDepth in any part (named:
-// six million nested elements, 43 KB zipped, took a portal to 1 GB), a cell over Excel's
-// own 32,767 characters (named: "cell B7"), a shared-string table of more than 500,000
-// strings, parts unzipping past Limits (20 times the upload in all, 16 MB of those
-// excelize holds in memory). The error workbook echoes at most 1,000 characters of a
-// cell, and a message quotes at most 80. Each hostile upload, and all of them analysed
-// while five error workbooks are made, keep the heap under 300 MB
-// (BenchmarkHostileUploads); the portal also sets a soft memory limit (cmd/portal).
+// Reading. Every file is read through internal/sheets, whatever its format: .xlsx, .xls
+// (Excel 97–2003, what Dapodik and many schools still give), .ods (LibreOffice) and CSV
+// (';' or ',', UTF-8 with or without a byte order mark, or Windows-1252), found from its
+// content. It holds every bound of reading a hostile file in one place (the XML depth and
+// tags through internal/xmlscan, Excel's 32,767 characters a cell, shared strings, rows,
+// columns, cells, merged ranges, .xls records, CSV records, the unzipped size), each
+// refusal worded here as a file problem naming why ("Sel B7", the part nested too deep).
+// The sheet read is the one the file opens on, never a hidden one; when its headings are
+// not there, the first other visible sheet that has them, and the preview says so
+// (Reading: the sheet, the heading rows, the columns not read). The headings are looked
+// for in the first 20 non-empty rows (title rows above them, as Dapodik's export has), a
+// second heading row below them is recognised (its columns named under their group), and
+// columns are found by their heading with Indonesian and English aliases (NIPD is the NIS,
+// "Rombel Saat Ini" the class; a mobile and a landline column are the phone and its
+// stand-in). A cell is read by its kind: a NIS as the spreadsheet shows it (12360 in
+// format 0000000 is 0012360), an amount as its number, a date cell as its day, a text as
+// people type them; a formula's error (#N/A) is named as such. A vertical merged range in
+// a column read is filled down and said once; a total row ("Jumlah") is skipped and said.
+// Only a few numbers per row are kept (row, interned NIS and name, due day, amount), so a
+// 100,000-row sheet is checked in tens of megabytes. Problems are streamed to the database
+// as they are found, as codes with arguments, and become messages in the reader's language
+// when shown: the first MaxIssuesKept of them, all counted per kind; the bad rows are kept
+// as a bitmap for the commit to skip. Each hostile upload, and all of them analysed while
+// five error workbooks are made, keep the heap under 300 MB (BenchmarkHostileUploads); the
+// error workbook echoes at most 1,000 characters of a cell, and a message quotes at most 80.
 //
-// Reading. A sheet is streamed row by row (excelize's Rows iterator, raw cell values, so
-// a date cell arrives as its serial number and is read as a date only in a date column);
-// columns are found by their header, with Indonesian and English aliases. Only a few
-// numbers per row are kept (row, interned NIS and name, due day, amount), so a 100,000-row
-// sheet is checked in about the time excelize needs to read it, in tens of megabytes.
-// Problems are streamed to the database as they are found, as codes with arguments, and
-// become messages in the reader's language when shown: the first MaxIssuesKept of them,
-// all counted per kind; the bad rows are kept as a bitmap for the commit to skip.
+// Warnings. What every rule takes but may not be what was meant is a warning
+// (plausible.go): an amount under Rp 1.000 or far below the others of its bill name (350
+// for 350.000, typed on a computer set to English), date cells read month-first where the
+// sheet's typed dates are day-first (or the reverse), a due day outside the school year
+// around today, a total row skipped, a merged range filled down, a NIS read with its lost
+// leading zeros put back (12345 is the roster's 0012345: never a new student), a new
+// student whose name an existing student has. Warnings do not stop their row; each kind
+// (and any formula error) must be acknowledged by the person committing (AckCodes,
+// Commit), which is audited and kept with the job. The error workbook marks warnings
+// yellow and problems red, each message naming the cell where it is now and where it was.
+//
+// Dapodik. Its students export ("Daftar PD": title rows, two heading rows, some 60
+// columns) is a students sheet as it is downloaded; its aid flags (Penerima KIP, Penerima
+// KPS, Layak PIP) are kept with the students (aid.go: store.SetStudentAid at the commit
+// for those the roster has, by the job for those it creates), for the fee plans' discounts.
 //
 // Keeping the file. The preview pages through the problems, the error workbook and the
 // commit need the original rows again, so the sheet is kept in the database with its job
 // (store.UploadSheet, in parts of 1 MiB written and read one at a time), not on one
 // instance's disk: instances share nothing but the database, and a job taken over by
-// another instance, or a Retry, works anywhere. To read it, excelize gets a temporary copy
-// (it streams a file, unpacking large parts to disk rather than memory); the copy is
+// another instance, or a Retry, works anywhere. To read it, internal/sheets gets a
+// temporary copy (it reads a file in place, a part or a record at a time); the copy is
 // removed as soon as the reading ends. Sheets are forgotten when an upload is discarded,
 // and by a janitor after Config.Retention (14 days) once the job has finished or was never
 // committed; the history line stays. Sheets earlier versions kept in <data>/uploads are

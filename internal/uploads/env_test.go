@@ -100,6 +100,8 @@ func (e *env) instance(t testing.TB, wrap func(http.RoundTripper) http.RoundTrip
 // config is a runner configuration that retries fast.
 func (e *env) config() uploads.Config {
 	return uploads.Config{ChunkSize: 200, Concurrency: 3, Accounts: accounts, Clock: clock.System(time.UTC),
+		// The school's today, in the school year of the sheets the tests make (July 2026 on).
+		Calendar:  clock.Fixed(time.Date(2026, 7, 1, 3, 0, 0, 0, time.UTC), time.UTC),
 		RetryBase: 5 * time.Millisecond, RetryMax: 50 * time.Millisecond, Settle: 50 * time.Millisecond, MaxAttempts: 40}
 }
 

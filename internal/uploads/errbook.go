@@ -6,10 +6,12 @@ import (
 	"iter"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/xuri/excelize/v2"
 
 	"github.com/sekolah/portal/internal/i18n"
+	"github.com/sekolah/portal/internal/sheets"
 	"github.com/sekolah/portal/internal/store"
 )
 
@@ -22,14 +24,16 @@ const errbookAuthor = "Portal"
 // cells of 32,000 characters, each echoed whole, took a portal from 127 to 271 MB.
 const errbookMaxChars = 1_000
 
-// WriteErrorWorkbook writes the rows of the sheet at path that have problems, to fix and
-// upload again: the original header and cells, formatted as the template formats them
-// (dates as dates, amounts as numbers, NIS as text) with the template's checks (account
-// codes as a drop-down, dates and amounts checked while typing); every wrong cell filled
-// red with a note saying what is wrong, in p's language; then the row the cells came from
-// and all of its problems. The data sheet keeps the template's name and headers, so the
-// fixed file can be uploaded as it is. Both the sheet and the problems (by row, as the
-// store yields them) are streamed.
+// WriteErrorWorkbook writes the rows of the sheet at path that have problems or warnings,
+// to fix and upload again: the original headings and cells, formatted as the template
+// formats them (dates as dates, amounts as numbers, NIS as text) with the template's checks
+// (account codes as a drop-down, dates and amounts checked while typing); every wrong cell
+// filled red (a warning's yellow) with a note saying what is wrong, in p's language; then
+// the row the cells came from and all of its problems, each naming the cell where it is
+// now and where it was in the upload ("Sel D2 (D11 di berkas yang diunggah)"). The data
+// sheet keeps the template's name and the sheet's headings, so the fixed file can be
+// uploaded as it is. The file is read through internal/sheets whatever its format, and
+// both the sheet and the problems (by row, as the store yields them) are streamed.
 func WriteErrorWorkbook(ctx context.Context, w io.Writer, path string, kind Kind, accounts []string, lim Limits,
 	issues iter.Seq2[store.UploadIssue, error], p i18n.Printer) (err error) {
 	defer recoverUnreadable(&err)
@@ -38,10 +42,7 @@ func WriteErrorWorkbook(ctx context.Context, w io.Writer, path string, kind Kind
 		return err
 	}
 	defer s.close()
-	l, err := s.header(kind)
-	if err != nil {
-		return err
-	}
+	l := s.layout
 	next, stop := iter.Pull2(issues)
 	defer stop()
 	pending, perr, more := next()
@@ -67,12 +68,7 @@ func WriteErrorWorkbook(ctx context.Context, w io.Writer, path string, kind Kind
 	width := len(l.Headers)
 	fieldAt := make([]Field, width)
 	for i := range fieldAt {
-		fieldAt[i] = -1
-	}
-	for f := Field(0); f < numFields; f++ {
-		if c := l.Col[f]; c >= 0 && c < width {
-			fieldAt[c] = f
-		}
+		fieldAt[i] = l.fieldAt(i)
 	}
 	for i := range width {
 		w := 16.0
@@ -85,7 +81,7 @@ func WriteErrorWorkbook(ctx context.Context, w io.Writer, path string, kind Kind
 			return err
 		}
 		// Rows typed below keep the column's format, as in the template.
-		if err := sw.SetColStyle(i+1, i+1, st.col(fieldAt[i], false)); err != nil {
+		if err := sw.SetColStyle(i+1, i+1, st.col(fieldAt[i], markNone)); err != nil {
 			return err
 		}
 	}
@@ -110,7 +106,7 @@ func WriteErrorWorkbook(ctx context.Context, w io.Writer, path string, kind Kind
 
 	outRow := 1
 	for more {
-		cells, ok, err := s.next()
+		ok, err := s.next()
 		if err != nil {
 			return err
 		}
@@ -119,12 +115,23 @@ func WriteErrorWorkbook(ctx context.Context, w io.Writer, path string, kind Kind
 		}
 		var msgs []string
 		notes := map[int][]string{} // by column: what is wrong with that cell
+		marks := map[int]mark{}
+		here := outRow + 1 // the row this one becomes, if it has problems
 		for more && pending.Row <= s.row {
 			if pending.Row == s.row {
 				is := IssueOf(pending)
-				msgs = append(msgs, is.Message(p))
+				at := is.Cell()
+				if is.Col >= 0 {
+					at = cellName(is.Col, here)
+				}
+				msgs = append(msgs, is.MessageAt(p, at))
 				if is.Col >= 0 && is.Col < width {
 					notes[is.Col] = append(notes[is.Col], is.Text(p))
+					m := markBad
+					if IsWarning(pending.Code) {
+						m = markWarn
+					}
+					marks[is.Col] = max(marks[is.Col], m)
 				}
 			}
 			if pending, perr, more = next(); perr != nil {
@@ -140,18 +147,17 @@ func WriteErrorWorkbook(ctx context.Context, w io.Writer, path string, kind Kind
 		outRow++
 		values := make([]any, width+2)
 		for i := range width {
-			v := ""
-			if i < len(cells) {
-				v = cells[i]
+			c := s.cells[i]
+			v := errbookValue(c, fieldAt[i], s.date1904)
+			if text, ok := v.(string); ok {
+				if cut, n, ok := cutText(text, errbookMaxChars); ok {
+					v = cut
+					notes[i] = append(notes[i], p.T("uploads.errbook.cut", errbookMaxChars, n))
+				}
 			}
-			if cut, n, ok := cutText(v, errbookMaxChars); ok {
-				v = cut
-				notes[i] = append(notes[i], p.T("uploads.errbook.cut", errbookMaxChars, n))
-			}
-			_, bad := notes[i]
-			values[i] = excelize.Cell{StyleID: st.col(fieldAt[i], bad), Value: cellValue(v, fieldAt[i], s.date1904)}
-			if bad {
-				cell, _ := excelize.CoordinatesToCellName(i+1, outRow)
+			values[i] = excelize.Cell{StyleID: st.col(fieldAt[i], marks[i]), Value: v}
+			if len(notes[i]) > 0 {
+				cell := cellName(i, outRow)
 				text := strings.Join(notes[i], "\n")
 				if err := out.AddComment(name, excelize.Comment{Cell: cell, Author: errbookAuthor,
 					Paragraph: []excelize.RichTextRun{{Text: text}}, Width: 300, Height: 90}); err != nil {
@@ -161,8 +167,7 @@ func WriteErrorWorkbook(ctx context.Context, w io.Writer, path string, kind Kind
 		}
 		values[width] = s.row
 		values[width+1] = excelize.Cell{StyleID: st.message, Value: strings.Join(msgs, "\n")}
-		cell, _ := excelize.CoordinatesToCellName(1, outRow)
-		if err := sw.SetRow(cell, values); err != nil {
+		if err := sw.SetRow(cellName(0, outRow), values); err != nil {
 			return err
 		}
 	}
@@ -183,13 +188,25 @@ func WriteErrorWorkbook(ctx context.Context, w io.Writer, path string, kind Kind
 	return out.Write(w)
 }
 
+// mark is how a cell of the error workbook is marked: not at all, as a warning (yellow),
+// as wrong (red); a cell with both is wrong.
+type mark int
+
+const (
+	markNone mark = iota
+	markWarn
+	markBad
+)
+
 // errbookStyles are the error workbook's cell styles: the template's formats, each also
 // filled red for a wrong cell.
 type errbookStyles struct {
-	header, message             int
-	text, amount, date, plain   int
-	badText, badAmount, badDate int
-	badPlain                    int
+	header, message                int
+	text, amount, date, plain      int
+	badText, badAmount, badDate    int
+	badPlain                       int
+	warnText, warnAmount, warnDate int
+	warnPlain                      int
 }
 
 func newErrbookStyles(f *excelize.File) (errbookStyles, error) {
@@ -198,6 +215,9 @@ func newErrbookStyles(f *excelize.File) (errbookStyles, error) {
 	// Excel's own "Bad" look: light red fill, dark red text.
 	bad := excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{"FFC7CE"}}
 	badFont := &excelize.Font{Color: "9C0006"}
+	// And its "Neutral" look for a warning: light yellow, dark yellow text.
+	warn := excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{"FFEB9C"}}
+	warnFont := &excelize.Font{Color: "9C5700"}
 	specs := []struct {
 		dst   *int
 		style *excelize.Style
@@ -213,6 +233,10 @@ func newErrbookStyles(f *excelize.File) (errbookStyles, error) {
 		{&st.badAmount, &excelize.Style{NumFmt: 3, Fill: bad, Font: badFont}},
 		{&st.badDate, &excelize.Style{CustomNumFmt: &dateFmt, Fill: bad, Font: badFont}},
 		{&st.badPlain, &excelize.Style{Fill: bad, Font: badFont}},
+		{&st.warnText, &excelize.Style{NumFmt: 49, Fill: warn, Font: warnFont}},
+		{&st.warnAmount, &excelize.Style{NumFmt: 3, Fill: warn, Font: warnFont}},
+		{&st.warnDate, &excelize.Style{CustomNumFmt: &dateFmt, Fill: warn, Font: warnFont}},
+		{&st.warnPlain, &excelize.Style{Fill: warn, Font: warnFont}},
 	}
 	for _, s := range specs {
 		id, err := f.NewStyle(s.style)
@@ -224,34 +248,56 @@ func newErrbookStyles(f *excelize.File) (errbookStyles, error) {
 	return st, nil
 }
 
-// col is the style of a cell of field f, marked when bad.
-func (st errbookStyles) col(f Field, bad bool) int {
+// col is the style of a cell of field f, marked as m says.
+func (st errbookStyles) col(f Field, m mark) int {
+	pick := func(plain, warn, bad int) int {
+		switch m {
+		case markBad:
+			return bad
+		case markWarn:
+			return warn
+		}
+		return plain
+	}
 	switch f {
 	case FieldAmount, FieldPenalty:
-		if bad {
-			return st.badAmount
-		}
-		return st.amount
+		return pick(st.amount, st.warnAmount, st.badAmount)
 	case FieldDue, FieldExpiry, FieldActive:
-		if bad {
-			return st.badDate
-		}
-		return st.date
+		return pick(st.date, st.warnDate, st.badDate)
 	case -1:
-		if bad {
-			return st.badPlain
-		}
-		return st.plain
+		return pick(st.plain, st.warnPlain, st.badPlain)
 	}
-	if bad {
-		return st.badText
-	}
-	return st.text
+	return pick(st.text, st.warnText, st.badText)
 }
 
-// cellValue writes a cell back as the person meant it: a readable date as a date, a plain
-// number in an amount column as a number, anything else as the text it was.
-func cellValue(v string, f Field, date1904 bool) any {
+// errbookValue writes a cell back as the person meant it: a date as a date, a number in
+// an amount column as a number, a NIS and any other text as the text it shows (a NIS
+// 12360 in format 0000000 as 0012360); a text date as a date, a text of digits in an
+// amount column as a number.
+func errbookValue(c sheets.Cell, f Field, date1904 bool) any {
+	switch c.Kind {
+	case sheets.KindEmpty:
+		return nil
+	case sheets.KindDate:
+		if f == FieldDue || f == FieldExpiry || f == FieldActive || f < 0 {
+			return time.Date(c.Time.Year(), c.Time.Month(), c.Time.Day(), 0, 0, 0, 0, time.UTC)
+		}
+	case sheets.KindNumber:
+		switch f {
+		case FieldAmount, FieldPenalty, -1:
+			if c.Number == float64(int64(c.Number)) {
+				return int64(c.Number)
+			}
+			return c.Number
+		case FieldDue, FieldExpiry, FieldActive:
+			if d, err := ParseDate(c.Raw, date1904); err == nil {
+				return d
+			}
+		}
+	case sheets.KindBool:
+		return c.Number == 1
+	}
+	v := cellText(c)
 	t := i18n.TrimSpace(v)
 	switch f {
 	case FieldDue, FieldExpiry, FieldActive:

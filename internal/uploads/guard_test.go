@@ -14,16 +14,17 @@ import (
 )
 
 // TestHostileWorkbooksRefused: workbooks whose reading would cost far more than they
-// weigh are refused with a file problem that says what and why, before excelize reads
+// weigh are refused with a file problem that says what and why, as internal/sheets reads
 // them: a cell over Excel's 32,767 characters (inline or shared, named by its cell), a
-// shared-string bomb, a sheet over the unzipped bound, oversized parts held in memory. A
-// cell of exactly 32,767 characters, multi-byte ones included, is fine.
+// shared-string bomb, a sheet over the unzipped bound, more cell formats than any
+// workbook has (a large styles part alone is streamed, not held). A cell of exactly
+// 32,767 characters, multi-byte ones included, is fine.
 func TestHostileWorkbooksRefused(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	lim := uploads.DefaultLimits(20 << 20)
 	small := uploads.DefaultLimits(20 << 20)
-	small.UnzipSize, small.MaxSharedStrings, small.InMemory = 8<<20, 10_000, 1<<20
+	small.UnzipSize, small.MaxSharedStrings = 8<<20, 10_000
 	write := func(name string, fn func(path string) error) string {
 		path := filepath.Join(dir, name)
 		if err := fn(path); err != nil {
@@ -48,8 +49,10 @@ func TestHostileWorkbooksRefused(t *testing.T) {
 			small, "too_many_strings", "lebih dari 10.000 teks berbeda"},
 		{"huge sheet", write("sheet.xlsx", func(p string) error { return sheettest.HugeSheet(p, 9<<20) }),
 			small, "too_big_unzipped", "lebih dari 8 MB setelah dibuka"},
-		{"big styles", write("styles.xlsx", func(p string) error { return sheettest.BigStyles(p, 2<<20) }),
-			small, "too_big_parts", "batasnya 1 MB"},
+		{"more cell formats than any workbook", write("styles.xlsx", func(p string) error { return sheettest.BigStyles(p, 70_000*62) }),
+			lim, "too_many_styles", "lebih dari 65.536 format sel"},
+		{"a large styles part is streamed", write("styles-ok.xlsx", func(p string) error { return sheettest.BigStyles(p, 2<<20) }),
+			small, "", ""},
 		{"deep sheet", write("deep.xlsx", func(p string) error { return sheettest.DeepSheet(p, 100_000) }),
 			lim, "too_deep", "Bagian xl/worksheets/sheet1.xml di dalam berkas ini bersarang terlalu dalam (lebih dari 64 tingkat"},
 		{"sheet nested to the bound", write("deep-ok.xlsx", func(p string) error { return sheettest.DeepSheet(p, xmlscan.MaxDepth-3) }),
@@ -82,33 +85,44 @@ func TestHostileWorkbooksRefused(t *testing.T) {
 	}
 }
 
-// TestDeepPartsRefused: every XML part of a workbook, not just its sheet, is refused when
-// nested deeper than xmlscan.MaxDepth, named in the message in the person's language; so
-// is a part named like no XML part that starts as XML. A picture is not mistaken for XML.
+// TestDeepPartsRefused: every XML part a workbook is read through (the sheet, the shared
+// strings, the styles, the workbook, its relationships, the content types) is refused when
+// nested deeper than xmlscan.MaxDepth, named in the message in the person's language. The
+// parts never read (a theme, the document's properties, drawings, custom XML) cost
+// nothing, however deep: the file is read.
 func TestDeepPartsRefused(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	lim := uploads.DefaultLimits(20 << 20)
-	parts := []string{"xl/sharedStrings.xml", "xl/styles.xml", "xl/workbook.xml", "_rels/.rels",
-		"xl/_rels/workbook.xml.rels", "[Content_Types].xml", "xl/theme/theme1.xml", "docProps/app.xml",
-		"xl/drawings/vmlDrawing1.vml", "customXml/item1.bin"}
+	parts := []struct {
+		name string
+		read bool
+	}{{"xl/sharedStrings.xml", true}, {"xl/styles.xml", true}, {"xl/workbook.xml", true}, {"xl/_rels/workbook.xml.rels", true},
+		{"[Content_Types].xml", true}, {"xl/worksheets/sheet1.xml", true}, {"_rels/.rels", false}, {"xl/theme/theme1.xml", false},
+		{"docProps/app.xml", false}, {"xl/drawings/vmlDrawing1.vml", false}, {"customXml/item1.bin", false}}
 	for i, part := range parts {
-		t.Run(part, func(t *testing.T) {
+		t.Run(part.name, func(t *testing.T) {
 			t.Parallel()
 			path := filepath.Join(dir, fmt.Sprintf("deep-%d.xlsx", i))
-			if err := sheettest.DeepPart(path, part, 10_000); err != nil {
+			if err := sheettest.DeepPart(path, part.name, 10_000); err != nil {
 				t.Fatal(err)
 			}
 			_, _, err := analyse(t, path, uploads.Options{Kind: uploads.Components, Limits: lim, Students: knownNIS{}})
 			var fe *uploads.FileError
+			if !part.read {
+				if errors.As(err, &fe) {
+					t.Fatalf("a part never read refused the file: %v", err)
+				}
+				return
+			}
 			if !errors.As(err, &fe) || fe.Code != "too_deep" {
 				t.Fatalf("err %v, want too_deep", err)
 			}
 			for _, tc := range []struct {
 				lang i18n.Lang
 				want string
-			}{{i18n.Indonesian, "Bagian " + part + " di dalam berkas ini bersarang terlalu dalam"},
-				{i18n.English, "The part " + part + " inside this file is nested too deep (more than 64 levels"}} {
+			}{{i18n.Indonesian, "Bagian " + part.name + " di dalam berkas ini bersarang terlalu dalam"},
+				{i18n.English, "The part " + part.name + " inside this file is nested too deep (more than 64 levels"}} {
 				if msg := uploads.FileMessage(i18n.NewPrinter(tc.lang, nil), fe.Code, fe.Args); !strings.Contains(msg, tc.want) {
 					t.Errorf("message %q, want it to say %q", msg, tc.want)
 				}

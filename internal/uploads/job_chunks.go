@@ -83,10 +83,17 @@ type studentItem struct {
 	// these values; KeyName is theirs, kept.
 	Update  bool   `json:"update,omitempty"`
 	KeyName string `json:"key_name,omitempty"`
+	// Aid are the government-aid flags the sheet gives the student (a Dapodik export):
+	// kept in the roster once the student is there.
+	Aid *aidItem `json:"aid,omitempty"`
 }
 
 func studentItemOf(s Student) studentItem {
-	return studentItem{Row: s.Row, NIS: s.NIS, Name: s.Name, Class: s.Class, Phone: s.Phone, Email: s.Email}
+	it := studentItem{Row: s.Row, NIS: s.NIS, Name: s.Name, Class: s.Class, Phone: s.Phone, Email: s.Email}
+	if s.HasAid {
+		it.Aid = &aidItem{KIP: s.Aid.KIP, KPS: s.Aid.KPS, PIP: s.Aid.PIP}
+	}
+	return it
 }
 
 func (it studentItem) record() billing.Student {
@@ -115,6 +122,26 @@ type chunkRows struct {
 	order []int
 	comps map[int]compItem
 	studs map[int]studentItem
+	// created are the components the last call created, remembered with the chunk's next
+	// save (its confirmation follows the call at once).
+	created []string
+	// saved is what the database holds of the chunk's progress, to write only a change.
+	saved chunkProgress
+}
+
+// chunkProgress is what a chunk's save writes, told apart by its counts: within a run,
+// rows only leave the pending ones (sent, done, refused), so counts that did not change
+// mean rows that did not.
+type chunkProgress struct {
+	state                                string
+	pending, failed, recognised, attempt int
+	lastError                            string
+	sentAt                               time.Time
+}
+
+func progressOf(c store.UploadChunk) chunkProgress {
+	return chunkProgress{state: c.State, pending: len(c.PendingRows), failed: len(c.Failures), recognised: c.Recognised,
+		attempt: c.Attempts, lastError: c.LastError, sentAt: c.SentAt}
 }
 
 // corrections reports whether the chunk holds corrections of components or updates of
@@ -150,7 +177,7 @@ func (u *uploadJob) LoadChunk(ctx context.Context, id string, seq int) (*jobs.Ch
 	if err != nil {
 		return nil, err
 	}
-	w := &chunkRows{c: c}
+	w := &chunkRows{c: c, saved: progressOf(c)}
 	switch u.kind {
 	case Components:
 		var items []compItem
@@ -234,11 +261,34 @@ func (u *uploadJob) SaveChunk(ctx context.Context, ch *jobs.Chunk) error {
 			c.Failures = append(c.Failures, store.UploadFailure{Row: it.Key, Code: FailNotChanged, Arg: it.Problem.Code})
 		}
 	}
+	if c.State == ChunkPending && len(c.PendingRows) == 0 {
+		// Every row answered: the engine closes the chunk with its next save. Saved closed
+		// now, that save changes nothing and writes nothing (the chunks in flight after
+		// this one wait for each write to the database).
+		c.State = ChunkConfirmed
+	}
 	if c.State == ChunkConfirmed && len(c.Failures) > 0 {
 		c.State = ChunkFailed
 	}
 	w.c = c
-	return u.r.db.SaveUploadChunk(ctx, c)
+	p := progressOf(c)
+	if p == w.saved && len(w.created) == 0 {
+		return nil
+	}
+	var err error
+	if len(w.created) > 0 {
+		// The components a call created, remembered for the upload's undo in the same write
+		// as the chunk's progress: the chunks after this one wait for the database. A save
+		// that fails leaves the chunk sent, and its reconcile reads them back (recordFound).
+		err = u.r.db.SaveUploadChunkCreated(ctx, c, w.created)
+		w.created = nil
+	} else {
+		err = u.r.db.SaveUploadChunk(ctx, c)
+	}
+	if err == nil {
+		w.saved = p
+	}
+	return err
 }
 
 // Waiting implements jobs.Store.
@@ -270,8 +320,8 @@ func (u *uploadJob) Send(ctx context.Context, ch *jobs.Chunk, items []*jobs.Item
 			inputs[i] = w.comps[it.Key].input()
 		}
 		created, err := u.r.writer.CreateComponents(ctx, u.actor, inputs, u.detail(ch))
-		if err == nil {
-			u.r.recordCreated(ctx, u.j.ID, created)
+		for _, b := range created {
+			w.created = append(w.created, b.ComponentID)
 		}
 		return err
 	case Students:
@@ -284,6 +334,9 @@ func (u *uploadJob) Send(ctx context.Context, ch *jobs.Chunk, items []*jobs.Item
 			// Created at the service; only the roster mirror failed. The rows are done.
 			u.r.log.Error("upload students: roster", "job", u.j.ID, "chunk", ch.Seq, "err", err)
 			return nil
+		}
+		if err == nil {
+			u.r.recordAid(ctx, u.j.ID, w, items)
 		}
 		return err
 	}
@@ -302,15 +355,19 @@ func (u *uploadJob) Check(ctx context.Context, ch *jobs.Chunk, items []*jobs.Ite
 		return err
 	}
 	var comps []compItem
+	var studs []*jobs.Item
 	for _, it := range items {
 		if found[it.Key] {
 			ch.Decide(it, jobs.Decision{State: jobs.Done})
 			if c, ok := w.comps[it.Key]; ok {
 				comps = append(comps, c)
+			} else {
+				studs = append(studs, it)
 			}
 		}
 	}
 	u.r.recordFound(ctx, u.j.ID, comps)
+	u.r.recordAid(ctx, u.j.ID, w, studs)
 	return nil
 }
 

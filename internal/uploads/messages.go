@@ -9,7 +9,7 @@ import (
 // "uploads.err.<code>". The rules' problems have the rule packages' own keys.
 var IssueCodes = []string{
 	"required", "nis_unknown", "amount_invalid", "amount_fraction", "amount_too_large", "date_invalid", "date_range",
-	"duplicate_row", "duplicate_nis",
+	"duplicate_row", "duplicate_nis", "formula_error", "yes_no",
 }
 
 // FileCodes are every file problem; each has a message "uploads.file.<code>".
@@ -17,6 +17,9 @@ var FileCodes = []string{
 	"not_xlsx", "old_or_protected", "too_big_unzipped", "unreadable", "no_sheet", "empty", "empty_file",
 	"missing_columns", "duplicate_column", "too_many_rows", "upstream", "internal", "file_gone",
 	"cell_too_long", "text_too_long", "too_many_strings", "too_big_parts", "too_deep",
+	"not_spreadsheet", "other_document", "web_page", "encrypted", "old_version", "no_visible_sheet", "too_big",
+	"too_many_cols", "too_many_cells", "too_many_merges", "too_many_sheets", "too_many_styles", "too_many_records",
+	"line_too_long", "too_many_fields", "tag_too_long", "too_many_parts", "hidden_data",
 }
 
 // FailCodes are the reasons a row was not created; each has a message "uploads.fail.<code>".

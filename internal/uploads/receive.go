@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/sekolah/portal/internal/auth"
@@ -25,12 +26,10 @@ type Received struct {
 // analysis. When the same file
 // was uploaded before, the upload is held instead, until the person confirms.
 func (r *Runner) Receive(ctx context.Context, actor auth.Actor, kind Kind, name string, src io.Reader) (Received, error) {
-	ext := strings.ToLower(filepath.Ext(name))
-	switch {
-	case ext == ".xls":
-		return Received{}, &FileError{Code: "old_or_protected"}
-	case ext != ".xlsx":
-		return Received{}, &FileError{Code: "not_xlsx"}
+	// The picker offers the four formats; what a file is, is found from its content when
+	// it is read (an .xls that is a web page, a .csv that is a PDF say so then).
+	if !slices.Contains(Formats, strings.ToLower(filepath.Ext(name))) {
+		return Received{}, &FileError{Code: "not_spreadsheet"}
 	}
 	// A temporary copy first: the hash decides the upload's state before it is recorded,
 	// and the job and its sheet are then written in one transaction.
@@ -90,7 +89,7 @@ const tempPrefix = "portal-upload-"
 // tempFile makes a temporary file for a copy of a sheet or a workbook being written, in
 // Limits.TempDir (the system's temporary directory unless configured).
 func (r *Runner) tempFile(what string) (*os.File, error) {
-	return os.CreateTemp(r.cfg.Limits.TempDir, tempPrefix+what+"-*.xlsx")
+	return os.CreateTemp(r.cfg.Limits.TempDir, tempPrefix+what+"-*")
 }
 
 func removeTemp(f *os.File) {
@@ -98,9 +97,9 @@ func removeTemp(f *os.File) {
 	_ = os.Remove(f.Name())
 }
 
-// withSheet copies the job's sheet from the database to a temporary file (excelize reads
-// a file as a stream, unpacking large parts to disk, not memory), calls fn with its path
-// and removes it. ErrFileGone when the sheet is no longer kept.
+// withSheet copies the job's sheet from the database to a temporary file (internal/sheets
+// reads a file in place, a part or a record at a time), calls fn with its path and
+// removes it. ErrFileGone when the sheet is no longer kept.
 func (r *Runner) withSheet(ctx context.Context, id string, fn func(path string) error) error {
 	tmp, err := r.tempFile("sheet")
 	if err != nil {

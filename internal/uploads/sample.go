@@ -29,6 +29,8 @@ type SampleRow struct {
 	Class   string    `json:"class,omitempty"`
 	Phone   string    `json:"phone,omitempty"`
 	Email   string    `json:"email,omitempty"`
+	// Aid are a Dapodik export's aid flags the student has ("kip", "kps", "pip").
+	Aid []string `json:"aid,omitempty"`
 }
 
 func sampleOfComponent(c Component) SampleRow {
@@ -37,7 +39,16 @@ func sampleOfComponent(c Component) SampleRow {
 }
 
 func sampleOfStudent(s Student) SampleRow {
-	return SampleRow{Row: s.Row, NIS: s.NIS, Name: s.Name, Class: s.Class, Phone: s.Phone, Email: s.Email}
+	r := SampleRow{Row: s.Row, NIS: s.NIS, Name: s.Name, Class: s.Class, Phone: s.Phone, Email: s.Email}
+	for _, a := range []struct {
+		on   bool
+		code string
+	}{{s.Aid.KIP, "kip"}, {s.Aid.KPS, "kps"}, {s.Aid.PIP, "pip"}} {
+		if a.on {
+			r.Aid = append(r.Aid, a.code)
+		}
+	}
+	return r
 }
 
 // candidate is a valid row kept for the sample, with its index among the analysed rows.

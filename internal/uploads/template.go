@@ -71,10 +71,10 @@ func WriteCorrectionSheet(w io.Writer, accounts []string, bills iter.Seq2[billin
 // on and returns the last row written and the cells of text that starts like a formula
 // (given the quote prefix: the text stays as it is, shown and edited as text).
 func writeTemplate(w io.Writer, kind Kind, accounts []string, fill func(f *excelize.File, sheet string) (int, []string, error)) error {
-	cols, ok := columnsOf[kind]
-	if !ok {
+	if _, ok := columnsOf[kind]; !ok {
 		return fmt.Errorf("uploads: unknown kind %q", kind)
 	}
+	cols := templateColumns(kind)
 	id, en := i18n.NewPrinter(i18n.Indonesian, nil), i18n.NewPrinter(i18n.English, nil)
 	f := excelize.NewFile()
 	defer f.Close()

@@ -165,10 +165,11 @@ func (w *waitEnv) receiveAndCommit(t *testing.T) store.UploadJob {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if j := wait(t, w.r, rec.Job.ID); j.State != uploads.StateReady || j.RowsNew != 60 {
+	j := wait(t, w.r, rec.Job.ID)
+	if j.State != uploads.StateReady || j.RowsNew != 60 {
 		t.Fatalf("analysed: %s, %d new", j.State, j.RowsNew)
 	}
-	return rec.Job
+	return j // the commits below acknowledge what its preview warns of, if anything
 }
 
 // components counts the distinct components at the service.
@@ -204,7 +205,7 @@ func TestUploadWaitsForTheService(t *testing.T) {
 		j := w.receiveAndCommit(t)
 		// The service stops answering once the first batch is in.
 		w.calls.downAfterNext(1)
-		if err := w.r.Commit(context.Background(), j.ID, financeActor); err != nil {
+		if err := w.r.Commit(context.Background(), j.ID, financeActor, uploads.AckCodes(j)...); err != nil {
 			t.Fatal(err)
 		}
 		time.Sleep(3 * time.Hour)
@@ -253,7 +254,7 @@ func TestUploadWaitHasAnEnd(t *testing.T) {
 			w := newWaitEnv(t, sb, url, sh, 2*time.Hour)
 			j := w.receiveAndCommit(t)
 			w.calls.down()
-			if err := w.r.Commit(context.Background(), j.ID, financeActor); err != nil {
+			if err := w.r.Commit(context.Background(), j.ID, financeActor, uploads.AckCodes(j)...); err != nil {
 				t.Fatal(err)
 			}
 			time.Sleep(30 * time.Minute)
@@ -282,7 +283,7 @@ func TestUploadWaitHasAnEnd(t *testing.T) {
 			w := newWaitEnv(t, sb, url, sh, 2*time.Hour)
 			j := w.receiveAndCommit(t)
 			w.calls.downAfterNext(1)
-			if err := w.r.Commit(context.Background(), j.ID, financeActor); err != nil {
+			if err := w.r.Commit(context.Background(), j.ID, financeActor, uploads.AckCodes(j)...); err != nil {
 				t.Fatal(err)
 			}
 			time.Sleep(2*time.Hour + time.Minute)

@@ -9,7 +9,10 @@
 //
 // A Scanner only tokenizes: it tells a Handler about text and tags, so a reader can count
 // what it cares about (cells, rows, strings) in the same pass. It is not a validating
-// parser: what it lets through, the real decoder still checks.
+// parser: what it lets through, the real decoder still checks. It is the one place these
+// bounds are counted: internal/sheets, which reads every upload, passes each XML part
+// through one (with its own, tighter bounds in tests and fuzzing: Scanner.MaxDepth,
+// MaxTagBytes), and refuses a DOCTYPE with it (RefuseDirectives).
 package xmlscan
 
 import (
@@ -32,8 +35,13 @@ const (
 	MaxTagBytes = 1 << 20
 )
 
-// ErrTagTooLong is the error of a tag, comment or directive over MaxTagBytes.
-var ErrTagTooLong = errors.New("xmlscan: a tag longer than 1 MiB")
+// ErrTagTooLong is the error of a tag, comment or directive over MaxTagBytes (or the
+// Scanner's own bound).
+var ErrTagTooLong = errors.New("xmlscan: a tag over the length bound")
+
+// ErrDirective is the error of a DOCTYPE or another declaration when the Scanner refuses
+// them (RefuseDirectives): no spreadsheet writes one, and it is how entity bombs begin.
+var ErrDirective = errors.New("xmlscan: a DOCTYPE or other declaration")
 
 // TooDeepError is the error of an element nested deeper than Max.
 type TooDeepError struct {
@@ -46,11 +54,14 @@ func (e *TooDeepError) Error() string {
 
 // Tag is one start, end or empty-element tag, as a Handler sees it.
 type Tag struct {
-	// Raw is the tag's first bytes (up to 256) without the '<': "c r=\"B7\" t=\"s\"" or
-	// "/row"; enough for its name and the attributes that come first.
+	// Raw is the tag's first bytes (up to 256, or the Scanner's KeepTag) without the '<':
+	// "c r=\"B7\" t=\"s\"" or "/row"; enough for its name and the attributes that come first.
 	Raw []byte
 	// Closing is an end tag (</row>); SelfClosing an empty element (<c/>).
 	Closing, SelfClosing bool
+	// Depth is the element's depth, 1 for the root (an end tag's is that of the element
+	// it ends).
+	Depth int
 }
 
 // Name is the tag's local name: without '/', attributes or a namespace prefix (x:c → c).
@@ -95,8 +106,14 @@ const (
 type Scanner struct {
 	// Handler, when set, is told what the Scanner reads.
 	Handler Handler
-	// MaxDepth replaces the package's MaxDepth when above zero (tests).
+	// MaxDepth replaces the package's MaxDepth when above zero (tests, fuzzing).
 	MaxDepth int
+	// MaxTagBytes replaces the package's MaxTagBytes when above zero.
+	MaxTagBytes int
+	// KeepTag is how many of a tag's first bytes the Handler sees (default 256).
+	KeepTag int
+	// RefuseDirectives makes a DOCTYPE or any other declaration an ErrDirective.
+	RefuseDirectives bool
 
 	state    int
 	quote    byte
@@ -119,19 +136,45 @@ func (s *Scanner) maxDepth() int {
 	return MaxDepth
 }
 
-// Feed scans the next bytes: nil, a *TooDeepError, ErrTagTooLong or the Handler's error.
-// After an error the Scanner must not be fed again.
+func (s *Scanner) maxTag() int {
+	if s.MaxTagBytes > 0 {
+		return s.MaxTagBytes
+	}
+	return MaxTagBytes
+}
+
+func (s *Scanner) keepTag() int {
+	if s.KeepTag > 0 {
+		return s.KeepTag
+	}
+	return 256
+}
+
+// Feed scans the next bytes: nil, a *TooDeepError, ErrTagTooLong, ErrDirective or the
+// Handler's error. After an error the Scanner must not be fed again.
 func (s *Scanner) Feed(b []byte) error {
+	_, err := s.Scan(b)
+	return err
+}
+
+// Scan is Feed that also says, on an error, how many bytes of b came before the fault
+// (len(b) without one): a reader passing bytes on to a decoder hands it those first, so
+// the decoder knows where the fault is (the cell whose text is too long).
+func (s *Scanner) Scan(b []byte) (int, error) {
+	maxTag := s.maxTag()
 	for i := 0; i < len(b); i++ {
 		c := b[i]
 		switch s.state {
 		case stText:
 			j := bytes.IndexByte(b[i:], '<')
 			if j < 0 {
-				return s.text(b[i:])
+				if err := s.text(b[i:]); err != nil {
+					return i, err
+				}
+				return len(b), nil
 			}
 			if err := s.text(b[i : i+j]); err != nil {
-				return err
+				return i, err
 			}
 			i += j
 			s.state = stOpen
@@ -155,16 +198,19 @@ func (s *Scanner) Feed(b []byte) error {
 			case bytes.Equal(s.bang, []byte("[CDATA[")):
 				s.state, s.endMatch = stCData, 0
 			case !bytes.HasPrefix([]byte("--"), s.bang) && !bytes.HasPrefix([]byte("[CDATA["), s.bang):
+				if s.RefuseDirectives {
+					return i, ErrDirective
+				}
 				s.state, s.tagLen, s.dirDepth, s.quote = stDirective, 2+len(s.bang), 0, 0
 				if c == '>' {
 					s.state = stText
 				}
 			}
 		case stTag, stQuote:
-			if s.tagLen++; s.tagLen > MaxTagBytes {
-				return ErrTagTooLong
+			if s.tagLen++; s.tagLen > maxTag {
+				return i, ErrTagTooLong
 			}
-			if len(s.tag) < 256 {
+			if len(s.tag) < s.keepTag() {
 				s.tag = append(s.tag, c)
 			}
 			switch {
@@ -177,13 +223,13 @@ func (s *Scanner) Feed(b []byte) error {
 			case c == '>':
 				s.state = stText
 				if err := s.element(s.prev == '/'); err != nil {
-					return err
+					return i, err
 				}
 			}
 			s.prev = c
 		case stComment, stPI:
-			if s.tagLen++; s.tagLen > MaxTagBytes {
-				return ErrTagTooLong
+			if s.tagLen++; s.tagLen > maxTag {
+				return i, ErrTagTooLong
 			}
 			end := "-->"
 			if s.state == stPI {
@@ -202,12 +248,12 @@ func (s *Scanner) Feed(b []byte) error {
 			}
 			if s.endMatch == 0 {
 				if err := s.text(b[i : i+1]); err != nil {
-					return err
+					return i, err
 				}
 			}
 		case stDirective:
-			if s.tagLen++; s.tagLen > MaxTagBytes {
-				return ErrTagTooLong
+			if s.tagLen++; s.tagLen > maxTag {
+				return i, ErrTagTooLong
 			}
 			switch {
 			case s.quote != 0:
@@ -225,7 +271,7 @@ func (s *Scanner) Feed(b []byte) error {
 			}
 		}
 	}
-	return nil
+	return len(b), nil
 }
 
 func (s *Scanner) text(b []byte) error {
@@ -238,7 +284,7 @@ func (s *Scanner) text(b []byte) error {
 // element counts the depth over a tag just read, refusing one level too deep before the
 // handler hears of it.
 func (s *Scanner) element(selfClosing bool) error {
-	t := Tag{Raw: s.tag, Closing: len(s.tag) > 0 && s.tag[0] == '/', SelfClosing: selfClosing}
+	t := Tag{Raw: s.tag, Closing: len(s.tag) > 0 && s.tag[0] == '/', SelfClosing: selfClosing, Depth: s.depth}
 	switch {
 	case t.Closing:
 		if s.depth > 0 {
@@ -248,6 +294,9 @@ func (s *Scanner) element(selfClosing bool) error {
 		if s.depth++; s.depth > s.maxDepth() {
 			return &TooDeepError{Max: s.maxDepth()}
 		}
+		t.Depth = s.depth
+	default:
+		t.Depth = s.depth + 1
 	}
 	if s.Handler == nil {
 		return nil

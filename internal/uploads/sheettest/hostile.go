@@ -271,3 +271,37 @@ func LongCells(path string, rows, chars int) error {
 		return w.Flush()
 	})
 }
+
+// RawSheet writes a workbook whose one sheet, "Tagihan", holds rows as they are given
+// (the XML of its <row> elements: a formula's error is `<c r="D6" t="e"><f>NA()</f><v>#N/A</v></c>`)
+// and the merged ranges given ("A2:A4"): what a spreadsheet writes and excelize cannot.
+func RawSheet(path, rows string, merges ...string) error {
+	return writeHostile(path, func(part func(string) io.Writer) error {
+		var b strings.Builder
+		b.WriteString(sheetStart + rows + `</sheetData>`)
+		if len(merges) > 0 {
+			fmt.Fprintf(&b, `<mergeCells count="%d">`, len(merges))
+			for _, m := range merges {
+				fmt.Fprintf(&b, `<mergeCell ref="%s"/>`, m)
+			}
+			b.WriteString(`</mergeCells>`)
+		}
+		b.WriteString(`</worksheet>`)
+		_, err := io.WriteString(part("xl/worksheets/sheet1.xml"), b.String())
+		return err
+	})
+}
+
+// Text is a RawSheet's cell of inline text at ref ("B2"); Number one of a number; Row a
+// row of cells: what RawSheet takes.
+func Text(ref, s string) string {
+	return `<c r="` + ref + `" t="inlineStr"><is><t>` + s + `</t></is></c>`
+}
+
+// Number is a RawSheet's cell holding the number v (as written: "350000").
+func Number(ref, v string) string { return `<c r="` + ref + `"><v>` + v + `</v></c>` }
+
+// Row is a RawSheet's row n of cells.
+func Row(n int, cells ...string) string {
+	return fmt.Sprintf(`<row r="%d">`, n) + strings.Join(cells, "") + `</row>`
+}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"strings"
+	"time"
 
 	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/billlist"
@@ -32,14 +34,88 @@ func (h *Handler) bulkSelection(ctx context.Context, vals url.Values) (pages.Bul
 			v.Filter = append(v.Filter, pages.Hidden{Name: k, Value: vs[0]})
 		}
 	}
+	if len(probs) == 0 && !f.Narrowed() {
+		// A whole tab is never corrected at once: the person narrows it first.
+		probs.Add(fieldSelection, "corrections.bulk.unfiltered")
+	}
 	if len(probs) == 0 {
 		q := req.Query
 		q.Offset, q.Limit = 0, 1
 		if page, err := h.ledger.Bills(ctx, q); err == nil {
 			v.SelCount, v.SelAmount = page.Totals.Count, page.Totals.Amount
 		}
+		v.Selection = selectionWords(ctx, f, v.SelCount)
 	}
 	return v, req, probs
+}
+
+// fieldSelection is the problem of a selection that is not narrowed.
+const fieldSelection = "selection"
+
+// bulkFilterMessage says why the list's filter cannot be corrected at once.
+func bulkFilterMessage(ctx context.Context, probs problem.List) string {
+	if probs.Has(fieldSelection) {
+		return i18n.T(ctx, "corrections.bulk.unfiltered")
+	}
+	return i18n.T(ctx, "corrections.bulk.bad_filter")
+}
+
+// selectionWords restates a selection of the bills list in words, each filter once, the
+// count last: "Kelas 8A · “Iuran Pramuka” · BCA · jatuh tempo 15 Des 2026 · 28 tagihan".
+func selectionWords(ctx context.Context, f billlist.Filter, count int) string {
+	p := i18n.From(ctx)
+	var parts []string
+	add := func(s string) {
+		if s != "" {
+			parts = append(parts, s)
+		}
+	}
+	if f.State != billlist.DefaultState {
+		add(p.T("bills.tab." + f.State))
+	}
+	add(f.Class)
+	if f.Name != "" {
+		add(p.T("bills.sel.name", f.Name))
+	}
+	add(f.Account)
+	if f.Search != "" {
+		add(p.T("bills.sel.search", f.Search))
+	}
+	if f.NIS != "" {
+		add(p.T("bills.sel.nis", f.NIS))
+	}
+	add(dayRange(p, "bills.sel.due", f.DueFrom, f.DueTo))
+	add(dayRange(p, "bills.sel.paid", f.PaidFrom, f.PaidTo))
+	if f.Notes != "" {
+		add(p.T("bills.sel.notes", f.Notes))
+	}
+	if f.Ref != "" {
+		add(p.T("bills.sel.ref", f.Ref))
+	}
+	add(p.T("bills.count", i18n.Number(int64(count))))
+	return strings.Join(parts, " · ")
+}
+
+// dayRange words a range of days of the list's filter: "jatuh tempo 15 Des 2026" (one
+// day), "… sejak 1 Des 2026", "… sampai 15 Des 2026", "… 1 Des 2026 – 15 Des 2026".
+func dayRange(p i18n.Printer, key, from, to string) string {
+	day := func(s string) string {
+		if d, err := time.Parse(billlist.DateLayout, s); err == nil {
+			return p.Day(d)
+		}
+		return s
+	}
+	switch {
+	case from == "" && to == "":
+		return ""
+	case from == to:
+		return p.T(key, day(from))
+	case to == "":
+		return p.T(key+"_from", day(from))
+	case from == "":
+		return p.T(key+"_to", day(to))
+	}
+	return p.T(key, day(from)+" – "+day(to))
 }
 
 // selectionString is how a job remembers its selection: the list's address.
@@ -123,7 +199,7 @@ func (h *Handler) correctBills(w http.ResponseWriter, r *http.Request) {
 	v, _, probs := h.bulkSelection(ctx, r.URL.Query())
 	status := http.StatusOK
 	if len(probs) > 0 {
-		v.General, status = i18n.T(ctx, "corrections.bulk.bad_filter"), http.StatusUnprocessableEntity
+		v.General, status = bulkFilterMessage(ctx, probs), http.StatusUnprocessableEntity
 	}
 	h.page(w, r, status, pages.BulkCorrection(v), pages.BulkCorrectionBody(v))
 }

@@ -23,7 +23,7 @@ func (h *Handler) confirmBillsCorrection(w http.ResponseWriter, r *http.Request)
 	if len(fprobs) > 0 || len(probs) > 0 {
 		v.Errors = problemMessages(ctx, probs)
 		if len(fprobs) > 0 {
-			v.General = i18n.T(ctx, "corrections.bulk.bad_filter")
+			v.General = bulkFilterMessage(ctx, fprobs)
 		}
 		h.page(w, r, http.StatusUnprocessableEntity, pages.BulkCorrection(v), pages.BulkCorrectionBody(v))
 		return

@@ -4,7 +4,6 @@ import (
 	"net/http"
 
 	"github.com/sekolah/portal/internal/corrections"
-	"github.com/sekolah/portal/internal/i18n"
 	"github.com/sekolah/portal/views/pages"
 )
 
@@ -21,7 +20,7 @@ func (h *Handler) previewBillsCorrection(w http.ResponseWriter, r *http.Request)
 	c, probs := bulkChange(v)
 	switch {
 	case len(fprobs) > 0:
-		v.General = i18n.T(ctx, "corrections.bulk.bad_filter")
+		v.General = bulkFilterMessage(ctx, fprobs)
 	case len(probs) > 0:
 		v.Errors = problemMessages(ctx, probs)
 	default:

@@ -26,7 +26,7 @@ var billsFieldLabels = map[string]string{
 	billlist.ParamDueFrom: "bills.filter.due_from", billlist.ParamDueTo: "bills.filter.due_to",
 	billlist.ParamPaidFrom: "bills.filter.paid_from", billlist.ParamPaidTo: "bills.filter.paid_to",
 	billlist.ParamNIS: "term.nis", billlist.ParamNotes: "term.notes", billlist.ParamClass: "term.class", billlist.ParamRef: "term.ref_number",
-	billlist.ParamSearch: "bills.search",
+	billlist.ParamSearch: "bills.search", billlist.ParamName: "term.component_name",
 }
 
 // billsProblemList words the problems as a list above the table, each naming its field.
@@ -47,7 +47,7 @@ func (h *Handler) billsView(ctx context.Context, f billlist.Filter) pages.BillsV
 	v := pages.BillsView{
 		Form: pages.BillsForm{
 			State: f.State, Account: f.Account, Class: f.Class, DueFrom: f.DueFrom, DueTo: f.DueTo,
-			PaidFrom: f.PaidFrom, PaidTo: f.PaidTo, NIS: f.NIS, Search: f.Search, Notes: f.Notes, Ref: f.Ref,
+			PaidFrom: f.PaidFrom, PaidTo: f.PaidTo, NIS: f.NIS, Search: f.Search, Notes: f.Notes, Name: f.Name, Ref: f.Ref,
 			Sort: f.Sort, Limit: strconv.Itoa(f.Limit),
 		},
 		Sorts:  map[string]pages.BillsSortLink{},
@@ -70,8 +70,14 @@ func (h *Handler) billsView(ctx context.Context, f billlist.Filter) pages.BillsV
 		reset.State = f.State
 	}
 	v.ResetURL = reset.URL("/bills")
-	if v.CanPay {
+	if v.CanPay && f.Narrowed() {
 		v.CorrectURL = f.WithOffset(0).URL("/bills/correct")
+	}
+	v.NarrowFirst = v.CanPay && !f.Narrowed()
+	if names, err := h.ledger.OpenNames(ctx); err == nil {
+		v.Names = names
+	} else {
+		h.log.Warn("bills: the open items' names", "err", err)
 	}
 	cur, _ := billlist.ParseSort(f.Sort)
 	for _, k := range billlist.SortKeys {
@@ -155,6 +161,15 @@ func (h *Handler) listBills(w http.ResponseWriter, r *http.Request) {
 			v.Pager.Shown, v.Pager.Total = len(v.Rows), t.Count
 			if t.Count == 0 && f.NIS != "" && !h.studentKnown(r, f.NIS) {
 				v.Notice = i18n.T(ctx, "bills.unknown_student", f.NIS)
+			}
+			if t.Count == 0 && f.Search != "" && f.Name == "" {
+				// "Iuran Pramuka" typed in the student search: offered as an item's name.
+				asName := f
+				asName.Search, asName.Name, asName.Offset = "", f.Search, 0
+				v.NameSearchURL = asName.URL("/bills")
+			}
+			if v.CorrectURL != "" {
+				v.Selection = selectionWords(ctx, f, t.Count)
 			}
 			v.Fresh = h.freshness(ctx, fresh, "")
 			v.Live = h.live(f.URL("/bills")+"&", token)

@@ -122,7 +122,7 @@ func TestBillsBrowserPage(t *testing.T) {
 	if res.StatusCode != http.StatusOK {
 		t.Fatalf("/bills: %d\n%s", res.StatusCode, res.Body)
 	}
-	if !strings.Contains(res.Header.Get("Vary"), "HX-Request") {
+	if !strings.Contains(strings.Join(res.Header.Values("Vary"), ","), "HX-Request") {
 		t.Errorf("Vary = %q", res.Header.Get("Vary"))
 	}
 	doc := res.Doc
@@ -172,7 +172,7 @@ func TestBillsBrowserPage(t *testing.T) {
 	if note := billsText(doc.Find(`[data-testid="page-note"]`)); !strings.Contains(note, "Baris 1–4 dari 4") || !strings.Contains(note, "semua hasil") {
 		t.Errorf("page note = %q", note)
 	}
-	if got := billsText(doc.Find(`[data-testid="bills-summary"]`)); got != "4 tagihan · nilai Rp 1.210.000 · harus dibayar hari ini Rp 1.235.000" {
+	if got := billsText(doc.Find(`[data-testid="bills-summary"]`)); got != "4 tagihan · nominal Rp 1.210.000 · bila dibayar hari ini Rp 1.235.000" {
 		t.Errorf("summary = %q", got)
 	}
 	// Every control works without JavaScript: a plain GET form and real links.

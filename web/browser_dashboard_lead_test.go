@@ -21,7 +21,7 @@ func TestBrowserDashboardLead(t *testing.T) {
 		name := "w" + strconv.FormatInt(size[0], 10)
 		b.Do(chromedp.EmulateViewport(size[0], size[1]))
 		b.Visit("/")
-		b.WaitVisible(`[data-testid="lead"] [data-testid="card-overdue"]`)
+		b.WaitVisible(`[data-testid="lead"] [data-testid="card-arrears"]`)
 		got := portaltest.Get(b, chromedp.Evaluate[leadLayout](`(() => {
 			const cards = [...document.querySelectorAll('#dashboard a.stat')];
 			const wrapped = [...document.querySelectorAll('#dashboard .stat-value')].filter(v => {
@@ -31,7 +31,7 @@ func TestBrowserDashboardLead(t *testing.T) {
 			return {order: cards.slice(0, 3).map(c => c.dataset.testid), wrapped,
 				leadTop: document.querySelector('[data-testid="lead"]').getBoundingClientRect().top};
 		})()`))
-		if want := []string{"card-overdue", "card-rate", "card-collected-month"}; !slices.Equal(got.Order, want) {
+		if want := []string{"card-arrears", "card-rate", "card-collected-month"}; !slices.Equal(got.Order, want) {
 			t.Errorf("%s: the dashboard starts with %v, want %v", name, got.Order, want)
 		}
 		if len(got.Wrapped) > 0 {

@@ -190,7 +190,53 @@ func TestBulkCorrectionLinkFollowsFilter(t *testing.T) {
 	if !strings.HasPrefix(href, "/bills/correct?") || !strings.Contains(href, "account=BCA") {
 		t.Errorf("bulk link in the results partial: %q", href)
 	}
-	if res := c.Get(href); !strings.Contains(stext(res, `[data-testid="bulk-selection"]`), "5 tagihan, Rp 1.500.000") {
+	if res := c.Get(href); stext(res, `[data-testid="bulk-selection"]`) != "Pilihan: Semua · BCA · 5 tagihan, nominal Rp 1.500.000." {
 		t.Errorf("selection: %q", stext(res, `[data-testid="bulk-selection"]`))
+	}
+}
+
+// A bulk correction restates its selection in words, on the list's link and on its page,
+// and is not offered on a list no filter narrows: the page, the preview and the
+// confirmation refuse a whole tab.
+func TestBulkCorrectionNeedsANarrowedList(t *testing.T) {
+	t.Parallel()
+	p := portaltest.Start(t, portaltest.Options{Now: studentsNow})
+	bulkSeed(t, p)
+	c := p.SignedIn(t, "finance")
+	res := c.Get("/bills?state=all")
+	if res.Doc.Find(`[data-testid="bulk-correct"]`).Length() != 0 || res.Doc.Find(`[data-testid="bulk-narrow"]`).Length() != 1 {
+		t.Fatalf("an unfiltered list offers a bulk correction")
+	}
+	for _, r := range []*portaltest.Response{
+		c.Get("/bills/correct?state=all"),
+		c.Post("/bills/correct/preview", url.Values{"state": {"all"}, "action": {"amount"}, "amount": {"1"}}),
+		c.Post("/bills/correct/confirm", url.Values{"state": {"all"}, "action": {"amount"}, "amount": {"1"}, "fingerprint": {"x"}}),
+	} {
+		if r.StatusCode != http.StatusUnprocessableEntity || r.Doc.Find(`[data-testid="bulk-form"]`).Length() != 0 ||
+			!strings.Contains(stext(r, `[data-testid="form-error"]`), "sudah disaring") {
+			t.Errorf("%s %s: %d %q", r.Request.Method, r.Request.URL.Path, r.StatusCode, stext(r, `[data-testid="form-error"]`))
+		}
+	}
+	// One fee by its name and due day: restated in words on the link and the page.
+	res = c.Get("/bills?" + url.Values{"name": {"seragam"}, "due_from": {"2026-12-10"}, "due_to": {"2026-12-10"}}.Encode())
+	if got := stext(res, `[data-testid="bulk-correct"]`); got != "Koreksi massal: “seragam” · jatuh tempo 10 Des 2026 · 5 tagihan" {
+		t.Errorf("link %q", got)
+	}
+	href, _ := res.Doc.Find(`[data-testid="bulk-correct"]`).Attr("href")
+	if got := stext(c.Get(href), `[data-testid="bulk-selection"]`); got != "Pilihan: “seragam” · jatuh tempo 10 Des 2026 · 5 tagihan, nominal Rp 1.500.000." {
+		t.Errorf("selection %q", got)
+	}
+	// The item's name typed in the student search: offered as an item's name.
+	res = c.Get("/bills?q=Seragam")
+	link, _ := res.Doc.Find(`[data-testid="bills-search-as-name"]`).Attr("href")
+	if link != "/bills?name=Seragam&state=provisioned" {
+		t.Fatalf("no offer to search as an item's name: %q", link)
+	}
+	if got := c.Get(link).Doc.Find(`[data-testid="bill-row"]`).Length(); got != 5 {
+		t.Errorf("searched as a name: %d rows", got)
+	}
+	// The filter suggests the open items' names.
+	if got := res.Doc.Find(`datalist#bill-names option[value="Seragam"]`).Length(); got != 1 {
+		t.Errorf("the names are not suggested")
 	}
 }

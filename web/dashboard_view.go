@@ -66,9 +66,12 @@ func dashboardView(ctx context.Context, d ledger.Dashboard) pages.DashboardView 
 		overdueSub += " · " + p.T("words.dashboard.penalty_incl", i18n.Rupiah(d.OverduePenalty))
 	}
 	monthEnd := ledger.MonthEnd(today)
+	// Arrears: the overdue bills and the expired ones, each named apart (an unpaid bill
+	// past its expiry is still owed; the counter extends it and takes the payment).
 	v.Lead = []pages.StatCard{
-		{TestID: "card-overdue", Label: p.T("term.overdue"), Value: i18n.Rupiah(d.Overdue.Amount), Sub: overdueSub,
-			Hint: p.T("words.dashboard.overdue_hint"), Href: outstandingURL("", "", time.Time{}, yesterday), Variant: "danger"},
+		{TestID: "card-arrears", Label: p.T("term.arrears"), Value: i18n.Rupiah(d.Arrears.Amount),
+			Sub:  p.T("words.dashboard.arrears_sub", d.ArrearsStudents, i18n.Rupiah(d.Overdue.Amount), i18n.Rupiah(d.Expired.Amount)),
+			Hint: p.T("words.dashboard.arrears_hint"), Href: outstandingURL("", "", time.Time{}, yesterday), Variant: "danger"},
 		{TestID: "card-rate", Label: p.T("dashboard.rate"), Value: rate, Sub: rateSub,
 			Hint: p.T("words.dashboard.rate_hint", p.Day(d.MonthStart), p.Day(monthEnd)),
 			Href: billsURL(billlist.Filter{State: billlist.StateAll, DueFrom: dayParam(d.MonthStart), DueTo: dayParam(monthEnd)}), Variant: "warning"},
@@ -77,6 +80,8 @@ func dashboardView(ctx context.Context, d ledger.Dashboard) pages.DashboardView 
 			Hint: p.T("words.dashboard.receipts_hint"), Href: paymentsURL(d.MonthStart, today, ""), Variant: "success"},
 	}
 	v.Cards = []pages.StatCard{
+		{TestID: "card-overdue", Label: p.T("term.overdue"), Value: i18n.Rupiah(d.Overdue.Amount), Sub: overdueSub,
+			Hint: p.T("words.dashboard.overdue_hint"), Href: outstandingURL("", "", time.Time{}, yesterday), Variant: "danger"},
 		{TestID: "card-collected-today", Label: p.T("dashboard.collected_today"), Value: i18n.Rupiah(d.CollectedToday.Amount),
 			Sub: p.T("words.dashboard.payments_items", d.PaymentsToday, d.CollectedToday.Count), Href: paymentsURL(today, today, ""), Variant: "success"},
 		{TestID: "card-collected-year", Label: p.T("dashboard.collected_year"), Value: i18n.Rupiah(d.CollectedYear.Amount),
@@ -87,7 +92,8 @@ func dashboardView(ctx context.Context, d ledger.Dashboard) pages.DashboardView 
 		{TestID: "card-not-due", Label: p.T("term.not_due"), Value: i18n.Rupiah(d.NotYetDue.Amount),
 			Sub: p.T("dashboard.count_items", d.NotYetDue.Count), Href: outstandingAllURL("", "", today, time.Time{})},
 		{TestID: "card-expired", Label: p.T("term.expired"), Value: i18n.Rupiah(d.Expired.Amount),
-			Sub: p.T("dashboard.expired_sub", d.Expired.Count), Href: billsURL(billlist.Filter{State: billlist.StateExpired}), Variant: "neutral"},
+			Sub: p.T("words.dashboard.expired_students", d.ExpiredStudents, d.Expired.Count), Hint: p.T("words.dashboard.expired_hint"),
+			Href: billsURL(billlist.Filter{State: billlist.StateExpired}), Variant: "danger"},
 	}
 
 	// Collections per month, stacked by account code (the largest first; past the

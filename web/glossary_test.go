@@ -76,7 +76,16 @@ func TestGlossaryOneSetPerTerm(t *testing.T) {
 			sub := func(id string, i int) int64 { return nth(t, dash, `[data-testid="`+id+`"] .stat-sub`, i) }
 			overdue, unpaid, notDue, expired := val("card-overdue"), val("card-outstanding"), val("card-not-due"), val("card-expired")
 			overdueStudents, overdueItems := sub("card-overdue", 0), sub("card-overdue", 1)
-			unpaidItems, notDueItems, expiredItems := sub("card-outstanding", 0), sub("card-not-due", 0), sub("card-expired", 0)
+			unpaidItems, notDueItems, expiredItems := sub("card-outstanding", 0), sub("card-not-due", 0), sub("card-expired", 1)
+			// Arrears are the overdue and the expired together, each named apart in its line.
+			if got := rText(dash, `[data-testid="card-arrears"] .stat-label`); got != tr("term.arrears") {
+				t.Errorf("dashboard arrears is labelled %q", got)
+			}
+			if arrears := val("card-arrears"); arrears != overdue+val("card-expired") ||
+				sub("card-arrears", 1) != overdue || sub("card-arrears", 2) != val("card-expired") {
+				t.Errorf("dashboard arrears %d (%s) is not overdue %d + expired %d", arrears,
+					rText(dash, `[data-testid="card-arrears"] .stat-sub`), overdue, val("card-expired"))
+			}
 			if overdue == 0 || notDue == 0 || expired == 0 {
 				t.Fatalf("the demo school should owe in every set: overdue %d, not due %d, expired %d", overdue, notDue, expired)
 			}

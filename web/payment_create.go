@@ -1,6 +1,7 @@
 package web
 
 import (
+	"cmp"
 	"errors"
 	"net/http"
 	"strconv"
@@ -29,7 +30,7 @@ func (h *Handler) createPayment(w http.ResponseWriter, r *http.Request) {
 	var taken *counter.RefTakenError
 	switch {
 	case err == nil:
-		h.addFlash(w, r, "success", i18n.T(ctx, "payments.ok", i18n.Rupiah(p.Paid), p.NIS, p.Ref))
+		h.addFlash(w, r, "success", i18n.T(ctx, "payments.ok", i18n.Rupiah(p.Paid), cmp.Or(p.Name, p.NIS), p.NIS, p.Ref))
 		h.redirect(w, r, paymentReceiptURL(p.NIS, p.Ref))
 	case errors.As(err, &changed):
 		// Midnight passed (a penalty now applies) or the form was not the confirmation.

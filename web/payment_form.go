@@ -18,12 +18,16 @@ import (
 // confirmation showed.
 func readPaymentRequest(r *http.Request) (counter.Request, string) {
 	_ = r.ParseForm()
+	f := r.PostForm
+	if r.Method == http.MethodGet {
+		f = r.URL.Query() // the confirmation, asked for with GET: Back after paying asks nothing
+	}
 	return counter.Request{
-		NIS:      strings.TrimSpace(r.PostForm.Get("nis")),
-		Ref:      r.PostForm.Get("ref"),
-		IDs:      r.PostForm["component"],
-		ReuseRef: r.PostForm.Get("reuse_ref") == "yes",
-	}, strings.TrimSpace(r.PostForm.Get("total"))
+		NIS:      strings.TrimSpace(f.Get("nis")),
+		Ref:      f.Get("ref"),
+		IDs:      f["component"],
+		ReuseRef: f.Get("reuse_ref") == "yes",
+	}, strings.TrimSpace(f.Get("total"))
 }
 
 func paymentLine(ctx context.Context, l counter.Line, selected bool) pages.PaymentLine {
@@ -62,6 +66,10 @@ func (h *Handler) paymentView(ctx context.Context, st counter.Student, ref strin
 	}
 	for _, l := range st.Lines {
 		pl := paymentLine(ctx, l, chosen[l.Bill.ComponentID])
+		if l.Reason == counter.ReasonExpired && l.Bill.State != billing.StateDeleted {
+			pl.Reason = i18n.T(ctx, "payments.reason.expired_extend")
+			pl.ExtendURL = paymentExtendURL(st.NIS, l.Bill.ComponentID, v.Ref)
+		}
 		if pl.Selected {
 			v.Selected++
 			v.SelectedTotal += pl.DueNow

@@ -44,6 +44,7 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, c t
 	hd.Set("Content-Type", "text/html; charset=utf-8")
 	hd.Add("Vary", "HX-Request")
 	hd.Set("Cache-Control", "no-store")
+	hd.Set("Content-Length", strconv.Itoa(buf.Len()))
 	w.WriteHeader(status)
 	_, _ = w.Write(buf.Bytes())
 }

@@ -25,10 +25,10 @@ func New(d Deps) http.Handler {
 
 	// Global stack: request id, client address (forwarding headers only from trusted
 	// proxies), panic → 500 page, one log line and the metrics' timing per request (by
-	// route pattern), security headers on everything,
-	// and 30 s for a body to arrive (the upload and the school's logo get more below).
+	// route pattern), security headers on everything, pages gzipped for browsers that accept
+	// them (compress.go), and 30 s for a body to arrive (the upload and the school's logo get more below).
 	r.Use(middleware.RequestID, h.clientAddress)
-	r.Use(h.requestLogger, h.measure, h.recoverer, h.securityHeaders, h.bodyDeadline(formBodyTimeout))
+	r.Use(h.requestLogger, h.measure, h.recoverer, h.securityHeaders, compress, h.bodyDeadline(formBodyTimeout))
 	r.NotFound(h.withSession(h.notFound))
 	r.MethodNotAllowed(h.withSession(func(w http.ResponseWriter, r *http.Request) {
 		h.renderError(w, r, http.StatusMethodNotAllowed, "")
@@ -260,7 +260,11 @@ func New(d Deps) http.Handler {
 				r.Group(func(r chi.Router) {
 					r.Use(h.require(auth.WriteBilling))
 					r.Get("/new", h.newPayment)
+					r.Get("/confirm", h.confirmPayment)
 					r.Post("/confirm", h.confirmPayment)
+					// An expired item: extended, then paid, in one confirmed step.
+					r.Get("/extend", h.extendPayment)
+					r.Post("/extend", h.extendAndPay)
 					r.Post("/", h.createPayment)
 				})
 			})

@@ -44,6 +44,11 @@ func (h *Handler) listStudents(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	list, total := page.Rows, page.Total
+	if q.Get("open") == "1" && total == 1 && offset == 0 && len(list) == 1 {
+		// A search from the dashboard that finds one student opens them.
+		h.redirect(w, r, studentURL(list[0].NIS))
+		return
+	}
 	v.Classes = page.Classes
 	if v.Sync, err = h.syncView(ctx); err != nil {
 		h.serverError(w, r, err)

@@ -228,7 +228,8 @@ func New(ctx context.Context, o Options) (*App, error) {
 	a.Registration.Nudge = a.Intake.Nudge
 	a.Students = &students.Service{DB: o.DB, Billing: o.Billing, Clock: clk}
 	a.School = &school.Service{DB: o.DB, Clock: clk, Log: log}
-	a.Counter = &counter.Service{Billing: o.Billing, Writer: a.Writer, DB: o.DB, School: a.School, Clock: clk, Log: log}
+	a.Counter = &counter.Service{Billing: o.Billing, Writer: a.Writer, Steps: &corrections.Steps{Writer: a.Writer, Clock: clk},
+		DB: o.DB, School: a.School, Clock: clk, Log: log}
 	// The counter keeps each payment's cashier beside the ledger, and refuses the payments
 	// of a cashier whose day is closed.
 	a.Closing = &closing.Service{DB: o.DB, Ledger: a.Ledger, Clock: clk, Log: log}

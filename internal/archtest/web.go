@@ -83,7 +83,7 @@ var ledgerWrites = map[string][]string{
 var ledgerUses = map[string][]string{
 	"Ledger": {"Accounts", "All", "AllForStudent", "Bills", "CallbackStats", "Callbacks", "ChangeSeq", "Component", "Counts",
 		"Dashboard", "DashboardOn", "Freshness", "LastRun", "Location", "Now", "Outstanding", "PaymentDays", "Payments", "Runs",
-		"StudentTotals", "Today", "EachBill", "UnconfirmedPayments", "FlaggedCallbacks", "ReceiveCallback", "AskSync", "AskReconcile",
+		"StudentTotals", "Today", "EachBill", "UnconfirmedPayments", "OpenNames", "FlaggedCallbacks", "ReceiveCallback", "AskSync", "AskReconcile",
 		"PaymentChannels", "CounterReceipts", "CounterAttempts"},
 	"Syncer": {"AskSync", "AskReconcile", "Nudge", "Every", "FirstRun", "Owner", "ReconcileHour"},
 }

@@ -58,6 +58,8 @@ const (
 	MaxRefSearchLen = 100
 	// MaxSearchLen bounds the search by a student's name or NIS.
 	MaxSearchLen = 100
+	// MaxNameLen bounds the item-name filter.
+	MaxNameLen = 100
 )
 
 // The URL parameters of the browser. Other pages build links with these names.
@@ -72,6 +74,7 @@ const (
 	ParamClass    = "class"
 	ParamSearch   = "q"
 	ParamNotes    = "notes"
+	ParamName     = "name" // part of the item's name
 	ParamRef      = "ref"
 	ParamOffset   = "offset"
 	ParamPage     = "page"
@@ -95,6 +98,7 @@ type Filter struct {
 	Class    string // the roster's class, exact
 	Search   string // part of a student's name, or the start of a NIS
 	Notes    string
+	Name     string // part of the item's name ("Iuran Pramuka"), any letter case
 	Ref      string
 	Sort     string
 	Offset   int
@@ -117,7 +121,7 @@ func ParseFilter(v url.Values, accounts []string) (Request, problem.List) {
 		DueFrom: get(ParamDueFrom), DueTo: get(ParamDueTo),
 		PaidFrom: get(ParamPaidFrom), PaidTo: get(ParamPaidTo),
 		NIS: get(ParamNIS), Class: get(ParamClass), Search: strings.Join(strings.Fields(v.Get(ParamSearch)), " "),
-		Notes: get(ParamNotes), Ref: get(ParamRef), Sort: get(ParamSort),
+		Notes: get(ParamNotes), Name: strings.Join(strings.Fields(v.Get(ParamName)), " "), Ref: get(ParamRef), Sort: get(ParamSort),
 	}
 	f.Limit, _ = strconv.Atoi(get(ParamLimit))
 	if !slices.Contains(PageSizes, f.Limit) {
@@ -130,7 +134,7 @@ func ParseFilter(v url.Values, accounts []string) (Request, problem.List) {
 
 	var probs problem.List
 	srt, _ := ParseSort(f.Sort)
-	q := ledger.BillsQuery{Account: f.Account, Notes: f.Notes, Ref: f.Ref, NIS: f.NIS, Class: f.Class, Search: f.Search,
+	q := ledger.BillsQuery{Account: f.Account, Notes: f.Notes, Name: f.Name, Ref: f.Ref, NIS: f.NIS, Class: f.Class, Search: f.Search,
 		Sort: sortColumns[srt.Key], Desc: srt.Desc, Offset: f.Offset, Limit: f.Limit}
 	if f.State == "" {
 		f.State = DefaultState
@@ -160,6 +164,9 @@ func ParseFilter(v url.Values, accounts []string) (Request, problem.List) {
 	}
 	if n := len([]rune(f.Search)); n > MaxSearchLen {
 		probs.Add(ParamSearch, "form.too_long", MaxSearchLen)
+	}
+	if n := len([]rune(f.Name)); n > MaxNameLen {
+		probs.Add(ParamName, "form.too_long", MaxNameLen)
 	}
 	return Request{Filter: f, Query: q}, probs
 }
@@ -211,6 +218,7 @@ func (f Filter) Values() url.Values {
 	set(ParamClass, f.Class)
 	set(ParamSearch, f.Search)
 	set(ParamNotes, f.Notes)
+	set(ParamName, f.Name)
 	set(ParamRef, f.Ref)
 	set(ParamSort, f.Sort)
 	if f.Offset > 0 {
@@ -220,6 +228,14 @@ func (f Filter) Values() url.Values {
 		v.Set(ParamLimit, strconv.Itoa(f.Limit))
 	}
 	return v
+}
+
+// Narrowed reports whether f selects some bills rather than a whole tab: a student, a
+// class, a search, an item's name, an account code, notes, a reference or a range of
+// days. A change of many bills at once is offered only on a narrowed list.
+func (f Filter) Narrowed() bool {
+	return f.Account != "" || f.DueFrom != "" || f.DueTo != "" || f.PaidFrom != "" || f.PaidTo != "" || f.NIS != "" ||
+		f.Class != "" || f.Search != "" || f.Notes != "" || f.Name != "" || f.Ref != ""
 }
 
 // URL is the address of the browser at path showing f.

@@ -157,8 +157,8 @@ func TestFilterURLRoundTrip(t *testing.T) {
 		want  string
 	}{
 		{"defaults are left out but the state is written", "", "state=provisioned"},
-		{"everything", "state=paid&account=SPP&due_from=2026-01-01&due_to=2026-02-01&paid_from=2026-01-05&paid_to=2026-01-06&nis=7&notes=n&ref=R1&sort=-paid&offset=50&limit=25",
-			"account=SPP&due_from=2026-01-01&due_to=2026-02-01&limit=25&nis=7&notes=n&offset=50&paid_from=2026-01-05&paid_to=2026-01-06&ref=R1&sort=-paid&state=paid"},
+		{"everything", "state=paid&account=SPP&due_from=2026-01-01&due_to=2026-02-01&paid_from=2026-01-05&paid_to=2026-01-06&nis=7&notes=n&name=Iuran++Pramuka&ref=R1&sort=-paid&offset=50&limit=25",
+			"account=SPP&due_from=2026-01-01&due_to=2026-02-01&limit=25&name=Iuran+Pramuka&nis=7&notes=n&offset=50&paid_from=2026-01-05&paid_to=2026-01-06&ref=R1&sort=-paid&state=paid"},
 	}
 	for _, tt := range tests {
 		v, _ := url.ParseQuery(tt.query)
@@ -183,5 +183,25 @@ func TestFilterURLRoundTrip(t *testing.T) {
 	}
 	if got := f.WithSort("-amount").Values().Get("offset"); got != "" {
 		t.Errorf("WithSort starts from the first page (the order is of the whole result): offset %s", got)
+	}
+}
+
+// A bulk change is offered on a narrowed list only: any one filter narrows it; the tab,
+// the order and the page do not.
+func TestFilterNarrowed(t *testing.T) {
+	t.Parallel()
+	for query, want := range map[string]bool{
+		"": false, "state=expired&sort=-due&limit=200&offset=50": false,
+		"class=Kelas+8A": true, "name=Pramuka": true, "account=SPP": true, "due_from=2026-12-15": true,
+		"q=budi": true, "nis=7": true, "notes=x": true, "ref=R1": true, "paid_to=2026-01-01": true,
+	} {
+		v, _ := url.ParseQuery(query)
+		req, _ := ParseFilter(v, accounts)
+		if got := req.Filter.Narrowed(); got != want {
+			t.Errorf("%q: narrowed %v, want %v", query, got, want)
+		}
+	}
+	if req, probs := ParseFilter(url.Values{"name": {strings.Repeat("x", MaxNameLen+1)}}, accounts); !probs.Has(ParamName) || req.Query.Name == "" {
+		t.Errorf("a name too long: %v", probs)
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/changes"
 	"github.com/sekolah/portal/internal/clock"
+	"github.com/sekolah/portal/internal/corrections"
 	"github.com/sekolah/portal/internal/problem"
 	"github.com/sekolah/portal/internal/school"
 	"github.com/sekolah/portal/internal/store"
@@ -59,6 +60,9 @@ type Service struct {
 	Billing *billing.Client
 	// Writer records the payments (audited).
 	Writer *changes.Writer
+	// Steps extend an expired component's expiry before its payment (ExtendAndPay): the
+	// correction steps every change of what exists goes through.
+	Steps *corrections.Steps
 	// DB is the roster (searching students, their class) and the audit log (who recorded
 	// a payment).
 	DB *store.DB

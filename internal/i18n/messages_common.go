@@ -17,6 +17,7 @@ func init() {
 		"nav.label":       {ID: "Navigasi utama", EN: "Main navigation"},
 		"nav.breadcrumbs": {ID: "Jejak halaman", EN: "Breadcrumbs"},
 		"nav.dashboard":   {ID: "Beranda", EN: "Dashboard"},
+		"nav.counter":     {ID: "Loket", EN: "Counter"},
 		"nav.students":    {ID: "Siswa", EN: "Students"},
 		"nav.bills":       {ID: "Tagihan", EN: "Bills"},
 		"nav.uploads":     {ID: "Unggah", EN: "Uploads"},
@@ -62,14 +63,17 @@ func init() {
 		//                 paying now costs the amount alone.
 		//   term.overdue  Terlambat / Overdue: unpaid, past its due date, not yet expired:
 		//                 the penalty applies when it is paid.
-		//   term.arrears  Tunggakan / Arrears: the same overdue bills, as a sum owed (a
-		//                 student's, a class's, the school's). Never all unpaid bills.
-		//   term.expired  Kedaluwarsa / Expired: unpaid and past its expiry date; it can no
-		//                 longer be paid (the school issues a new bill).
+		//   term.arrears  Tunggakan / Arrears: what is owed past due, as a sum (a student's, a
+		//                 class's, the school's): the overdue bills priced today and the
+		//                 expired ones at their amount, each shown apart where both count.
+		//                 Never the bills not yet due.
+		//   term.expired  Kedaluwarsa / Expired: unpaid and past its expiry date; still owed,
+		//                 but it cannot be paid until its expiry is extended (the counter's
+		//                 "perpanjang lalu terima").
 		//   term.paid     Lunas / Paid.
 		//
-		// So Belum dibayar = Belum jatuh tempo + Terlambat, and Kedaluwarsa is apart from all
-		// three. The state.* labels name one bill's state with the same words.
+		// So Belum dibayar = Belum jatuh tempo + Terlambat, Tunggakan = Terlambat + Kedaluwarsa,
+		// and Kedaluwarsa is apart from Belum dibayar. The state.* labels name one bill's state with the same words.
 		"term.unpaid":  {ID: "Belum dibayar", EN: "Unpaid"},
 		"term.not_due": {ID: "Belum jatuh tempo", EN: "Not yet due"},
 		"term.overdue": {ID: "Terlambat", EN: "Overdue"},

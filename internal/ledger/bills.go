@@ -73,6 +73,7 @@ type BillsQuery struct {
 	Tab            Tab
 	Account        string
 	Notes          string // part of the notes, any letter case
+	Name           string // part of the item's name ("Iuran Pramuka"), any letter case
 	Ref            string // exact reference number
 	DueFrom, DueTo time.Time
 	PaidFrom       time.Time // payment days in the ledger's zone, inclusive
@@ -123,7 +124,28 @@ func (q *BillsQuery) check() error {
 	}
 	q.Offset = max(q.Offset, 0)
 	q.Search = strings.TrimSpace(q.Search)
+	q.Name = strings.TrimSpace(q.Name)
 	return nil
+}
+
+// OpenNames are the names of the items still open (unpaid, expired or not), sorted: what
+// the bills list's item-name filter suggests. They come from the open totals' groups, a
+// few hundred rows at most.
+func (l *Ledger) OpenNames(ctx context.Context) ([]string, error) {
+	rows, err := l.sql.QueryContext(ctx, `SELECT DISTINCT name FROM ledger_open_totals WHERE components <> 0 AND name <> '' ORDER BY name`)
+	if err != nil {
+		return nil, fmt.Errorf("ledger: open names: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return nil, fmt.Errorf("ledger: open names: %w", err)
+		}
+		out = append(out, n)
+	}
+	return out, rows.Err()
 }
 
 // Bills answers the bills list: the page asked for, in the order asked for, and the
@@ -246,10 +268,10 @@ func billIDs(ctx context.Context, tx *sql.Tx, q BillsQuery, today int64) ([]stri
 	return ids, read(w, qualified(orderBy(SortNewest, false)))
 }
 
-// rowFilter is whether a query needs the rows (a student, a search, notes or a
-// reference), or the totals tables can answer its count and sums.
+// rowFilter is whether a query needs the rows (a student, a search, notes, an item's
+// name or a reference), or the totals tables can answer its count and sums.
 func (q BillsQuery) rowFilter() bool {
-	return q.NIS != "" || q.Search != "" || q.Notes != "" || q.Ref != "" || q.Class != ""
+	return q.NIS != "" || q.Search != "" || q.Notes != "" || q.Ref != "" || q.Class != "" || q.Name != ""
 }
 
 // billTotals is the count and sums of the whole result.
@@ -406,6 +428,10 @@ func billTerms(w *where, q BillsQuery, today int64, withTab bool) {
 		// Contains, case aside: what a finance officer remembers of a note is a word of it.
 		w.add("c.notes <> ''")
 		w.add(`lower(c.notes) LIKE ? ESCAPE '\'`, "%"+escapeLike(strings.ToLower(q.Notes))+"%")
+	}
+	if q.Name != "" {
+		// Contains, case aside: "pramuka" finds "Iuran Pramuka Ganjil".
+		w.add(`lower(c.name) LIKE ? ESCAPE '\'`, "%"+escapeLike(strings.ToLower(q.Name))+"%")
 	}
 	if q.Ref != "" {
 		w.add("c.ref_number = ?", q.Ref)

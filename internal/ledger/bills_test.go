@@ -55,6 +55,7 @@ func expectBillsUnsorted(all []billing.Bill, q ledger.BillsQuery, people roster,
 		}
 		paidDay := billing.DayIn(b.PaidAt, jakarta)
 		if q.Account != "" && b.AccountCode != q.Account || q.Notes != "" && !strings.Contains(strings.ToLower(b.Notes), strings.ToLower(q.Notes)) ||
+			q.Name != "" && !strings.Contains(strings.ToLower(b.Name), strings.ToLower(q.Name)) ||
 			q.Ref != "" && b.RefNumber != q.Ref || q.NIS != "" && b.NIS != q.NIS ||
 			!q.DueFrom.IsZero() && b.Due.Before(q.DueFrom) || !q.DueTo.IsZero() && b.Due.After(q.DueTo) ||
 			(!q.PaidFrom.IsZero() || !q.PaidTo.IsZero()) && b.PaidAt.IsZero() ||
@@ -191,6 +192,10 @@ func checkBills(t *testing.T, l *ledger.Ledger, roster roster, mode int) {
 		{Notes: "orang tua", Account: "SPP"},
 		{Notes: "100%"},
 		{Notes: "_"},
+		// An item's name: a part of it, any letter case, alone or with a class.
+		{Name: "spp"},
+		{Name: "Buku", Class: roster[some.NIS].class},
+		{Name: "%"},
 	}
 	if mode == checkSearches {
 		var searches []ledger.BillsQuery

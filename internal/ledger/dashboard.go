@@ -136,7 +136,13 @@ type Dashboard struct {
 	OverduePenalty  int64 // the penalties within Overdue
 	OverdueStudents int   // the students who owe Overdue
 	Outstanding     Sum   // NotYetDue + Overdue
-	Expired         Sum
+	Expired         Sum   // unpaid past their expiry: still owed, at their amount
+	ExpiredStudents int   // the students who owe Expired
+
+	// Arrears is what students owe past due: Overdue (priced today) and Expired (at their
+	// amount) together; ArrearsStudents the students who owe any of it.
+	Arrears         Sum
+	ArrearsStudents int
 
 	// DueMonth is the components due this month (their amounts); PaidDueMonth those of
 	// them already paid. Their ratio is the collection rate.
@@ -403,13 +409,16 @@ func (l *Ledger) dashboardPayments(ctx context.Context, tx *sql.Tx, d *Dashboard
 }
 
 // dashboardArrears ranks the students and classes by what they owe late today: the open
-// components due before today and not yet expired, a range of the open index.
+// components due before today and not yet expired, a range of the open index; and counts
+// the students who owe expired ones, and any of both (the arrears).
 func (l *Ledger) dashboardArrears(ctx context.Context, tx *sql.Tx, d *Dashboard) error {
 	todayN := dayNum(d.Today)
 	c := componentsOn("", "$1")
-	rows, err := tx.QueryContext(ctx, `SELECT o.nis, o.owed, o.n, o.oldest, o.days_late, COALESCE(s.name, ''), COALESCE(s.description, '')
-		FROM (SELECT nis, SUM(`+c.price()+`) AS owed, COUNT(*) AS n, MIN(due_day) AS oldest, MAX(`+c.daysLate()+`) AS days_late
-			FROM ledger_components`+l.indexedBy("ledger_components_open")+` WHERE `+c.late()+` GROUP BY nis) o
+	rows, err := tx.QueryContext(ctx, `SELECT o.nis, o.owed, o.n, o.oldest, o.days_late, o.expired, COALESCE(s.name, ''), COALESCE(s.description, '')
+		FROM (SELECT nis, SUM(`+c.price()+`) AS owed, SUM(CASE WHEN `+c.late()+` THEN 1 ELSE 0 END) AS n,
+				MIN(CASE WHEN `+c.late()+` THEN due_day END) AS oldest, MAX(CASE WHEN `+c.late()+` THEN `+c.daysLate()+` END) AS days_late,
+				SUM(CASE WHEN `+c.expired()+` THEN 1 ELSE 0 END) AS expired
+			FROM ledger_components`+l.indexedBy("ledger_components_open")+` WHERE `+c.arrears()+` GROUP BY nis) o
 		LEFT JOIN students s ON s.nis = o.nis`, todayN)
 	if err != nil {
 		return err
@@ -419,11 +428,19 @@ func (l *Ledger) dashboardArrears(ctx context.Context, tx *sql.Tx, d *Dashboard)
 	var arrears []StudentArrears
 	for rows.Next() {
 		var a StudentArrears
-		var oldest, n, late int64
-		if err := rows.Scan(&a.NIS, &a.Amount, &n, &oldest, &late, &a.Name, &a.Class); err != nil {
+		var oldest, late sql.NullInt64
+		var n, expired int64
+		if err := rows.Scan(&a.NIS, &a.Amount, &n, &oldest, &late, &expired, &a.Name, &a.Class); err != nil {
 			return err
 		}
-		a.Count, a.OldestDue, a.DaysLate = int(n), dayTime(oldest), int(late)
+		d.ArrearsStudents++
+		if expired > 0 {
+			d.ExpiredStudents++
+		}
+		if n == 0 {
+			continue // expired ones only: counted above, not ranked by what is late
+		}
+		a.Count, a.OldestDue, a.DaysLate = int(n), dayTime(oldest.Int64), int(late.Int64)
 		arrears = append(arrears, a)
 		c := classes[a.Class]
 		if c == nil {
@@ -438,6 +455,7 @@ func (l *Ledger) dashboardArrears(ctx context.Context, tx *sql.Tx, d *Dashboard)
 	}
 	rows.Close()
 	d.OverdueStudents = len(arrears)
+	d.Arrears = Sum{Amount: d.Overdue.Amount + d.Expired.Amount, Count: d.Overdue.Count + d.Expired.Count}
 	slices.SortFunc(arrears, func(a, b StudentArrears) int {
 		return cmp.Or(cmp.Compare(b.Amount, a.Amount), cmp.Compare(a.NIS, b.NIS))
 	})

@@ -73,6 +73,7 @@ func oracleDashboard(today time.Time, loc *time.Location, bills iter.Seq2[billin
 		count, oldest int
 	}
 	students := map[string]*agg{}
+	expiredOf := map[string]bool{} // students who owe expired components
 	type dueKey struct {
 		due           int
 		name, account string
@@ -127,6 +128,7 @@ func oracleDashboard(today time.Time, loc *time.Location, bills iter.Seq2[billin
 		if due == 0 {
 			d.Expired.Amount += b.Amount
 			d.Expired.Count++
+			expiredOf[b.NIS] = true
 			continue
 		}
 		late := todayN - dueN
@@ -184,6 +186,15 @@ func oracleDashboard(today time.Time, loc *time.Location, bills iter.Seq2[billin
 		}
 		d.Months = append(d.Months, mc)
 	}
+	d.ExpiredStudents = len(expiredOf)
+	d.OverdueStudents = len(students)
+	d.ArrearsStudents = len(expiredOf)
+	for nis := range students {
+		if !expiredOf[nis] {
+			d.ArrearsStudents++
+		}
+	}
+	d.Arrears = ledger.Sum{Amount: d.Overdue.Amount + d.Expired.Amount, Count: d.Overdue.Count + d.Expired.Count}
 	classes := map[string]*ledger.ClassArrears{}
 	var arrears []ledger.StudentArrears
 	for nis, s := range students {

@@ -63,6 +63,13 @@ func (d onDay) late() string { return d.is(d.p+"expiry_day >= "+d.t, d.p+"due_da
 // notDue: payable and not past its due day (due today or later).
 func (d onDay) notDue() string { return d.is(d.p+"expiry_day >= "+d.t, d.p+"due_day >= "+d.t) }
 
+// arrears: open and past its due day, payable or not: the overdue ones and the expired
+// ones together (an unpaid bill past its expiry is still owed; only paying it needs its
+// expiry extended first).
+func (d onDay) arrears() string {
+	return d.is("(" + d.p + "due_day < " + d.t + " OR " + d.p + "expiry_day < " + d.t + ")")
+}
+
 // daysLate counts the days from the due day to today: > 0 late, < 0 due in so many days.
 func (d onDay) daysLate() string { return "(" + d.t + " - " + d.p + "due_day)" }
 
@@ -76,6 +83,13 @@ func (d onDay) penalty() string {
 func (d onDay) price() string {
 	return "(CASE WHEN " + d.payable() + " THEN " + d.p + "amount + CASE WHEN " + d.p + "due_day < " + d.t +
 		" THEN " + d.p + "penalty ELSE 0 END ELSE 0 END)"
+}
+
+// owed is what the student still owes for an open component: its price today when it
+// can be paid, its face amount when expired (what extending its expiry makes payable
+// again, before any late fee); 0 when paid or deleted.
+func (d onDay) owed() string {
+	return "(CASE WHEN " + d.expired() + " THEN " + d.p + "amount ELSE " + d.price() + " END)"
 }
 
 // status is component.Status: 'paid', 'expired' (deleted ones too), 'overdue' or

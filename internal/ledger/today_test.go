@@ -116,7 +116,8 @@ func checkComponents(t *testing.T, l *Ledger, at time.Time, day int64, bills map
 	d := componentsOn("c", "$1")
 	rows, err := l.sql.QueryContext(t.Context(), `SELECT c.id, `+d.status()+`, `+d.price()+`, `+d.penalty()+`, `+d.daysLate()+`,
 		CASE WHEN `+d.payable()+` THEN 1 ELSE 0 END, CASE WHEN `+d.late()+` THEN 1 ELSE 0 END,
-		CASE WHEN `+d.notDue()+` THEN 1 ELSE 0 END, CASE WHEN `+d.expired()+` THEN 1 ELSE 0 END
+		CASE WHEN `+d.notDue()+` THEN 1 ELSE 0 END, CASE WHEN `+d.expired()+` THEN 1 ELSE 0 END,
+		CASE WHEN `+d.arrears()+` THEN 1 ELSE 0 END, `+d.owed()+`
 		FROM ledger_components c`, day)
 	if err != nil {
 		t.Fatal(err)
@@ -126,8 +127,9 @@ func checkComponents(t *testing.T, l *Ledger, at time.Time, day int64, bills map
 	for rows.Next() {
 		var id, status string
 		var price, penalty, late int64
-		var payable, overdue, notDue, expired bool
-		if err := rows.Scan(&id, &status, &price, &penalty, &late, &payable, &overdue, &notDue, &expired); err != nil {
+		var payable, overdue, notDue, expired, arrears bool
+		var owed int64
+		if err := rows.Scan(&id, &status, &price, &penalty, &late, &payable, &overdue, &notDue, &expired, &arrears, &owed); err != nil {
 			t.Fatal(err)
 		}
 		n++
@@ -150,6 +152,15 @@ func checkComponents(t *testing.T, l *Ledger, at time.Time, day int64, bills map
 			expired != (open && want.Status == component.StatusExpired) {
 			t.Errorf("at %s, %s: payable %v, late %v, not due %v, expired %v; component.On says %s", at.Format(time.RFC3339), id,
 				payable, overdue, notDue, expired, want.Status)
+		}
+		// Arrears are the overdue and the expired ones; an expired one is owed at its amount.
+		wantOwed := on.Price
+		if open && want.Status == component.StatusExpired {
+			wantOwed = b.Amount
+		}
+		if arrears != (want.Status == component.StatusOverdue || open && want.Status == component.StatusExpired) || owed != wantOwed {
+			t.Errorf("at %s, %s: arrears %v, owed %d; component.On says %s, so owed %d", at.Format(time.RFC3339), id,
+				arrears, owed, want.Status, wantOwed)
 		}
 	}
 	if err := rows.Err(); err != nil {

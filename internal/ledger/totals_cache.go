@@ -29,12 +29,12 @@ const totalsCacheSize = 256
 // totalsKey is what a bills query's totals depend on besides the data: its filter and
 // tab (not its sort or page), how the search was answered and the day.
 type totalsKey struct {
-	tab                                     Tab
-	account, notes, ref, nis, class, search string
-	dueFrom, dueTo, paidFrom, paidTo        int64 // microseconds; math.MinInt64: no bound
-	join                                    bool  // the search is joined in SQL (many students matched)
-	found                                   int   // how many students the search named
-	today                                   int64
+	tab                                           Tab
+	account, notes, name, ref, nis, class, search string
+	dueFrom, dueTo, paidFrom, paidTo              int64 // microseconds; math.MinInt64: no bound
+	join                                          bool  // the search is joined in SQL (many students matched)
+	found                                         int   // how many students the search named
+	today                                         int64
 }
 
 // stamp is the ledger's state the cached totals were computed from.
@@ -75,7 +75,7 @@ func (c *totalsCache) put(s stamp, k totalsKey, t BillTotals) {
 // keyOf is q's totals key on today (q's search already answered).
 func keyOf(q BillsQuery, today int64) totalsKey {
 	return totalsKey{
-		tab: q.Tab, account: q.Account, notes: q.Notes, ref: q.Ref, nis: q.NIS, class: q.Class, search: q.Search,
+		tab: q.Tab, account: q.Account, notes: q.Notes, name: q.Name, ref: q.Ref, nis: q.NIS, class: q.Class, search: q.Search,
 		dueFrom: boundKey(q.DueFrom), dueTo: boundKey(q.DueTo), paidFrom: boundKey(q.PaidFrom), paidTo: boundKey(q.PaidTo),
 		join: q.join, found: len(q.found), today: today,
 	}

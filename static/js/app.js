@@ -21,6 +21,8 @@
 //   data-live                   on an element that polls (hx-get + hx-trigger="every …"): no poll
 //                               while the page is hidden (a tab in the background); one at once
 //                               when it shows again; a poll that fails waits for the next
+//   data-date-echo="id"         on an <output> beside a date field: the day typed, as the portal
+//                               reads it (data-phrase, data-months: see below)
 //   data-sum                    on a form: keep a total of what is ticked, as it is ticked. It adds
 //                               every checked box's data-amount and every [data-sum-fixed] element's
 //                               amount (whole rupiah), writes it to [data-sum-output] the way the
@@ -379,4 +381,33 @@
   }
   doc.addEventListener("htmx:sendError", function (e) { if (!livePollFailed(e)) { networkError(); } });
   doc.addEventListener("htmx:timeout", function (e) { if (!livePollFailed(e)) { networkError(); } });
+
+  // --- data-date-echo ---------------------------------------------------------------------
+  // Beside a date field, the day as the portal reads it, in the page's words: a browser
+  // may show the field as mm/dd/yyyy. The output carries its phrase (data-phrase, "{d}"
+  // for the day) and the months' short names (data-months, comma-separated).
+  function echoDate(out) {
+    var input = doc.getElementById(out.getAttribute("data-date-echo"));
+    var m = input && /^(\d{4})-(\d{2})-(\d{2})$/.exec(input.value);
+    var months = (out.getAttribute("data-months") || "").split(",");
+    if (!m || months.length !== 12) {
+      out.textContent = "";
+      return;
+    }
+    var day = parseInt(m[3], 10) + " " + months[parseInt(m[2], 10) - 1] + " " + m[1];
+    out.textContent = (out.getAttribute("data-phrase") || "{d}").replace("{d}", day);
+  }
+  function onDateInput(e) {
+    var id = e.target && e.target.id;
+    if (!id || e.target.type !== "date") {
+      return;
+    }
+    doc.querySelectorAll("[data-date-echo]").forEach(function (out) {
+      if (out.getAttribute("data-date-echo") === id) {
+        echoDate(out);
+      }
+    });
+  }
+  doc.addEventListener("input", onDateInput);
+  doc.addEventListener("change", onDateInput);
 })();

@@ -485,7 +485,7 @@ func AuditResults(v AuditView) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		} else {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 36, "<div class=\"table-wrap table-wrap--full\"><table class=\"table audit-table\" data-testid=\"audit-table\"><thead><tr><th>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 36, "<div class=\"table-wrap table-wrap--full\" tabindex=\"0\"><table class=\"table audit-table\" data-testid=\"audit-table\"><thead><tr><th>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

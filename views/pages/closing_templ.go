@@ -2491,7 +2491,7 @@ func ClosingPrint(d ClosingDoc) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			} else {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 193, "<div class=\"table-wrap table-wrap--full doc-table\"><table class=\"table table--compact\" data-testid=\"closing-doc-receipts\"><thead><tr><th scope=\"col\" class=\"num\">")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 193, "<div class=\"table-wrap table-wrap--full doc-table\" tabindex=\"0\"><table class=\"table table--compact\" data-testid=\"closing-doc-receipts\"><thead><tr><th scope=\"col\" class=\"num\">")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

@@ -798,7 +798,7 @@ func ComponentCancelCard(v ComponentCancelView) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 54, "</p><div class=\"table-wrap\"><table class=\"table table--compact\" data-testid=\"cancel-table\"><thead><tr><th scope=\"col\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 54, "</p><div class=\"table-wrap\" tabindex=\"0\"><table class=\"table table--compact\" data-testid=\"cancel-table\"><thead><tr><th scope=\"col\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

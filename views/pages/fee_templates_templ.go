@@ -330,7 +330,7 @@ func FeeTemplates(v FeeTemplatesView) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			} else {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 20, "<div class=\"table-wrap\"><table class=\"table\" data-testid=\"fee-templates-table\"><thead><tr><th>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 20, "<div class=\"table-wrap\" tabindex=\"0\"><table class=\"table\" data-testid=\"fee-templates-table\"><thead><tr><th>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -869,7 +869,7 @@ func FeeTemplateForm(v FeeTemplateFormView) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 60, "</div><div class=\"table-wrap table-wrap--full\"><table class=\"table table--compact\" data-testid=\"fee-template-lines\"><thead><tr><th class=\"w-20\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 60, "</div><div class=\"table-wrap table-wrap--full\" tabindex=\"0\"><table class=\"table table--compact\" data-testid=\"fee-template-lines\"><thead><tr><th class=\"w-20\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

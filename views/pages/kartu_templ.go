@@ -329,7 +329,7 @@ func kartuOverview(v KartuView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 18, "</h2></div><div class=\"table-wrap\"><table class=\"table table--compact kartu\" data-testid=\"kartu-overview\"><thead><tr><th scope=\"col\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 18, "</h2></div><div class=\"table-wrap\" tabindex=\"0\"><table class=\"table table--compact kartu\" data-testid=\"kartu-overview\"><thead><tr><th scope=\"col\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -572,7 +572,7 @@ func kartuGrid(v KartuView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 40, "</div><div class=\"table-wrap\"><table class=\"table table--compact kartu\" data-testid=\"kartu-grid\"><thead><tr><th scope=\"col\" class=\"kartu-who\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 40, "</div><div class=\"table-wrap\" tabindex=\"0\"><table class=\"table table--compact kartu\" data-testid=\"kartu-grid\"><thead><tr><th scope=\"col\" class=\"kartu-who\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -1216,7 +1216,7 @@ func Card(v CardView) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 94, "</dd></dl><div class=\"table-wrap table-wrap--full doc-table\"><table class=\"table\" data-testid=\"card-lines\"><thead><tr><th scope=\"col\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 94, "</dd></dl><div class=\"table-wrap table-wrap--full doc-table\" tabindex=\"0\"><table class=\"table\" data-testid=\"card-lines\"><thead><tr><th scope=\"col\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

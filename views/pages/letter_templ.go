@@ -793,7 +793,7 @@ func billBody(s LetterSet, l LetterDoc) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 54, "</p><div class=\"table-wrap table-wrap--full doc-table\"><table class=\"table\" data-testid=\"letter-lines\"><thead><tr><th scope=\"col\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 54, "</p><div class=\"table-wrap table-wrap--full doc-table\" tabindex=\"0\"><table class=\"table\" data-testid=\"letter-lines\"><thead><tr><th scope=\"col\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -1249,7 +1249,7 @@ func reminderBody(s LetterSet, l LetterDoc) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 94, "</p><div class=\"table-wrap table-wrap--full doc-table\"><table class=\"table table--cards\" data-testid=\"reminder-lines\"><thead><tr><th scope=\"col\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 94, "</p><div class=\"table-wrap table-wrap--full doc-table\" tabindex=\"0\"><table class=\"table table--cards\" data-testid=\"reminder-lines\"><thead><tr><th scope=\"col\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -905,7 +905,7 @@ func PaymentsResults(v PaymentsView) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 61, "</h2><div class=\"table-wrap\"><table class=\"table table--compact table--fit table--cards\" data-testid=\"daily-table\"><thead><tr><th>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 61, "</h2><div class=\"table-wrap\" tabindex=\"0\"><table class=\"table table--compact table--fit table--cards\" data-testid=\"daily-table\"><thead><tr><th>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -1170,7 +1170,7 @@ func PaymentsResults(v PaymentsView) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 83, "</h2><div class=\"table-wrap\"><table class=\"table table--compact table--fit table--cards\" data-testid=\"payments-table\"><thead><tr><th>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 83, "</h2><div class=\"table-wrap\" tabindex=\"0\"><table class=\"table table--compact table--fit table--cards\" data-testid=\"payments-table\"><thead><tr><th>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -2331,7 +2331,7 @@ func OutstandingResults(v OutstandingView) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			} else {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 179, "<div class=\"table-wrap\"><table class=\"table table--compact table--cards\" data-testid=\"outstanding-table\"><thead><tr><th>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 179, "<div class=\"table-wrap\" tabindex=\"0\"><table class=\"table table--compact table--cards\" data-testid=\"outstanding-table\"><thead><tr><th>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -3237,7 +3237,7 @@ func StatementResults(v StatementView) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			} else {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 257, "<div class=\"table-wrap\"><table class=\"table table--compact table--fit table--cards\" data-testid=\"statement-table\"><thead><tr><th>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 257, "<div class=\"table-wrap\" tabindex=\"0\"><table class=\"table table--compact table--fit table--cards\" data-testid=\"statement-table\"><thead><tr><th>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -3870,7 +3870,7 @@ func AccountsResults(v AccountsView) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			} else {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 305, "<div class=\"table-wrap\"><table class=\"table table--fit table--cards\" data-testid=\"accounts-table\"><thead><tr><th>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 305, "<div class=\"table-wrap\" tabindex=\"0\"><table class=\"table table--fit table--cards\" data-testid=\"accounts-table\"><thead><tr><th>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -4860,7 +4860,7 @@ func AlumniResults(v AlumniView) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			} else {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 383, "<div class=\"table-wrap\"><table class=\"table table--compact table--cards\" data-testid=\"alumni-table\"><thead><tr><th>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 383, "<div class=\"table-wrap\" tabindex=\"0\"><table class=\"table table--compact table--cards\" data-testid=\"alumni-table\"><thead><tr><th>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

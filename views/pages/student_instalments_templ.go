@@ -587,7 +587,7 @@ func InstalmentsCard(v InstalmentsView) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 40, "</p><div class=\"table-wrap\"><table class=\"table table--compact table--cards\" data-testid=\"instalments-preview\"><thead><tr><th scope=\"col\">")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 40, "</p><div class=\"table-wrap\" tabindex=\"0\"><table class=\"table table--compact table--cards\" data-testid=\"instalments-preview\"><thead><tr><th scope=\"col\">")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

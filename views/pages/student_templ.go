@@ -898,7 +898,7 @@ func StudentBody(v StudentView) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		} else {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 63, "<div class=\"table-wrap table-wrap--full\"><table class=\"table table--fit table--cards\" data-testid=\"bills-table\"><thead><tr>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 63, "<div class=\"table-wrap table-wrap--full\" tabindex=\"0\"><table class=\"table table--fit table--cards\" data-testid=\"bills-table\"><thead><tr>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

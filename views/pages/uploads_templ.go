@@ -559,7 +559,7 @@ func uploadTable(rows []UploadListRow, history bool) templ.Component {
 			templ_7745c5c3_Var18 = templ.NopComponent
 		}
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 25, "<div class=\"table-wrap\"><table class=\"table\" data-testid=\"uploads-table\"><thead><tr><th>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 25, "<div class=\"table-wrap\" tabindex=\"0\"><table class=\"table\" data-testid=\"uploads-table\"><thead><tr><th>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -2120,7 +2120,7 @@ func uploadCounts(v UploadView) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 153, "</h2></div><div class=\"table-wrap\"><table class=\"table table--compact\" data-testid=\"upload-totals\"><thead><tr><th>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 153, "</h2></div><div class=\"table-wrap\" tabindex=\"0\"><table class=\"table table--compact\" data-testid=\"upload-totals\"><thead><tr><th>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -2300,7 +2300,7 @@ func uploadChanges(v UploadView) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 168, "</div><div class=\"table-wrap\"><table class=\"table table--compact\" data-testid=\"upload-changes\"><thead><tr><th class=\"num\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 168, "</div><div class=\"table-wrap\" tabindex=\"0\"><table class=\"table table--compact\" data-testid=\"upload-changes\"><thead><tr><th class=\"num\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -2624,7 +2624,7 @@ func uploadSample(v UploadView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 197, "</p></div><div class=\"table-wrap\"><table class=\"table table--compact table--cards\" data-testid=\"upload-sample\"><thead><tr>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 197, "</p></div><div class=\"table-wrap\" tabindex=\"0\"><table class=\"table table--compact table--cards\" data-testid=\"upload-sample\"><thead><tr>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -4830,7 +4830,7 @@ func uploadIssueKinds(kinds []UploadIssueKindRow) templ.Component {
 			templ_7745c5c3_Var265 = templ.NopComponent
 		}
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 407, "<div class=\"table-wrap\"><table class=\"table table--compact\" data-testid=\"issue-kinds\"><caption class=\"muted small\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 407, "<div class=\"table-wrap\" tabindex=\"0\"><table class=\"table table--compact\" data-testid=\"issue-kinds\"><caption class=\"muted small\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -4994,7 +4994,7 @@ func UploadIssues(v UploadView) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		} else if v.IssuesKept > 0 {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 422, "<div class=\"table-wrap\"><table class=\"table table--compact\" data-testid=\"issues-table\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 422, "<div class=\"table-wrap\" tabindex=\"0\"><table class=\"table table--compact\" data-testid=\"issues-table\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -224,29 +224,8 @@ func (c *job) LoadChunk(ctx context.Context, id string, seq int) (*jobs.Chunk, e
 // SaveChunk implements jobs.Store: the changed items, by state and problem; one sent
 // carries the chunk's time (when its call left, or ended without an answer).
 func (c *job) SaveChunk(ctx context.Context, ch *jobs.Chunk) error {
-	type group struct {
-		state   jobs.State
-		problem string
-	}
-	var order []group
-	seqs := map[group][]int{}
-	for i := range ch.Items {
-		it := &ch.Items[i]
-		if !it.Changed() {
-			continue
-		}
-		g := group{it.State, problemText(it.Problem)}
-		if _, ok := seqs[g]; !ok {
-			order = append(order, g)
-		}
-		seqs[g] = append(seqs[g], it.Key)
-	}
-	for _, g := range order {
-		at := c.r.cfg.Clock.Now()
-		if g.state == jobs.Sent {
-			at = ch.SentAt
-		}
-		if err := c.r.db.SetCorrectionItems(ctx, ch.Job, seqs[g], string(g.state), g.problem, at); err != nil {
+	for _, g := range ch.Changed(problemText, c.r.cfg.Clock.Now()) {
+		if err := c.r.db.SetCorrectionItems(ctx, ch.Job, g.Keys, string(g.State), g.Problem, g.At); err != nil {
 			return err
 		}
 	}

@@ -1,6 +1,9 @@
 package jobs
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // State is where one item of a job stands. An item is pending until its call leaves; it
 // is marked sent just before (so a process that dies during the call leaves it sent);
@@ -112,6 +115,40 @@ func (c *Chunk) Decide(it *Item, d Decision) {
 
 // Changed reports whether it changed since the chunk was last saved (a Store saves those).
 func (it *Item) Changed() bool { return it.dirty }
+
+// Changes are a chunk's changed items that share a state and a problem: what a kind's
+// SaveChunk writes with one statement.
+type Changes struct {
+	State   State
+	Problem string // the problem as the kind keeps it (its text of Problem)
+	Keys    []int  // the items' keys, in the chunk's order
+	// At is the items' time: the chunk's SentAt for items sent (when their call left, or
+	// ended without an answer), now for the others.
+	At time.Time
+}
+
+// Changed groups the changed items of c by state and problem (problem says a Problem as
+// the kind keeps it), in the order first met.
+func (c *Chunk) Changed(problem func(Problem) string, now time.Time) []Changes {
+	var out []Changes
+	for i := range c.Items {
+		it := &c.Items[i]
+		if !it.Changed() {
+			continue
+		}
+		p := problem(it.Problem)
+		k := slices.IndexFunc(out, func(g Changes) bool { return g.State == it.State && g.Problem == p })
+		if k < 0 {
+			at := now
+			if it.State == Sent {
+				at = c.SentAt
+			}
+			out, k = append(out, Changes{State: it.State, Problem: p, At: at}), len(out)
+		}
+		out[k].Keys = append(out[k].Keys, it.Key)
+	}
+	return out
+}
 
 // Touch marks it changed without changing its state (sent again, or noted as sent
 // without an answer: its time moves).

@@ -62,33 +62,14 @@ func message(c *jobs.Chunk, it *jobs.Item) *store.OutboxMessage {
 // SaveChunk implements jobs.Store: the changed messages by state and problem; one sent
 // carries the chunk's time. A receipt taken to an end is audited, one entry a message.
 func (b *job) SaveChunk(ctx context.Context, c *jobs.Chunk) error {
-	type group struct {
-		state   jobs.State
-		problem string
-	}
-	var order []group
-	seqs := map[group][]int{}
 	var ended []*jobs.Item
 	for i := range c.Items {
-		it := &c.Items[i]
-		if !it.Changed() {
-			continue
-		}
-		g := group{it.State, problemText(it.Problem)}
-		if _, ok := seqs[g]; !ok {
-			order = append(order, g)
-		}
-		seqs[g] = append(seqs[g], it.Key)
-		if !it.State.Open() {
+		if it := &c.Items[i]; it.Changed() && !it.State.Open() {
 			ended = append(ended, it)
 		}
 	}
-	for _, g := range order {
-		at := b.s.cfg.Jobs.Now()
-		if g.state == jobs.Sent {
-			at = c.SentAt
-		}
-		if err := b.s.cfg.DB.SetOutboxStates(ctx, c.Job, seqs[g], string(g.state), g.problem, at); err != nil {
+	for _, g := range c.Changed(problemText, b.s.cfg.Jobs.Now()) {
+		if err := b.s.cfg.DB.SetOutboxStates(ctx, c.Job, g.Keys, string(g.State), g.Problem, g.At); err != nil {
 			return err
 		}
 	}

@@ -296,13 +296,15 @@ func New(ctx context.Context, o Options) (*App, error) {
 		o.Uploads(&ucfg)
 	}
 	a.Uploads = uploads.NewRunner(ucfg, o.DB, o.Billing, a.Writer, log.With("component", "uploads"))
-	// Sign-in attempts too old to matter for lock-outs and expired sessions go hourly, so the
-	// tables stay small however long the portal runs.
-	a.Pruner = &Periodic{Name: "prune sign-in attempts and expired sessions", Interval: time.Hour, Log: log,
+	// Sign-in attempts too old to matter for lock-outs, expired sessions and WhatsApp
+	// statuses a week old that named no message of the portal's go hourly, so the tables
+	// stay small however long the portal runs.
+	a.Pruner = &Periodic{Name: "prune sign-in attempts, expired sessions and stray message statuses", Interval: time.Hour, Log: log,
 		Run: func(ctx context.Context) error {
 			_, errSignIns := a.Auth.PruneSignIns(ctx)
 			_, errSessions := a.Auth.PruneSessions(ctx)
-			return errors.Join(errSignIns, errSessions)
+			_, errStatuses := o.DB.PruneEarlyMessageStatuses(ctx, clk.Now().Add(-7*24*time.Hour))
+			return errors.Join(errSignIns, errSessions, errStatuses)
 		}}
 	// A call without an answer is given the client's timeout to land before it is read.
 	ccfg := corrections.Config{Settle: cfg.UpstreamTimeout, Clock: clk}

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"time"
 )
@@ -44,6 +45,9 @@ func (db *DB) AddMessage(ctx context.Context, m Message, audit *AuditEntry) (Mes
 			m.Status, int64(m.StatusRank), m.StatusAt.UnixMicro(), m.ErrorCode, m.Error, m.Actor, m.CreatedAt.UnixMicro()); err != nil {
 			return err
 		}
+		if err := applyEarlyStatus(ctx, tx, &m); err != nil {
+			return err
+		}
 		if audit != nil {
 			if audit.At.IsZero() {
 				audit.At = m.CreatedAt
@@ -60,15 +64,74 @@ func (db *DB) AddMessage(ctx context.Context, m Message, audit *AuditEntry) (Mes
 
 // MessageStatus moves the message the provider knows as providerID to status (of rank)
 // at at, unless it already has a status of that rank or higher: statuses arrive out of
-// order and more than once. It reports whether a message changed.
+// order and more than once. It reports whether a message changed. A status naming no
+// recorded message is kept (migration 00069): the webhook can be quicker than the
+// recording of the send's answer, and AddMessage applies it then.
 func (db *DB) MessageStatus(ctx context.Context, providerID, status string, rank int, at time.Time, code, text string) (bool, error) {
-	res, err := db.sql.ExecContext(ctx, `UPDATE messages SET status = $1, status_rank = $2, status_at_us = $3, error_code = $4, error = $5
-		WHERE provider_id = $6 AND provider_id <> '' AND status_rank < $2`, status, int64(rank), at.UnixMicro(), code, text, providerID)
+	if providerID == "" {
+		return false, nil
+	}
+	changed := false
+	err := db.InTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE messages SET status = $1, status_rank = $2, status_at_us = $3, error_code = $4, error = $5
+			WHERE provider_id = $6 AND status_rank < $2`, status, int64(rank), at.UnixMicro(), code, text, providerID)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n > 0 {
+			changed = n > 0
+			return err
+		}
+		var known int
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM messages WHERE provider_id = $1`, providerID).Scan(&known); err != nil || known > 0 {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO message_statuses_early (provider_id, status, status_rank, status_at_us, error_code, error, received_us)
+			VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (provider_id, status_rank) DO NOTHING`,
+			providerID, status, int64(rank), at.UnixMicro(), code, text, db.Now().UnixMicro())
+		return err
+	})
 	if err != nil {
 		return false, fmt.Errorf("store: message status: %w", err)
 	}
-	n, err := res.RowsAffected()
-	return n > 0, err
+	return changed, nil
+}
+
+// applyEarlyStatus gives the message just recorded as providerID the highest status the
+// webhook brought before it was recorded, if that is beyond its own, and forgets them.
+func applyEarlyStatus(ctx context.Context, tx *sql.Tx, m *Message) error {
+	if m.ProviderID == "" {
+		return nil
+	}
+	var status, code, text string
+	var rank, at int64
+	err := tx.QueryRowContext(ctx, `SELECT status, status_rank, status_at_us, error_code, error FROM message_statuses_early
+		WHERE provider_id = $1 ORDER BY status_rank DESC LIMIT 1`, m.ProviderID).Scan(&status, &rank, &at, &code, &text)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if int(rank) > m.StatusRank {
+		if _, err := tx.ExecContext(ctx, `UPDATE messages SET status = $1, status_rank = $2, status_at_us = $3, error_code = $4, error = $5
+			WHERE id = $6`, status, rank, at, code, text, m.ID); err != nil {
+			return err
+		}
+		m.Status, m.StatusRank, m.StatusAt, m.ErrorCode, m.Error = status, int(rank), time.UnixMicro(at).UTC(), code, text
+	}
+	_, err = tx.ExecContext(ctx, `DELETE FROM message_statuses_early WHERE provider_id = $1`, m.ProviderID)
+	return err
+}
+
+// PruneEarlyMessageStatuses forgets statuses received before before that named no
+// message of the portal's (another app's messages on the same number).
+func (db *DB) PruneEarlyMessageStatuses(ctx context.Context, before time.Time) (int64, error) {
+	res, err := db.sql.ExecContext(ctx, `DELETE FROM message_statuses_early WHERE received_us < $1`, before.UnixMicro())
+	if err != nil {
+		return 0, fmt.Errorf("store: prune early message statuses: %w", err)
+	}
+	return res.RowsAffected()
 }
 
 // MessageFilter selects messages, newest first.

@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -84,6 +85,37 @@ func TestParentsLettersAndMessages(t *testing.T) {
 		es, _, _ := db.ListAudit(ctx, store.AuditFilter{})
 		if len(es) != 3 {
 			t.Errorf("%d audit entries, want 3", len(es))
+		}
+
+		// The webhook quicker than the recording of the send's answer: its statuses wait
+		// for the message and the highest is applied when it is recorded.
+		for _, st := range []struct {
+			status string
+			rank   int
+		}{{"delivered", 2}, {"read", 3}, {"sent", 1}, {"read", 3}} {
+			if ok, err := db.MessageStatus(ctx, "wamid.B", st.status, st.rank, at.Add(time.Duration(st.rank)*time.Second), "", ""); ok || err != nil {
+				t.Fatalf("%s before the message: %v %v", st.status, ok, err)
+			}
+		}
+		early, err := db.AddMessage(ctx, store.Message{Channel: "whatsapp", Kind: "receipt", Recipient: "6282", ProviderID: "wamid.B", Status: "sent",
+			StatusRank: 1, CreatedAt: at}, nil)
+		if err != nil || early.Status != "read" || early.StatusRank != 3 || !early.StatusAt.Equal(at.Add(3*time.Second)) {
+			t.Fatalf("the message recorded after its statuses: %+v %v", early, err)
+		}
+		ms, _, _ = db.Messages(ctx, store.MessageFilter{Channel: "whatsapp"})
+		if i := slices.IndexFunc(ms, func(m store.Message) bool { return m.ProviderID == "wamid.B" }); i < 0 || ms[i].Status != "read" {
+			t.Fatalf("as stored: %+v", ms)
+		}
+		// A status of a message the portal never sent (another app on the number) is kept
+		// a week, then pruned; the applied ones were forgotten at once.
+		if _, err := db.MessageStatus(ctx, "wamid.other", "sent", 1, at, "", ""); err != nil {
+			t.Fatal(err)
+		}
+		if n, err := db.PruneEarlyMessageStatuses(ctx, db.Now().Add(-time.Hour)); err != nil || n != 0 {
+			t.Fatalf("pruned a fresh status: %d %v", n, err)
+		}
+		if n, err := db.PruneEarlyMessageStatuses(ctx, db.Now().Add(time.Hour)); err != nil || n != 1 {
+			t.Fatalf("pruned %d stray statuses, want 1 (wamid.B's forgotten when applied): %v", n, err)
 		}
 	})
 }

@@ -261,8 +261,9 @@ type PlanItemChange struct {
 // SavePlanItems records the changes of a job's items, and moves the job's counts by
 // them, in one transaction. Items sharing a state, a problem and a time are updated by
 // runs of consecutive seq (a chunk's items are mostly one run): a chunk of 200 is a
-// statement or two, not 200. An item moving to sent counts an attempt; a component id,
-// once known, is kept.
+// statement or two, not 200. Those whose component is now known are updated fifty a
+// statement, each given its own (a chunk's answer is four statements, not 200). An item
+// moving to sent counts an attempt; a component id, once known, is kept.
 func (db *DB) SavePlanItems(ctx context.Context, jobID string, changes []PlanItemChange) error {
 	if len(changes) == 0 {
 		return nil
@@ -271,20 +272,24 @@ func (db *DB) SavePlanItems(ctx context.Context, jobID string, changes []PlanIte
 		state, problem string
 		at             time.Time
 	}
-	var order []group
+	var order, madeOrder []group
 	seqs := map[group][]int{}
+	made := map[group][]PlanItemChange{}
 	delta := map[string]int{}
-	var made []PlanItemChange
 	for _, c := range changes {
 		if c.From != c.State {
 			delta[c.From]--
 			delta[c.State]++
 		}
+		g := group{c.State, c.Problem, Time(c.At)}
 		if c.ComponentID != "" {
-			made = append(made, c) // its own statement: its state and its component together
+			// Its state and its component together.
+			if _, ok := made[g]; !ok {
+				madeOrder = append(madeOrder, g)
+			}
+			made[g] = append(made[g], c)
 			continue
 		}
-		g := group{c.State, c.Problem, Time(c.At)}
 		if _, ok := seqs[g]; !ok {
 			order = append(order, g)
 		}
@@ -308,18 +313,9 @@ func (db *DB) SavePlanItems(ctx context.Context, jobID string, changes []PlanIte
 				i = j + 1
 			}
 		}
-		if len(made) > 0 {
-			stmt, err := tx.PrepareContext(ctx, `UPDATE plan_items SET
-				attempts = attempts + CASE WHEN $3 = 'sent' AND state <> 'sent' THEN 1 ELSE 0 END,
-				state = $3, problem = $4, updated_at = $5, component_id = $6 WHERE job_id = $1 AND seq = $2`)
-			if err != nil {
+		for _, g := range madeOrder {
+			if err := setPlanItemsMade(ctx, tx, jobID, g.state, g.problem, g.at, made[g]); err != nil {
 				return err
-			}
-			defer stmt.Close()
-			for _, c := range made {
-				if _, err := stmt.ExecContext(ctx, jobID, c.Seq, c.State, c.Problem, Time(c.At), c.ComponentID); err != nil {
-					return err
-				}
 			}
 		}
 		if delta["done"] == 0 && delta["failed"] == 0 && delta["skipped"] == 0 {
@@ -332,6 +328,33 @@ func (db *DB) SavePlanItems(ctx context.Context, jobID string, changes []PlanIte
 	})
 	if err != nil {
 		return fmt.Errorf("store: plan items of %s: %w", jobID, err)
+	}
+	return nil
+}
+
+// setPlanItemsMade gives items of one state, problem and time their components: fifty
+// a statement (a hundred parameters and a few: the SQLite driver binds $n parameters in
+// time that grows with the square of their count), each item its own component by a
+// CASE on its seq.
+func setPlanItemsMade(ctx context.Context, tx *sql.Tx, jobID, state, problem string, at time.Time, list []PlanItemChange) error {
+	const rows = 50
+	for start := 0; start < len(list); start += rows {
+		part := list[start:min(start+rows, len(list))]
+		args := make([]any, 0, 4+2*len(part))
+		args = append(args, jobID, state, problem, at)
+		var cases strings.Builder
+		in := make([]string, len(part))
+		for i, c := range part {
+			args = append(args, c.Seq, c.ComponentID)
+			fmt.Fprintf(&cases, " WHEN $%d THEN $%d", len(args)-1, len(args))
+			in[i] = fmt.Sprintf("$%d", len(args)-1)
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE plan_items SET
+			attempts = attempts + CASE WHEN $2 = 'sent' AND state <> 'sent' THEN 1 ELSE 0 END,
+			state = $2, problem = $3, updated_at = $4, component_id = CASE seq`+cases.String()+` ELSE component_id END
+			WHERE job_id = $1 AND seq IN (`+strings.Join(in, ", ")+`)`, args...); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -9,7 +9,8 @@ import (
 	"github.com/sekolah/portal/internal/store"
 )
 
-// TestSavePlanItems saves a chunk's progress as the apply job does: its items sent, then
+// TestSavePlanItems stores a job's items (more than one statement's worth) and saves a
+// chunk's progress as the apply job does: its items sent, then
 // answered (each with the component made for it, more than one statement's worth, one of
 // them refused), and reads each item back with its own component, state and attempts,
 // and the job's counts moved by what changed.
@@ -58,6 +59,10 @@ func TestSavePlanItems(t *testing.T) {
 			want, state, problem := fmt.Sprintf("comp-%03d", i+1), "done", ""
 			if i == 7 {
 				want, state, problem = "", "failed", "amount: too large"
+			}
+			if it.NIS != fmt.Sprintf("26%03d", i) || it.Chunk != i/100 || it.Amount != 350_000 || it.Period != "2026-07" ||
+				!it.Due.Equal(items[i].Due) || !it.Expiry.Equal(items[i].Expiry) || !it.Active.IsZero() {
+				t.Fatalf("item %d as stored: %+v, want %+v", i+1, it, items[i])
 			}
 			if it.Seq != i+1 || it.ComponentID != want || it.State != state || it.Problem != problem || it.Attempts != 1 ||
 				!it.UpdatedAt.Equal(doneAt) {

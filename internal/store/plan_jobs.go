@@ -230,6 +230,26 @@ func (db *DB) PlanItems(ctx context.Context, jobID string, states ...string) ([]
 	return db.planItems(ctx, where, args...)
 }
 
+// PlanItemStudents lists the students (NIS) of a job's items in state, each once, in
+// the order of their first item.
+func (db *DB) PlanItemStudents(ctx context.Context, jobID, state string) ([]string, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT nis FROM plan_items WHERE job_id = $1 AND state = $2
+		GROUP BY nis ORDER BY MIN(seq)`, jobID, state)
+	if err != nil {
+		return nil, fmt.Errorf("store: students of plan job %s: %w", jobID, err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var nis string
+		if err := rows.Scan(&nis); err != nil {
+			return nil, fmt.Errorf("store: students of plan job %s: %w", jobID, err)
+		}
+		out = append(out, nis)
+	}
+	return out, rows.Err()
+}
+
 // PlanChunk lists the items of one chunk of a job, in order.
 func (db *DB) PlanChunk(ctx context.Context, jobID string, chunk int) ([]PlanItem, error) {
 	return db.planItems(ctx, ` WHERE job_id = $1 AND chunk = $2`, jobID, chunk)

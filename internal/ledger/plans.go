@@ -44,38 +44,52 @@ func ParsePlanKey(notes string) (PlanKey, bool) {
 
 // planKeysTx keeps ledger_plan_components true to rows just written: a row whose notes
 // carry a key is recorded under it; one that carried a key and no longer does (its notes
-// changed) is taken out. known says which rows the ledger held before.
-func planKeysTx(ctx context.Context, tx *sql.Tx, rows []row, known []bool) error {
-	var put, drop *sql.Stmt
-	defer func() {
-		for _, s := range []*sql.Stmt{put, drop} {
-			if s != nil {
-				s.Close()
-			}
-		}
-	}()
+// changed) is taken out. known says which rows the ledger held before. A component's
+// last row decides; the keys are written fifty a statement.
+func planKeysTx(ctx context.Context, tx *sql.Tx, rows []row, known []bool, postgre bool) error {
+	type keyed struct {
+		id, nis string
+		key     PlanKey
+	}
+	last := make(map[string]int, len(rows))
 	for i, r := range rows {
-		k, ok := ParsePlanKey(r.Notes)
-		var err error
-		switch {
-		case ok:
-			if put == nil {
-				if put, err = tx.PrepareContext(ctx, `INSERT INTO ledger_plan_components (component_id, plan_code, period, nis)
-					VALUES ($1, $2, $3, $4) ON CONFLICT (component_id) DO UPDATE SET plan_code = excluded.plan_code,
-					period = excluded.period, nis = excluded.nis`); err != nil {
-					break
-				}
-			}
-			_, err = put.ExecContext(ctx, r.ID, k.Code, k.Period, r.NIS)
-		case known[i]:
-			if drop == nil {
-				if drop, err = tx.PrepareContext(ctx, `DELETE FROM ledger_plan_components WHERE component_id = $1`); err != nil {
-					break
-				}
-			}
-			_, err = drop.ExecContext(ctx, r.ID)
+		last[r.ID] = i
+	}
+	var put []keyed
+	var drop []string
+	for i, r := range rows {
+		if last[r.ID] != i {
+			continue
 		}
-		if err != nil {
+		if k, ok := ParsePlanKey(r.Notes); ok {
+			put = append(put, keyed{r.ID, r.NIS, k})
+		} else if known[i] {
+			drop = append(drop, r.ID)
+		}
+	}
+	const perStatement = 50
+	for start := 0; start < len(put); start += perStatement {
+		part := put[start:min(start+perStatement, len(put))]
+		values := make([]string, len(part))
+		args := make([]any, 0, 4*len(part))
+		for i, p := range part {
+			values[i] = "(" + marks(postgre, 4*i+1, 4) + ")"
+			args = append(args, p.id, p.key.Code, p.key.Period, p.nis)
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO ledger_plan_components (component_id, plan_code, period, nis)
+			VALUES `+strings.Join(values, ", ")+` ON CONFLICT (component_id) DO UPDATE SET plan_code = excluded.plan_code,
+			period = excluded.period, nis = excluded.nis`, args...); err != nil {
+			return fmt.Errorf("ledger: plan keys: %w", err)
+		}
+	}
+	for start := 0; start < len(drop); start += perStatement {
+		part := drop[start:min(start+perStatement, len(drop))]
+		args := make([]any, len(part))
+		for i, id := range part {
+			args[i] = id
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM ledger_plan_components WHERE component_id IN (`+
+			marks(postgre, 1, len(part))+`)`, args...); err != nil {
 			return fmt.Errorf("ledger: plan keys: %w", err)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/store"
@@ -244,15 +245,30 @@ func (l *Ledger) upsertTx(ctx context.Context, tx *sql.Tx, in []row, keep bool) 
 }
 
 // writeRows writes each row of in that supersedes what old holds for it, adjusts the
-// totals by the difference and bumps the change sequence when anything changed.
+// totals by the difference and bumps the change sequence when anything changed. The rows
+// are written upsertRows at a statement (a batch's answer of 200 components is four
+// statements, not 200: each statement's own cost, binding and stepping, was a third of
+// the ledger's share of a plan's or an upload's chunk).
 func (l *Ledger) writeRows(ctx context.Context, tx *sql.Tx, in []row, old map[string]row, keep bool) (WriteResult, []change, error) {
 	var res WriteResult
 	var changes []change
 	var d deltas
-	var stmt *sql.Stmt
 	var noted []row  // inserted, or their notes changed: a plan's key is read from them
 	var known []bool // of noted, those the ledger held before
 	written := micros(l.now())
+	var batch []row
+	inBatch := map[string]bool{}
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		if err := upsertRowsTx(ctx, tx, batch, written, l.postgre); err != nil {
+			return err
+		}
+		batch = batch[:0]
+		clear(inBatch)
+		return nil
+	}
 	for _, r := range in {
 		o, exists := old[r.ID]
 		switch {
@@ -263,15 +279,19 @@ func (l *Ledger) writeRows(ctx context.Context, tx *sql.Tx, in []row, old map[st
 			res.Unchanged++
 			continue
 		}
-		if stmt == nil {
-			var err error
-			if stmt, err = tx.PrepareContext(ctx, upsertSQL); err != nil {
-				return res, nil, fmt.Errorf("ledger: write components: %w", err)
+		if inBatch[r.ID] {
+			// A later record of a component already in the statement: written after it
+			// (one statement may not change a row twice).
+			if err := flush(); err != nil {
+				return res, nil, err
 			}
-			defer stmt.Close()
 		}
-		if _, err := stmt.ExecContext(ctx, r.args(written)...); err != nil {
-			return res, nil, fmt.Errorf("ledger: write component %s: %w", r.ID, err)
+		batch = append(batch, r)
+		inBatch[r.ID] = true
+		if len(batch) == upsertRows {
+			if err := flush(); err != nil {
+				return res, nil, err
+			}
 		}
 		if exists {
 			d.add(o, -1)
@@ -288,10 +308,13 @@ func (l *Ledger) writeRows(ctx context.Context, tx *sql.Tx, in []row, old map[st
 		}
 		old[r.ID] = r // a later record of the same component in this batch compares with this one
 	}
+	if err := flush(); err != nil {
+		return res, nil, err
+	}
 	if res.Changed() == 0 {
 		return res, changes, nil
 	}
-	if err := planKeysTx(ctx, tx, noted, known); err != nil {
+	if err := planKeysTx(ctx, tx, noted, known, l.postgre); err != nil {
 		return res, nil, err
 	}
 	if err := d.apply(ctx, tx); err != nil {
@@ -300,20 +323,79 @@ func (l *Ledger) writeRows(ctx context.Context, tx *sql.Tx, in []row, old map[st
 	return res, changes, bumpChanges(ctx, tx)
 }
 
-var upsertSQL = func() string {
-	cols := componentColumns + ", nis_key, written_us"
-	n := len(strings.Split(cols, ","))
-	ph := make([]string, n)
-	var set []string
-	for i, c := range strings.Split(cols, ",") {
-		ph[i] = fmt.Sprintf("$%d", i+1)
-		if c = strings.TrimSpace(c); c != "id" {
-			set = append(set, c+" = excluded."+c)
-		}
+// upsertRows is how many components one statement writes: 50 × 25 parameters, well
+// under either engine's bound (SQLite's 32,766, PostgreSQL's 65,535).
+const upsertRows = 50
+
+// upsertRowsTx writes rows (no component twice) in one statement.
+func upsertRowsTx(ctx context.Context, tx *sql.Tx, rows []row, written int64, postgre bool) error {
+	args := make([]any, 0, len(rows)*upsertCols)
+	for _, r := range rows {
+		args = append(args, r.args(written)...)
 	}
-	return `INSERT INTO ledger_components (` + cols + `) VALUES (` + strings.Join(ph, ", ") +
-		`) ON CONFLICT (id) DO UPDATE SET ` + strings.Join(set, ", ")
-}()
+	if _, err := tx.ExecContext(ctx, upsertSQL(len(rows), postgre), args...); err != nil {
+		if len(rows) == 1 {
+			return fmt.Errorf("ledger: write component %s: %w", rows[0].ID, err)
+		}
+		return fmt.Errorf("ledger: write %d components from %s: %w", len(rows), rows[0].ID, err)
+	}
+	return nil
+}
+
+// upsertColumns are the columns a write sets, upsertCols their count.
+var (
+	upsertColumns = componentColumns + ", nis_key, written_us"
+	upsertCols    = len(strings.Split(upsertColumns, ","))
+)
+
+// upsertStatements holds the statement writing n rows at [postgre][n] (built once each).
+var upsertStatements [2][upsertRows + 1]struct {
+	once sync.Once
+	sql  string
+}
+
+// upsertSQL is the statement writing n components (1 ≤ n ≤ upsertRows): inserted, or
+// replaced field by field. On SQLite its parameters are ?, not $n: the driver finds each
+// $n's name by a walk of the statement's list of names, so binding 1,250 of them took
+// longer than writing the rows.
+func upsertSQL(n int, postgre bool) string {
+	s := &upsertStatements[b2i(postgre)][n]
+	s.once.Do(func() {
+		var b strings.Builder
+		b.WriteString(`INSERT INTO ledger_components (` + upsertColumns + `) VALUES `)
+		for i := range n {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString("(" + marks(postgre, i*upsertCols+1, upsertCols) + ")")
+		}
+		var set []string
+		for _, c := range strings.Split(upsertColumns, ",") {
+			if c = strings.TrimSpace(c); c != "id" {
+				set = append(set, c+" = excluded."+c)
+			}
+		}
+		b.WriteString(` ON CONFLICT (id) DO UPDATE SET ` + strings.Join(set, ", "))
+		s.sql = b.String()
+	})
+	return s.sql
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// marks is n parameters from the from-th: "$from, $from+1, …" on PostgreSQL, "?, ?, …"
+// on SQLite (many parameters a statement: see upsertSQL).
+func marks(postgre bool, from, n int) string {
+	if postgre {
+		return placeholders(from, n)
+	}
+	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
+}
 
 // loadRows reads the ledger's rows of ids, a hundred at a time: the SQLite driver binds
 // $n parameters in time that grows with the square of their count.

@@ -74,3 +74,47 @@ func testApplyYear(t *testing.T, postgres bool) {
 		t.Fatalf("applying again sent %d batches", n)
 	}
 }
+
+// TestApplyConfirmedTwice confirms two previews of the same apply, both made before
+// either job ran: the second job finds at its start what the first made (in the ledger)
+// and leaves it all out, so the service has each component once and the second job
+// sends nothing.
+func TestApplyConfirmedTwice(t *testing.T) {
+	t.Parallel()
+	engines(t, func(t *testing.T, postgres bool) {
+		ctx := context.Background()
+		w := &writes{}
+		p, _ := school(t, portaltest.Options{Upstream: w.wrap, Postgres: postgres}, []string{"Kelas 7A", "Kelas 8A"}, 5)
+		plan := create(t, p, sppForm())
+		sel := plans.Selection{Classes: []string{"Kelas 7A"}, From: plan.From, To: plan.To}
+		var ids []string
+		var pvs []plans.Preview
+		for range 2 {
+			pv, probs, err := p.App.Plans.Preview(ctx, plan, sel)
+			if err != nil || len(probs) > 0 || pv.Create != 60 {
+				t.Fatalf("preview: %d to create, %v %v", pv.Create, probs, err)
+			}
+			pvs = append(pvs, pv)
+		}
+		for _, pv := range pvs {
+			id, err := p.App.Plans.Submit(ctx, finance, pv)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, id)
+		}
+		first, second := waitJob(t, p, ids[0]), waitJob(t, p, ids[1])
+		if first.State != plans.StateDone || first.Done != 60 {
+			t.Fatalf("first job: %+v", first)
+		}
+		if second.State != plans.StateDone || second.Done != 0 || second.Skipped != 60 {
+			t.Fatalf("second job: %+v, want its 60 components left out as made", second)
+		}
+		if n := w.batches.Load(); n != 1 {
+			t.Fatalf("%d batches sent, want the first job's one", n)
+		}
+		if got, twice := atService(t, p, plan.Code); len(got) != 60 || twice != 0 {
+			t.Fatalf("at the service: %d, %d twice", len(got), twice)
+		}
+	})
+}

@@ -168,19 +168,13 @@ func (s *Service) run(ctx context.Context, engine *jobs.Engine, id string) error
 }
 
 // leaveOutExisting marks the job's components still to send that the ledger now holds
-// (made since the preview) as skipped: they exist.
+// (made since the preview) as skipped: they exist. The ledger is asked about the job's
+// students first; the items are read only when it holds some of the plan's components
+// for them (a first apply reads none of its 12,000).
 func (s *Service) leaveOutExisting(ctx context.Context, j store.PlanJob) error {
-	items, err := s.db.PlanItems(ctx, j.ID, itemPending)
-	if err != nil || len(items) == 0 {
+	list, err := s.db.PlanItemStudents(ctx, j.ID, itemPending)
+	if err != nil || len(list) == 0 {
 		return err
-	}
-	nis := map[string]bool{}
-	var list []string
-	for _, it := range items {
-		if !nis[it.NIS] {
-			nis[it.NIS] = true
-			list = append(list, it.NIS)
-		}
 	}
 	comps, err := s.ledger.PlanComponents(ctx, j.PlanCode, list)
 	if err != nil {
@@ -191,6 +185,13 @@ func (s *Service) leaveOutExisting(ctx context.Context, j store.PlanJob) error {
 		if c.Bill.State != billing.StateDeleted {
 			live[c.NIS+"|"+c.Period] = true
 		}
+	}
+	if len(live) == 0 {
+		return nil
+	}
+	items, err := s.db.PlanItems(ctx, j.ID, itemPending)
+	if err != nil {
+		return err
 	}
 	var changes []store.PlanItemChange
 	for _, it := range items {

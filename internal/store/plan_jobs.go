@@ -94,19 +94,8 @@ func (db *DB) CreatePlanJob(ctx context.Context, j PlanJob, items []PlanItem, en
 			len(items), j.Amount, j.Discount, j.Existing, now); err != nil {
 			return err
 		}
-		stmt, err := tx.PrepareContext(ctx, `INSERT INTO plan_items (job_id, seq, chunk, nis, student_name, class, period,
-			item_name, full_amount, amount, penalty, due_day, expiry_day, active_day, discount_id, state, problem, updated_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`)
-		if err != nil {
+		if err := insertPlanItems(ctx, tx, db.dialect, j.ID, items, now); err != nil {
 			return err
-		}
-		defer stmt.Close()
-		for _, it := range items {
-			if _, err := stmt.ExecContext(ctx, j.ID, it.Seq, it.Chunk, it.NIS, it.StudentName, it.Class, it.Period, it.Name,
-				it.FullAmount, it.Amount, it.Penalty, dayString(it.Due), dayString(it.Expiry), dayString(it.Active),
-				it.DiscountID, it.State, it.Problem, now); err != nil {
-				return err
-			}
 		}
 		if err := recountPlanJob(ctx, tx, j.ID, now); err != nil {
 			return err
@@ -117,6 +106,47 @@ func (db *DB) CreatePlanJob(ctx context.Context, j PlanJob, items []PlanItem, en
 		return fmt.Errorf("store: create plan job: %w", err)
 	}
 	return nil
+}
+
+// planItemRows is how many items one statement inserts (18 parameters each).
+const planItemRows = 50
+
+// insertPlanItems inserts a job's items, planItemRows a statement: 12,000 components
+// are 240 statements, not 12,000. On SQLite the parameters are ?, not $n: the driver
+// finds each $n's name by walking the statement's list of names, which for 900 of them
+// costs more than the insert.
+func insertPlanItems(ctx context.Context, tx *sql.Tx, dialect, jobID string, items []PlanItem, now time.Time) error {
+	const cols = 18
+	for start := 0; start < len(items); start += planItemRows {
+		part := items[start:min(start+planItemRows, len(items))]
+		values := make([]string, len(part))
+		args := make([]any, 0, cols*len(part))
+		for i, it := range part {
+			values[i] = "(" + params(dialect, i*cols+1, cols) + ")"
+			args = append(args, jobID, it.Seq, it.Chunk, it.NIS, it.StudentName, it.Class, it.Period, it.Name,
+				it.FullAmount, it.Amount, it.Penalty, dayString(it.Due), dayString(it.Expiry), dayString(it.Active),
+				it.DiscountID, it.State, it.Problem, now)
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO plan_items (job_id, seq, chunk, nis, student_name, class, period,
+			item_name, full_amount, amount, penalty, due_day, expiry_day, active_day, discount_id, state, problem, updated_at)
+			VALUES `+strings.Join(values, ", "), args...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// params is n parameters from the from-th: "$from, $from+1, …" on PostgreSQL, "?, ?, …"
+// on SQLite (see insertPlanItems).
+func params(dialect string, from, n int) string {
+	if dialect != DialectPostgres {
+		return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
+	}
+	p := make([]string, n)
+	for i := range p {
+		p[i] = fmt.Sprintf("$%d", from+i)
+	}
+	return strings.Join(p, ", ")
 }
 
 // recountPlanJob sets the job's counts from its items' states.
@@ -200,6 +230,26 @@ func (db *DB) PlanItems(ctx context.Context, jobID string, states ...string) ([]
 	return db.planItems(ctx, where, args...)
 }
 
+// PlanItemStudents lists the students (NIS) of a job's items in state, each once, in
+// the order of their first item.
+func (db *DB) PlanItemStudents(ctx context.Context, jobID, state string) ([]string, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT nis FROM plan_items WHERE job_id = $1 AND state = $2
+		GROUP BY nis ORDER BY MIN(seq)`, jobID, state)
+	if err != nil {
+		return nil, fmt.Errorf("store: students of plan job %s: %w", jobID, err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var nis string
+		if err := rows.Scan(&nis); err != nil {
+			return nil, fmt.Errorf("store: students of plan job %s: %w", jobID, err)
+		}
+		out = append(out, nis)
+	}
+	return out, rows.Err()
+}
+
 // PlanChunk lists the items of one chunk of a job, in order.
 func (db *DB) PlanChunk(ctx context.Context, jobID string, chunk int) ([]PlanItem, error) {
 	return db.planItems(ctx, ` WHERE job_id = $1 AND chunk = $2`, jobID, chunk)
@@ -261,8 +311,9 @@ type PlanItemChange struct {
 // SavePlanItems records the changes of a job's items, and moves the job's counts by
 // them, in one transaction. Items sharing a state, a problem and a time are updated by
 // runs of consecutive seq (a chunk's items are mostly one run): a chunk of 200 is a
-// statement or two, not 200. An item moving to sent counts an attempt; a component id,
-// once known, is kept.
+// statement or two, not 200. Those whose component is now known are updated fifty a
+// statement, each given its own (a chunk's answer is four statements, not 200). An item
+// moving to sent counts an attempt; a component id, once known, is kept.
 func (db *DB) SavePlanItems(ctx context.Context, jobID string, changes []PlanItemChange) error {
 	if len(changes) == 0 {
 		return nil
@@ -271,20 +322,24 @@ func (db *DB) SavePlanItems(ctx context.Context, jobID string, changes []PlanIte
 		state, problem string
 		at             time.Time
 	}
-	var order []group
+	var order, madeOrder []group
 	seqs := map[group][]int{}
+	made := map[group][]PlanItemChange{}
 	delta := map[string]int{}
-	var made []PlanItemChange
 	for _, c := range changes {
 		if c.From != c.State {
 			delta[c.From]--
 			delta[c.State]++
 		}
+		g := group{c.State, c.Problem, Time(c.At)}
 		if c.ComponentID != "" {
-			made = append(made, c) // its own statement: its state and its component together
+			// Its state and its component together.
+			if _, ok := made[g]; !ok {
+				madeOrder = append(madeOrder, g)
+			}
+			made[g] = append(made[g], c)
 			continue
 		}
-		g := group{c.State, c.Problem, Time(c.At)}
 		if _, ok := seqs[g]; !ok {
 			order = append(order, g)
 		}
@@ -308,18 +363,9 @@ func (db *DB) SavePlanItems(ctx context.Context, jobID string, changes []PlanIte
 				i = j + 1
 			}
 		}
-		if len(made) > 0 {
-			stmt, err := tx.PrepareContext(ctx, `UPDATE plan_items SET
-				attempts = attempts + CASE WHEN $3 = 'sent' AND state <> 'sent' THEN 1 ELSE 0 END,
-				state = $3, problem = $4, updated_at = $5, component_id = $6 WHERE job_id = $1 AND seq = $2`)
-			if err != nil {
+		for _, g := range madeOrder {
+			if err := setPlanItemsMade(ctx, tx, jobID, g.state, g.problem, g.at, made[g]); err != nil {
 				return err
-			}
-			defer stmt.Close()
-			for _, c := range made {
-				if _, err := stmt.ExecContext(ctx, jobID, c.Seq, c.State, c.Problem, Time(c.At), c.ComponentID); err != nil {
-					return err
-				}
 			}
 		}
 		if delta["done"] == 0 && delta["failed"] == 0 && delta["skipped"] == 0 {
@@ -332,6 +378,33 @@ func (db *DB) SavePlanItems(ctx context.Context, jobID string, changes []PlanIte
 	})
 	if err != nil {
 		return fmt.Errorf("store: plan items of %s: %w", jobID, err)
+	}
+	return nil
+}
+
+// setPlanItemsMade gives items of one state, problem and time their components: fifty
+// a statement (a hundred parameters and a few: the SQLite driver binds $n parameters in
+// time that grows with the square of their count), each item its own component by a
+// CASE on its seq.
+func setPlanItemsMade(ctx context.Context, tx *sql.Tx, jobID, state, problem string, at time.Time, list []PlanItemChange) error {
+	const rows = 50
+	for start := 0; start < len(list); start += rows {
+		part := list[start:min(start+rows, len(list))]
+		args := make([]any, 0, 4+2*len(part))
+		args = append(args, jobID, state, problem, at)
+		var cases strings.Builder
+		in := make([]string, len(part))
+		for i, c := range part {
+			args = append(args, c.Seq, c.ComponentID)
+			fmt.Fprintf(&cases, " WHEN $%d THEN $%d", len(args)-1, len(args))
+			in[i] = fmt.Sprintf("$%d", len(args)-1)
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE plan_items SET
+			attempts = attempts + CASE WHEN $2 = 'sent' AND state <> 'sent' THEN 1 ELSE 0 END,
+			state = $2, problem = $3, updated_at = $4, component_id = CASE seq`+cases.String()+` ELSE component_id END
+			WHERE job_id = $1 AND seq IN (`+strings.Join(in, ", ")+`)`, args...); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -46,7 +46,7 @@ func testUndoUpload(t *testing.T, p *portaltest.Portal) {
 	if res := c.Get("/uploads/" + id); res.Doc.Find(`[data-testid="upload-undo"]`).Length() != 0 {
 		t.Error("undo offered before the upload is sent")
 	}
-	c.Post("/uploads/"+id+"/commit", nil)
+	c.Post("/uploads/"+id+"/commit", confirmYes())
 	if j := waitUpload(t, p, id); j.State != uploads.StateDone {
 		t.Fatalf("upload: %s", j.State)
 	}

@@ -52,7 +52,7 @@ func TestUploadPollEndsWithoutStaleBanners(t *testing.T) {
 
 	discarded := uploadIDFrom(t, postUpload(t, p, c, "components", "a.xlsx", data))
 	waitUpload(t, p, discarded)
-	if res := c.Post("/uploads/"+discarded+"/discard", nil); res.StatusCode != http.StatusSeeOther {
+	if res := c.Post("/uploads/"+discarded+"/discard", confirmYes()); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("discard: %d", res.StatusCode)
 	}
 	ended("the discard", discarded, uploads.StateDiscarded)
@@ -65,7 +65,7 @@ func TestUploadPollEndsWithoutStaleBanners(t *testing.T) {
 		c.Post("/uploads/"+sent+"/analyse", nil) // the same file again: confirm it
 		waitUpload(t, p, sent)
 	}
-	if res := c.Post("/uploads/"+sent+"/commit", nil); res.StatusCode != http.StatusSeeOther {
+	if res := c.Post("/uploads/"+sent+"/commit", confirmYes()); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("commit: %d", res.StatusCode)
 	}
 	if j := waitUpload(t, p, sent); j.State != uploads.StateDone {

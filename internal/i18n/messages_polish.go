@@ -1,0 +1,14 @@
+package i18n
+
+// The confirmation step a guarded action answers with until it is confirmed (an upload's
+// commit and discard, a template's deletion, …): the titles the actions' own words do not
+// already give, and the reprint of a receipt (SALINAN).
+func init() {
+	Register(map[string]Message{
+		"confirm.upload_commit":      {ID: "Kirim unggahan", EN: "Send the upload"},
+		"confirm.upload_commit_ask":  {ID: "Kirim baris unggahan ini ke layanan pembayaran?", EN: "Send this upload's rows to the payment service?"},
+		"payments.receipt.copy":      {ID: "SALINAN", EN: "COPY"},
+		"payments.receipt.copy_note": {ID: "Cetak ulang. Kuitansi asli diberikan saat pembayaran.", EN: "Reprint. The original was given at payment."},
+		"confirm.template_delete":    {ID: "Hapus template %[1]s", EN: "Delete the template %[1]s"},
+	})
+}

@@ -9,6 +9,7 @@ func init() {
 		"confirm.upload_commit_ask":  {ID: "Kirim baris unggahan ini ke layanan pembayaran?", EN: "Send this upload's rows to the payment service?"},
 		"payments.receipt.copy":      {ID: "SALINAN", EN: "COPY"},
 		"payments.receipt.copy_note": {ID: "Cetak ulang. Kuitansi asli diberikan saat pembayaran.", EN: "Reprint. The original was given at payment."},
+		"students.receipt_reprint":   {ID: "Cetak ulang kuitansi", EN: "Reprint the receipt"},
 		"confirm.template_delete":    {ID: "Hapus template %[1]s", EN: "Delete the template %[1]s"},
 	})
 }

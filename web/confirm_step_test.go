@@ -19,20 +19,30 @@ import (
 // A fresh one each time (the test client adds the CSRF token to it).
 func confirmYes() url.Values { return url.Values{"confirm": {"yes"}} }
 
-// TestGuardedActionsAskWithAPage: discarding an upload and sending it ask first with a page
-// of their own, not the browser's confirm() (which a browser without JavaScript skips): a
-// POST without confirm=yes answers that page and does nothing; its button posts the same
-// fields (the ticked acknowledgements) again with confirm=yes, and only that acts.
-func TestGuardedActionsAskWithAPage(t *testing.T) {
-	t.Parallel()
+// startSmallUpload is a portal whose roster has 3 students, the components sheet of 6 rows
+// for them (as uploaded, data) and finance signed in.
+func startSmallUpload(t *testing.T) (*portaltest.Portal, *portaltest.Client, []byte) {
+	t.Helper()
 	p := portaltest.Start(t, portaltest.Options{Now: uploadNow})
 	sh, err := sheettest.Components(filepath.Join(t.TempDir(), "a.xlsx"), sheettest.Options{Rows: 6, Students: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
 	enrol(t, p, sh, true)
-	data, _ := os.ReadFile(sh.Path)
-	c := p.SignedIn(t, "finance")
+	data, err := os.ReadFile(sh.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, p.SignedIn(t, "finance"), data
+}
+
+// TestGuardedActionsAskWithAPage: discarding an upload and sending it ask first with a page
+// of their own, not the browser's confirm() (which a browser without JavaScript skips): a
+// POST without confirm=yes answers that page and does nothing; its button posts the same
+// fields (the ticked acknowledgements) again with confirm=yes, and only that acts.
+func TestGuardedActionsAskWithAPage(t *testing.T) {
+	t.Parallel()
+	p, c, data := startSmallUpload(t)
 	ready := func() string {
 		t.Helper()
 		id := uploadIDFrom(t, postUpload(t, p, c, "components", "a.xlsx", data))

@@ -19,12 +19,11 @@ import (
 // A fresh one each time (the test client adds the CSRF token to it).
 func confirmYes() url.Values { return url.Values{"confirm": {"yes"}} }
 
-// startSmallUpload is a portal whose roster has 3 students, the components sheet of 6 rows
-// for them (as uploaded, data) and finance signed in.
-func startSmallUpload(t *testing.T) (*portaltest.Portal, *portaltest.Client, []byte) {
+// enrolledSheet writes a components sheet named name, puts its students on the roster (and
+// at the service) and returns the file as a person uploads it.
+func enrolledSheet(t *testing.T, p *portaltest.Portal, name string, o sheettest.Options) []byte {
 	t.Helper()
-	p := portaltest.Start(t, portaltest.Options{Now: uploadNow})
-	sh, err := sheettest.Components(filepath.Join(t.TempDir(), "a.xlsx"), sheettest.Options{Rows: 6, Students: 3})
+	sh, err := sheettest.Components(filepath.Join(t.TempDir(), name), o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +32,15 @@ func startSmallUpload(t *testing.T) (*portaltest.Portal, *portaltest.Client, []b
 	if err != nil {
 		t.Fatal(err)
 	}
-	return p, p.SignedIn(t, "finance"), data
+	return data
+}
+
+// startSmallUpload is a portal whose roster has 3 students, the components sheet of 6 rows
+// for them (as uploaded, data) and finance signed in.
+func startSmallUpload(t *testing.T) (*portaltest.Portal, *portaltest.Client, []byte) {
+	t.Helper()
+	p := portaltest.Start(t, portaltest.Options{Now: uploadNow})
+	return p, p.SignedIn(t, "finance"), enrolledSheet(t, p, "a.xlsx", sheettest.Options{Rows: 6, Students: 3})
 }
 
 // TestGuardedActionsAskWithAPage: discarding an upload and sending it ask first with a page

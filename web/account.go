@@ -24,7 +24,6 @@ func (h *Handler) renderAccount(w http.ResponseWriter, r *http.Request, status i
 			Title: i18n.T(ctx, "sessions.title_own"), Intro: i18n.T(ctx, "sessions.intro_own"),
 			Rows:      h.sessionRows(ctx, list, func(id string) string { return "/account/sessions/" + id + "/end" }),
 			EndAllURL: "/account/sessions/end-all", EndAllLabel: i18n.T(ctx, "sessions.end_all_own"),
-			EndAllConfirm: i18n.T(ctx, "sessions.end_all_own_confirm"),
 		},
 		Password: form,
 	}))

@@ -98,8 +98,8 @@ func TestBrowserCorrectionsRoundTrip(t *testing.T) {
 	}
 	shots(b, "corrections-preview")
 
-	b.Do(chromedp.Evaluate[chromedp.Void](`window.confirm = () => true`))
 	b.Click(`[data-testid="upload-commit"]`)
+	b.Click(`[data-testid="confirm-yes"]`)
 	b.Do(chromedp.WaitVisible(chromedp.CSS(`[data-testid="upload-status"][data-state="done"]`)))
 	shots(b, "corrections-done")
 
@@ -191,8 +191,8 @@ func TestBrowserNaikKelas(t *testing.T) {
 		t.Fatalf("first change %q: %q → %q", f, o, n)
 	}
 	shots(b, "naik-kelas-preview")
-	b.Do(chromedp.Evaluate[chromedp.Void](`window.confirm = () => true`))
 	b.Click(`[data-testid="upload-commit"]`)
+	b.Click(`[data-testid="confirm-yes"]`)
 	b.Do(chromedp.WaitVisible(chromedp.CSS(`[data-testid="upload-status"][data-state="done"]`)))
 	shots(b, "naik-kelas-done")
 

@@ -79,7 +79,7 @@ func TestBrowserParentPageOnAPhone(t *testing.T) {
 	// A wrong link, and the old one after staff renewed it: "not found", nothing of Ani.
 	b.Visit("/p/" + strings.Repeat("x", 32))
 	b.WaitVisible(`[data-testid="parent-missing"]`)
-	staff.Post("/students/3001/parent-link", nil)
+	staff.Post("/students/3001/parent-link", confirmYes())
 	b.Visit(link)
 	b.WaitVisible(`[data-testid="parent-missing"]`)
 	if b.Count(`[data-testid="parent-student"]`) != 0 || strings.Contains(b.Text("body"), "Ani") {

@@ -2,9 +2,13 @@ package web_test
 
 import (
 	"context"
+	"fmt"
 	"net/url"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -38,6 +42,14 @@ func TestBrowserPrintedDocuments(t *testing.T) {
 		{"/students/2024002/letter", 595, 842},               // A4
 	} {
 		b.Visit(tc.path)
+		if strings.HasPrefix(tc.path, "/payments/receipt") {
+			// On screen at both sizes, as a reprint (SALINAN).
+			for _, size := range []struct{ w, h int64 }{{1366, 768}, {390, 844}} {
+				b.Do(chromedp.EmulateViewport(size.w, size.h))
+				b.Screenshot(fmt.Sprintf("receipt-copy-%d", size.w))
+			}
+			b.Do(chromedp.EmulateViewport(1280, 900))
+		}
 		pdf, err := chromedp.Run(b.Ctx, func(ctx context.Context, tg *chromedp.Target) ([]byte, error) {
 			res, err := cdp.Call(ctx, tg, page.PrintToPDF, page.PrintToPDFParams{PreferCSSPageSize: &yes})
 			return res.Data, err
@@ -60,6 +72,20 @@ func TestBrowserPrintedDocuments(t *testing.T) {
 		shown := portaltest.Get(b, chromedp.Evaluate[[]string](`[...document.querySelectorAll(".sidenav, .topbar, .btn, #alerts > *")].filter(e => getComputedStyle(e).display !== "none" && e.offsetParent !== null).map(e => e.className)`))
 		if len(shown) != 0 {
 			t.Errorf("%s prints navigation or buttons: %q", tc.path, shown)
+		}
+		// The browser did not record this payment: its receipt is a reprint, and the paper
+		// says SALINAN above the letterhead, in black.
+		if strings.HasPrefix(tc.path, "/payments/receipt") {
+			mark := portaltest.Get(b, chromedp.Evaluate[string](`(() => { const m = document.querySelector('[data-testid="receipt-copy"]'); if (!m || m.offsetParent === null) return ""; const r = m.getBoundingClientRect(), h = document.querySelector(".doc-head").getBoundingClientRect(); return r.bottom <= h.top + 1 && getComputedStyle(m).color === "rgb(0, 0, 0)" ? m.innerText : "misplaced: " + m.innerText; })()`))
+			if !strings.HasPrefix(mark, "SALINAN") {
+				t.Errorf("the reprinted receipt prints its copy mark as %q", mark)
+			}
+		}
+		if dir := os.Getenv("PORTAL_SCREENSHOTS"); dir != "" {
+			name := strings.Trim(strings.NewReplacer("/", "-", "?", "-", "&", "-", "=", "-").Replace(tc.path), "-")
+			if err := os.WriteFile(filepath.Join(dir, "print-"+name+".pdf"), pdf, 0o644); err != nil {
+				t.Fatal(err)
+			}
 		}
 		if _, err := chromedp.Run(b.Ctx, func(ctx context.Context, tg *chromedp.Target) (cdp.Empty, error) {
 			return cdp.Call(ctx, tg, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{})

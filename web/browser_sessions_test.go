@@ -4,8 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/chromedp/chromedp"
-
 	"github.com/sekolah/portal/internal/portaltest"
 )
 
@@ -24,8 +22,8 @@ func TestBrowserEndSessions(t *testing.T) {
 		t.Fatalf("finance's sessions listed: %d, want 1", n)
 	}
 	b.Screenshot("staff-sessions")
-	b.Do(chromedp.Evaluate[chromedp.Void](`window.confirm = () => true`))
 	b.Click(`[data-testid="sessions-end-all"]`)
+	b.Click(`[data-testid="confirm-yes"]`)
 	b.WaitVisible(`[data-testid="sessions-empty"]`)
 	if msg := b.Text(`[data-testid="flash"]`); !strings.Contains(msg, "finance") {
 		t.Fatalf("confirmation = %q", msg)
@@ -38,8 +36,8 @@ func TestBrowserEndSessions(t *testing.T) {
 	b.Click(`[data-testid="user-name"]`)
 	b.WaitVisible(`[data-testid="session-current"]`)
 	b.Screenshot("account")
-	b.Do(chromedp.Evaluate[chromedp.Void](`window.confirm = () => true`))
 	b.Click(`[data-testid="sessions-end-all"]`)
+	b.Click(`[data-testid="confirm-yes"]`)
 	b.WaitVisible(`[data-testid="login-form"]`)
 	if msg := b.Text(`[data-testid="flash"]`); !strings.Contains(msg, "semua perangkat") {
 		t.Fatalf("after signing out everywhere: %q", msg)

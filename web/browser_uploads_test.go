@@ -145,8 +145,21 @@ func TestBrowserUploadComponents(t *testing.T) {
 		}
 	}
 
-	b.Do(chromedp.Evaluate[chromedp.Void](`window.confirm = () => true`))
+	// Sending asks first with a page of the portal's own (no browser pop-up), at both sizes.
 	b.Click(`[data-testid="upload-commit"]`)
+	b.WaitVisible(`[data-testid="confirm-step"]`)
+	if got := b.Text(`[data-testid="confirm-question"]`); !strings.HasPrefix(got, "Kirim ") || !strings.HasSuffix(got, " ke layanan pembayaran?") {
+		t.Errorf("the confirmation asks %q", got)
+	}
+	for _, size := range []struct{ w, h int64 }{{1366, 768}, {390, 844}} {
+		b.Do(chromedp.EmulateViewport(size.w, size.h))
+		if fits := portaltest.Get(b, chromedp.Evaluate[bool](`document.documentElement.scrollWidth <= window.innerWidth && (() => { const r = document.querySelector('[data-testid="confirm-yes"]').getBoundingClientRect(); return r.right <= window.innerWidth && r.width > 0; })()`)); !fits {
+			t.Errorf("%d: the confirmation page does not fit, or its button is off screen", size.w)
+		}
+		b.Screenshot(fmt.Sprintf("upload-commit-confirm-%d", size.w))
+	}
+	b.Do(chromedp.EmulateViewport(1280, 900))
+	b.Click(`[data-testid="confirm-yes"]`)
 	b.WaitVisible(`[data-testid="upload-progress"]`)
 	b.Do(chromedp.WaitVisible(chromedp.CSS(`[data-testid="upload-status"][data-state="done"]`)))
 	if got := b.Text(`[data-testid="progress-percent"]`); got != "100%" {

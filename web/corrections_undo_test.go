@@ -4,8 +4,6 @@ import (
 	"context"
 	"net/http"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -30,15 +28,7 @@ func TestUndoUpload(t *testing.T) {
 
 func testUndoUpload(t *testing.T, p *portaltest.Portal) {
 	ctx := context.Background()
-	sh, err := sheettest.Components(filepath.Join(t.TempDir(), "tagihan.xlsx"), sheettest.Options{Rows: 12, Students: 4})
-	if err != nil {
-		t.Fatal(err)
-	}
-	enrol(t, p, sh, true)
-	data, err := os.ReadFile(sh.Path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := enrolledSheet(t, p, "tagihan.xlsx", sheettest.Options{Rows: 12, Students: 4})
 	c := p.SignedIn(t, "finance")
 	id := uploadIDFrom(t, postUpload(t, p, c, "components", "tagihan.xlsx", data))
 	waitUpload(t, p, id)
@@ -46,7 +36,7 @@ func testUndoUpload(t *testing.T, p *portaltest.Portal) {
 	if res := c.Get("/uploads/" + id); res.Doc.Find(`[data-testid="upload-undo"]`).Length() != 0 {
 		t.Error("undo offered before the upload is sent")
 	}
-	c.Post("/uploads/"+id+"/commit", nil)
+	c.Post("/uploads/"+id+"/commit", confirmYes())
 	if j := waitUpload(t, p, id); j.State != uploads.StateDone {
 		t.Fatalf("upload: %s", j.State)
 	}

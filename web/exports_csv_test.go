@@ -23,12 +23,19 @@ func TestReportCSVFlavours(t *testing.T) {
 			t.Errorf("%s = %q, want %q", id, got, label)
 		}
 	}
+	// Each flavour downloads under its own name, which says which one it is: saved side by
+	// side they are two files, not "laporan.csv" and "laporan (1).csv".
+	names := map[string]string{
+		"export-csv-id": "laporan-pembayaran_2026-11-01_2026-11-22_excel-indonesia.csv",
+		"export-csv":    "laporan-pembayaran_2026-11-01_2026-11-22_koma.csv",
+		"export-xlsx":   "laporan-pembayaran_2026-11-01_2026-11-22.xlsx",
+	}
 	read := func(id string, comma rune) [][]string {
 		t.Helper()
 		href := page.Doc.Find(`[data-testid="`+id+`"]`).AttrOr("href", "")
 		res := c.Get(href)
-		if _, params, _ := mime.ParseMediaType(res.Header.Get("Content-Disposition")); res.StatusCode != http.StatusOK || !strings.HasSuffix(params["filename"], ".csv") {
-			t.Fatalf("%s: %d %q", href, res.StatusCode, res.Header.Get("Content-Disposition"))
+		if _, params, _ := mime.ParseMediaType(res.Header.Get("Content-Disposition")); res.StatusCode != http.StatusOK || params["filename"] != names[id] {
+			t.Fatalf("%s: %d %q, want the file name %q", href, res.StatusCode, res.Header.Get("Content-Disposition"), names[id])
 		}
 		body := []byte(res.Body)
 		if !bytes.HasPrefix(body, []byte("\ufeff")) {
@@ -41,6 +48,9 @@ func TestReportCSVFlavours(t *testing.T) {
 			t.Fatalf("%s: %v", href, err)
 		}
 		return recs
+	}
+	if res := c.Get(page.Doc.Find(`[data-testid="export-xlsx"]`).AttrOr("href", "")); !strings.Contains(res.Header.Get("Content-Disposition"), names["export-xlsx"]) {
+		t.Errorf("the workbook downloads as %q, want %q", res.Header.Get("Content-Disposition"), names["export-xlsx"])
 	}
 	semi, comma := read("export-csv-id", ';'), read("export-csv", ',')
 	if len(semi) != 3 || len(comma) != 3 {

@@ -2,6 +2,7 @@ package web
 
 import (
 	"errors"
+	"github.com/sekolah/portal/views/pages"
 	"net/http"
 
 	"github.com/sekolah/portal/internal/i18n"
@@ -12,6 +13,12 @@ import (
 func (h *Handler) deleteFeeTemplate(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	t := feeTemplateFrom(r)
+	if !h.confirmed(w, r, pages.ConfirmStep{
+		Title: i18n.T(ctx, "confirm.template_delete", t.Name), Question: i18n.T(ctx, "feetemplates.delete_confirm", t.Name),
+		Button: i18n.T(ctx, "btn.delete"), Danger: true, Back: "/settings/fee-templates",
+	}) {
+		return
+	}
 	err := h.registration.DeleteTemplate(ctx, h.actor(r), t)
 	switch {
 	case err == nil:

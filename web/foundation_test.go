@@ -272,7 +272,7 @@ func TestStaffManagement(t *testing.T) {
 	if res := c.Post("/staff/"+siti.ID+"/password", url.Values{"password": {"another-long-one"}}); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("reset password: %d", res.StatusCode)
 	}
-	if res := c.Post("/staff/"+siti.ID+"/disable", nil); res.StatusCode != http.StatusSeeOther {
+	if res := c.Post("/staff/"+siti.ID+"/disable", confirmYes()); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("disable: %d", res.StatusCode)
 	}
 	siti = mustUser(t, p, "siti")
@@ -291,7 +291,7 @@ func TestStaffManagement(t *testing.T) {
 	if res := c.Post("/staff/"+admin.ID+"/role", url.Values{"role": {"finance"}}); res.StatusCode != http.StatusUnprocessableEntity {
 		t.Fatalf("demote last admin: %d", res.StatusCode)
 	}
-	if res := c.Post("/staff/"+admin.ID+"/disable", nil); res.StatusCode != http.StatusUnprocessableEntity {
+	if res := c.Post("/staff/"+admin.ID+"/disable", confirmYes()); res.StatusCode != http.StatusUnprocessableEntity {
 		t.Fatalf("disable self: %d", res.StatusCode)
 	}
 

@@ -38,7 +38,7 @@ func TestTwoInstancesOnPostgres(t *testing.T) {
 		t.Fatalf("a session made on one instance, on the other: %d", res.StatusCode)
 	}
 	b := q.SignedIn(t, "finance") // a second browser
-	if res := b.Post("/account/sessions/end-all", nil); res.StatusCode != http.StatusSeeOther {
+	if res := b.Post("/account/sessions/end-all", confirmYes()); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("sign out everywhere: %d", res.StatusCode)
 	}
 	for name, c := range map[string]*portaltest.Client{"first": a, "first on the other": a.On(q), "second": b, "second on the other": b.On(p)} {
@@ -60,7 +60,7 @@ func TestTwoInstancesOnPostgres(t *testing.T) {
 		t.Fatalf("analysed: %s, %d new", j.State, j.RowsNew)
 	}
 	p.Sandbox.SetFaults(sandbox.Faults{LatencyMS: 60}) // a slow service: the job takes a while
-	if res := c.On(q).Post("/uploads/"+id+"/commit", nil); res.StatusCode != http.StatusSeeOther {
+	if res := c.On(q).Post("/uploads/"+id+"/commit", confirmYes()); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("commit on the other instance: %d", res.StatusCode)
 	}
 	running := waitFor(t, "a chunk confirmed", func() (*portaltest.Portal, bool) {

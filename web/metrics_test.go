@@ -143,7 +143,7 @@ func TestMetricsOfAPortal(t *testing.T) {
 		t.Fatal(err)
 	}
 	p.AwaitCallbacks(t)
-	if res := c.Post("/uploads/"+id+"/commit", nil); res.StatusCode != http.StatusSeeOther {
+	if res := c.Post("/uploads/"+id+"/commit", confirmYes()); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("commit: %d", res.StatusCode)
 	}
 	var down metricstest.Scrape

@@ -76,7 +76,7 @@ func TestStudentContactsForm(t *testing.T) {
 	if res := pc.Post("/students/3001/contacts", url.Values{"parent_name": {"X"}}); res.StatusCode != http.StatusForbidden {
 		t.Errorf("principal save: %d", res.StatusCode)
 	}
-	if res := pc.Post("/students/3001/parent-link", nil); res.StatusCode != http.StatusForbidden {
+	if res := pc.Post("/students/3001/parent-link", confirmYes()); res.StatusCode != http.StatusForbidden {
 		t.Errorf("principal renews: %d", res.StatusCode)
 	}
 }
@@ -157,7 +157,7 @@ func TestParentPage(t *testing.T) {
 	}
 
 	// Renewed: the old link is a 404, the same page as a wrong one; the new one works.
-	if res := staff.Post("/students/3001/parent-link", nil); res.StatusCode != http.StatusSeeOther {
+	if res := staff.Post("/students/3001/parent-link", confirmYes()); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("renew: %d", res.StatusCode)
 	}
 	renewed := staff.Get("/students/3001").Doc.Find(`[data-testid="parents-link"]`).AttrOr("value", "")

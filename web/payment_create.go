@@ -31,6 +31,7 @@ func (h *Handler) createPayment(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case err == nil:
 		h.addFlash(w, r, "success", i18n.T(ctx, "payments.ok", i18n.Rupiah(p.Paid), cmp.Or(p.Name, p.NIS), p.NIS, p.Ref))
+		h.markReceiptOriginal(w, r, p.Ref)
 		h.redirect(w, r, paymentReceiptURL(p.NIS, p.Ref))
 	case errors.As(err, &changed):
 		// Midnight passed (a penalty now applies) or the form was not the confirmation.

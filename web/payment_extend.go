@@ -96,6 +96,7 @@ func (h *Handler) extendAndPay(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case err == nil:
 		h.addFlash(w, r, "success", p.T("payments.extend.ok", x.Line.Bill.Name, p.Day(x.Until), i18n.Rupiah(x.Paid), cmp.Or(x.Name, x.NIS), x.NIS, x.Ref))
+		h.markReceiptOriginal(w, r, x.Ref)
 		h.redirect(w, r, paymentReceiptURL(x.NIS, x.Ref))
 	case errors.As(err, &changed):
 		v := h.extendView(ctx, req, x)

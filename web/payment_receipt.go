@@ -11,8 +11,32 @@ import (
 	"github.com/sekolah/portal/views/pages"
 )
 
+// markReceiptOriginal notes in the person's session that the payment ref was just recorded
+// at this counter: the first showing of its receipt, right after, is the original.
+func (h *Handler) markReceiptOriginal(w http.ResponseWriter, r *http.Request, ref string) {
+	s := h.session(r)
+	s.Values[keyFreshReceipt] = ref
+	h.saveSession(w, r, s)
+}
+
+// takeReceiptOriginal reports whether this showing of ref's receipt is the original (the
+// first after recording it here) and forgets it, so a reload, the back button, a link
+// from the student's page or the bills list all show a copy.
+func (h *Handler) takeReceiptOriginal(w http.ResponseWriter, r *http.Request, ref string) bool {
+	s := h.session(r)
+	fresh, _ := s.Values[keyFreshReceipt].(string)
+	if fresh == "" || fresh != ref {
+		return false
+	}
+	delete(s.Values, keyFreshReceipt)
+	h.saveSession(w, r, s)
+	return true
+}
+
 // showPaymentReceipt prints the receipt of one payment, read back from the service by its
 // reference number, so it shows what the service recorded rather than what was asked.
+// Every showing but the first right after the payment at this counter is marked SALINAN
+// (a copy), on the page and in print.
 func (h *Handler) showPaymentReceipt(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	nis := strings.TrimSpace(r.URL.Query().Get("nis"))
@@ -36,6 +60,7 @@ func (h *Handler) showPaymentReceipt(w http.ResponseWriter, r *http.Request) {
 		NIS: rec.NIS, Student: rec.StudentName, Class: rec.Class, Ref: rec.Ref, PaidAt: rec.PaidAt,
 		Amount: rec.Amount, Penalty: rec.Penalty, Total: rec.Total,
 		Cashier: rec.Cashier, PrintedAt: h.now(), CanPay: can(ctx, auth.WriteBilling), BillsURL: billsOfStudentURL(rec.NIS),
+		Copy: !h.takeReceiptOriginal(w, r, rec.Ref),
 	}
 	for _, l := range rec.Lines {
 		b := l.Bill

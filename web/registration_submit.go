@@ -12,6 +12,7 @@ import (
 	"github.com/sekolah/portal/internal/problem"
 	"github.com/sekolah/portal/internal/registration"
 	"github.com/sekolah/portal/internal/students"
+	"github.com/sekolah/portal/views/components"
 	"github.com/sekolah/portal/views/pages"
 )
 
@@ -31,7 +32,7 @@ type wizardInput struct {
 func readWizard(r *http.Request) wizardInput {
 	a := registration.Applicant{
 		NIS: r.PostFormValue("nis"), Name: r.PostFormValue("name"), Phone: r.PostFormValue("phone"),
-		Email: r.PostFormValue("email"), Description: r.PostFormValue("description"),
+		Email: r.PostFormValue("email"), Description: components.ClassChosen("description", r.PostForm),
 	}.Clean()
 	in := wizardInput{
 		form: pages.RegistrationForm{NIS: a.NIS, Name: a.Name, Phone: a.Phone, Email: a.Email, Description: a.Description,

@@ -178,13 +178,13 @@ func TestFeeTemplatesManage(t *testing.T) {
 	if res := admin.Post("/settings/registration", url.Values{"enabled": {"1"}, "template": {tpl.ID}}); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("enable public form: %d", res.StatusCode)
 	}
-	admin.Post("/settings/fee-templates/"+tpl.ID+"/delete", nil)
+	admin.Post("/settings/fee-templates/"+tpl.ID+"/delete", confirmYes())
 	if res := admin.Get("/settings/fee-templates"); !strings.Contains(text(res, `[data-testid="flash"]`), "formulir pendaftaran online") ||
 		res.Doc.Find(`[data-testid="public-badge"]`).Length() != 1 {
 		t.Fatalf("delete of the public form's template not refused:\n%s", res.Body)
 	}
 	admin.Post("/settings/registration", url.Values{"template": {tpl.ID}})
-	if res := admin.Post("/settings/fee-templates/"+tpl.ID+"/delete", nil); res.StatusCode != http.StatusSeeOther {
+	if res := admin.Post("/settings/fee-templates/"+tpl.ID+"/delete", confirmYes()); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("delete: %d", res.StatusCode)
 	}
 	if _, err := p.DB.FeeTemplate(t.Context(), tpl.ID); !errors.Is(err, store.ErrNotFound) {

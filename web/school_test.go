@@ -116,7 +116,7 @@ func TestSchoolProfileForm(t *testing.T) {
 	}
 
 	// Removing the logo.
-	if res := admin.Post("/settings/school/logo/delete", nil); res.StatusCode != http.StatusSeeOther {
+	if res := admin.Post("/settings/school/logo/delete", confirmYes()); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("remove: %d", res.StatusCode)
 	}
 	if res := finance.Get("/school/logo"); res.StatusCode != http.StatusNotFound {

@@ -17,7 +17,9 @@ import (
 //   - the token of the signed-in session, whose row in the database (internal/auth) is
 //     what grants access: ending the row ends the session on every instance, whatever
 //     copies of the cookie exist;
-//   - the CSRF token, the language and the flashes.
+//   - the CSRF token, the language and the flashes;
+//   - the reference of the counter payment this browser just recorded, until its receipt
+//     is first shown: that showing is the original, every later one a copy (SALINAN).
 //
 // The CSRF token and the flashes stay in the cookie because visitors who are not signed in
 // need them too (the sign-in form, "you have signed out"), and a row per anonymous visitor
@@ -29,6 +31,8 @@ const (
 	keyToken    = "sid"
 	keyCSRF     = "csrf"
 	keyLang     = "lang"
+	// keyFreshReceipt: see markReceiptOriginal.
+	keyFreshReceipt = "receipt"
 )
 
 // session loads the request's cookie session; a cookie that no longer decodes (keys

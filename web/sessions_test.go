@@ -61,7 +61,7 @@ func TestSessionCookieReplayRefused(t *testing.T) {
 		}},
 		{"disable, then enable", func(*portaltest.Client) {
 			for _, action := range []string{"disable", "enable"} {
-				if res := admin.Post("/staff/"+siti.ID+"/"+action, nil); res.StatusCode != http.StatusSeeOther {
+				if res := admin.Post("/staff/"+siti.ID+"/"+action, confirmYes()); res.StatusCode != http.StatusSeeOther {
 					t.Fatalf("%s: %d", action, res.StatusCode)
 				}
 			}
@@ -187,7 +187,7 @@ func TestAccountSessions(t *testing.T) {
 	second := p.NewClient(t)
 	second.Get("/login")
 	second.Post("/login", url.Values{"username": {"finance"}, "password": {"kata-sandi-baru-saya"}})
-	res = laptop.Post("/account/sessions/end-all", nil)
+	res = laptop.Post("/account/sessions/end-all", confirmYes())
 	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/login" {
 		t.Fatalf("sign out everywhere: %d %q", res.StatusCode, res.Header.Get("Location"))
 	}
@@ -229,7 +229,7 @@ func TestStaffSessions(t *testing.T) {
 	}
 	// A principal cannot end anyone's sessions, nor see them.
 	principal := p.SignedIn(t, "principal")
-	if res := principal.Post("/staff/"+finance.ID+"/sessions/end-all", nil); res.StatusCode != http.StatusForbidden {
+	if res := principal.Post("/staff/"+finance.ID+"/sessions/end-all", confirmYes()); res.StatusCode != http.StatusForbidden {
 		t.Fatalf("principal ends finance's sessions: %d", res.StatusCode)
 	}
 	// Another person's session id under this person's page ends nothing.
@@ -241,7 +241,7 @@ func TestStaffSessions(t *testing.T) {
 	}
 
 	c := p.SignedIn(t, "finance")
-	if res := admin.Post("/staff/"+finance.ID+"/sessions/end-all", nil); res.StatusCode != http.StatusSeeOther {
+	if res := admin.Post("/staff/"+finance.ID+"/sessions/end-all", confirmYes()); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("end all: %d", res.StatusCode)
 	}
 	if !signedOut(t, a) || !signedOut(t, b) || !signedOut(t, c) {

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"github.com/sekolah/portal/views/pages"
 	"net/http"
 
 	"github.com/sekolah/portal/internal/i18n"
@@ -16,6 +17,12 @@ const actionReconcileAsk = "ledger.reconcile.ask"
 func (h *Handler) askReconcile(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	p, _ := viewctx.CurrentPerson(ctx)
+	if !h.confirmed(w, r, pages.ConfirmStep{
+		Title: i18n.T(ctx, "settings.data.reconcile_now"), Question: i18n.T(ctx, "settings.data.reconcile_confirm"),
+		Button: i18n.T(ctx, "settings.data.reconcile_now"), Back: "/settings/data",
+	}) {
+		return
+	}
 	if err := h.sync.AskReconcile(ctx, p.Username); err != nil {
 		h.serverError(w, r, err)
 		return

@@ -56,7 +56,7 @@ func TestDataSettingsPage(t *testing.T) {
 	}
 
 	// Reconcile now: asked, audited, run by the instance holding the sync, listed.
-	res = admin.Post("/settings/data/reconcile", nil)
+	res = admin.Post("/settings/data/reconcile", confirmYes())
 	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/settings/data" {
 		t.Fatalf("reconcile now: %d", res.StatusCode)
 	}
@@ -91,7 +91,7 @@ func TestDataSettingsPage(t *testing.T) {
 		if res := c.Get("/settings/data"); res.StatusCode != http.StatusForbidden {
 			t.Errorf("%s GET: %d", role, res.StatusCode)
 		}
-		if res := c.Post("/settings/data/reconcile", nil); res.StatusCode != http.StatusForbidden {
+		if res := c.Post("/settings/data/reconcile", confirmYes()); res.StatusCode != http.StatusForbidden {
 			t.Errorf("%s POST: %d", role, res.StatusCode)
 		}
 	}

@@ -81,7 +81,6 @@ func (h *Handler) renderStaffEdit(w http.ResponseWriter, r *http.Request, status
 			Title: i18n.T(ctx, "sessions.title_staff"), Intro: i18n.T(ctx, "sessions.intro_staff", u.Username),
 			Rows:      h.sessionRows(ctx, list, func(id string) string { return "/staff/" + u.ID + "/sessions/" + id + "/end" }),
 			EndAllURL: "/staff/" + u.ID + "/sessions/end-all", EndAllLabel: i18n.T(ctx, "sessions.end_all_staff"),
-			EndAllConfirm: i18n.T(ctx, "sessions.end_all_staff_confirm", u.Username),
 		},
 	}
 	if adjust != nil {

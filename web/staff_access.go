@@ -31,6 +31,12 @@ func (h *Handler) setStaffDisabled(w http.ResponseWriter, r *http.Request, disab
 		problem(i18n.T(ctx, "staff.err.self"))
 		return
 	}
+	if disabled && !h.confirmed(w, r, pages.ConfirmStep{
+		Title: i18n.T(ctx, "staff.disable"), Question: i18n.T(ctx, "staff.disable_confirm", u.Username),
+		Button: i18n.T(ctx, "staff.disable"), Danger: true, Back: "/staff/" + u.ID,
+	}) {
+		return
+	}
 	err := h.auth.SetDisabled(ctx, h.actor(r), u.ID, disabled)
 	switch {
 	case err == nil:

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"github.com/sekolah/portal/views/pages"
 	"net/http"
 
 	"github.com/sekolah/portal/internal/i18n"
@@ -11,6 +12,12 @@ import (
 func (h *Handler) endStaffSessions(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	u := staffFrom(r)
+	if !h.confirmed(w, r, pages.ConfirmStep{
+		Title: i18n.T(ctx, "sessions.end_all_staff"), Question: i18n.T(ctx, "sessions.end_all_staff_confirm", u.Username),
+		Button: i18n.T(ctx, "sessions.end_all_staff"), Danger: true, Back: "/staff/" + u.ID,
+	}) {
+		return
+	}
 	if _, err := h.auth.EndSessions(ctx, h.actor(r), u.ID); err != nil {
 		h.serverError(w, r, err)
 		return

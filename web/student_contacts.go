@@ -56,6 +56,12 @@ func contactsView(s students.Student, f pages.StudentContactsForm, errs map[stri
 func (h *Handler) renewParentLink(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	s := studentFrom(r)
+	if !h.confirmed(w, r, pages.ConfirmStep{
+		Title: i18n.T(ctx, "parents.renew"), Question: i18n.T(ctx, "parents.renew_ask"),
+		Button: i18n.T(ctx, "parents.renew"), Back: studentURL(s.NIS) + "/contacts",
+	}) {
+		return
+	}
 	if _, err := h.parents.RenewLink(ctx, h.actor(r), s.NIS, s.Name); err != nil {
 		h.serverError(w, r, err)
 		return

@@ -29,7 +29,7 @@ func keyNameOptions(current string) []components.Option {
 func studentFormFrom(r *http.Request) pages.StudentForm {
 	return pages.StudentForm{
 		NIS: r.PostFormValue("nis"), Name: r.PostFormValue("name"), KeyName: r.PostFormValue("key_name"),
-		Phone: r.PostFormValue("phone"), Email: r.PostFormValue("email"), Description: r.PostFormValue("description"),
+		Phone: r.PostFormValue("phone"), Email: r.PostFormValue("email"), Description: components.ClassChosen("description", r.PostForm),
 		Errors: map[string]string{},
 	}
 }

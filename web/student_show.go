@@ -63,6 +63,9 @@ func (h *Handler) studentView(r *http.Request) (pages.StudentView, int) {
 			ExpiryDays: i18n.DayCount(today, h.clk.Zone(), b.Expiry), PaidAt: b.PaidAt,
 			RefNumber: b.RefNumber, Notes: b.Notes, Running: running, NotYetActive: c.NotYetActive,
 		})
+		if b.RefNumber != "" && !b.PaidAt.IsZero() {
+			v.Bills[len(v.Bills)-1].ReceiptURL = paymentReceiptURL(s.NIS, b.RefNumber)
+		}
 	}
 	return v, http.StatusOK
 }

@@ -99,7 +99,7 @@ func TestUploadWarningsAcknowledged(t *testing.T) {
 	}
 
 	commit := func(acks []string, headers ...string) *portaltest.Response {
-		return c.Post("/uploads/"+id+"/commit", url.Values{"ack": acks}, headers...)
+		return c.Post("/uploads/"+id+"/commit", url.Values{"ack": acks, "confirm": {"yes"}}, headers...)
 	}
 	res := commit([]string{"amount_small"})
 	if res.StatusCode != http.StatusUnprocessableEntity {
@@ -184,8 +184,8 @@ func TestBrowserUploadDapodik(t *testing.T) {
 	}
 	b.Do(chromedp.EmulateViewport(1280, 900))
 
-	b.Do(chromedp.Evaluate[chromedp.Void](`window.confirm = () => true`))
 	b.Click(`[data-testid="upload-commit"]`)
+	b.Click(`[data-testid="confirm-yes"]`)
 	b.Do(chromedp.WaitVisible(chromedp.CSS(`[data-testid="upload-status"][data-state="done"]`)))
 	if got := b.Text(`[data-testid="summary-created"]`); got != "5" {
 		t.Fatalf("created = %q", got)
@@ -232,8 +232,8 @@ func TestBrowserUploadWarnings(t *testing.T) {
 	b.Do(chromedp.EmulateViewport(1280, 900))
 	b.Click(`[data-testid="ack-amount_small"] input`)
 	b.Click(`[data-testid="ack-date_order"] input`)
-	b.Do(chromedp.Evaluate[chromedp.Void](`window.confirm = () => true`))
 	b.Click(`[data-testid="upload-commit"]`)
+	b.Click(`[data-testid="confirm-yes"]`)
 	b.Do(chromedp.WaitVisible(chromedp.CSS(`[data-testid="upload-status"][data-state="done"]`)))
 	if got := b.Text(`[data-testid="upload-acknowledged"]`); !strings.Contains(got, "urutan hari dan bulan") {
 		t.Errorf("acknowledged: %q", got)

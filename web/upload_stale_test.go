@@ -2,14 +2,10 @@ package web_test
 
 import (
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/sekolah/portal/internal/portaltest"
 	"github.com/sekolah/portal/internal/uploads"
-	"github.com/sekolah/portal/internal/uploads/sheettest"
 )
 
 // TestUploadPollEndsWithoutStaleBanners: what the polling page swaps in once a job has
@@ -18,14 +14,7 @@ import (
 // list of uploads not finished.
 func TestUploadPollEndsWithoutStaleBanners(t *testing.T) {
 	t.Parallel()
-	p := portaltest.Start(t, portaltest.Options{Now: uploadNow})
-	sh, err := sheettest.Components(filepath.Join(t.TempDir(), "a.xlsx"), sheettest.Options{Rows: 6, Students: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
-	enrol(t, p, sh, true)
-	data, _ := os.ReadFile(sh.Path)
-	c := p.SignedIn(t, "finance")
+	p, c, data := startSmallUpload(t)
 	busyWords := []string{"sedang diperiksa", "sedang dikirim", "boleh meninggalkan halaman", "memeriksa sekali lagi", "menunggu layanan"}
 	ended := func(step, id, state string) {
 		t.Helper()
@@ -52,7 +41,7 @@ func TestUploadPollEndsWithoutStaleBanners(t *testing.T) {
 
 	discarded := uploadIDFrom(t, postUpload(t, p, c, "components", "a.xlsx", data))
 	waitUpload(t, p, discarded)
-	if res := c.Post("/uploads/"+discarded+"/discard", nil); res.StatusCode != http.StatusSeeOther {
+	if res := c.Post("/uploads/"+discarded+"/discard", confirmYes()); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("discard: %d", res.StatusCode)
 	}
 	ended("the discard", discarded, uploads.StateDiscarded)
@@ -65,7 +54,7 @@ func TestUploadPollEndsWithoutStaleBanners(t *testing.T) {
 		c.Post("/uploads/"+sent+"/analyse", nil) // the same file again: confirm it
 		waitUpload(t, p, sent)
 	}
-	if res := c.Post("/uploads/"+sent+"/commit", nil); res.StatusCode != http.StatusSeeOther {
+	if res := c.Post("/uploads/"+sent+"/commit", confirmYes()); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("commit: %d", res.StatusCode)
 	}
 	if j := waitUpload(t, p, sent); j.State != uploads.StateDone {

@@ -200,11 +200,11 @@ func TestUploadComponentsPreviewCommitAndHistory(t *testing.T) {
 	}
 
 	// Commit: 27 components at the service, none for the bad rows.
-	res = c.Post("/uploads/"+id+"/commit", nil)
+	res = c.Post("/uploads/"+id+"/commit", confirmYes())
 	if res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("commit: %d\n%s", res.StatusCode, res.Body)
 	}
-	if res := c.Post("/uploads/"+id+"/commit", nil); res.StatusCode != http.StatusSeeOther {
+	if res := c.Post("/uploads/"+id+"/commit", confirmYes()); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("second commit: %d", res.StatusCode)
 	}
 	j = waitUpload(t, p, id)
@@ -276,7 +276,7 @@ func TestUploadComponentsPreviewCommitAndHistory(t *testing.T) {
 	if res.Doc.Find(`[data-testid="upload-commit"]`).Length() != 0 || res.Doc.Find(`[data-testid="upload-nothing"]`).Length() != 1 {
 		t.Error("nothing new, yet the page offers to send")
 	}
-	if res := c.Post("/uploads/"+id2+"/discard", nil); res.StatusCode != http.StatusSeeOther {
+	if res := c.Post("/uploads/"+id2+"/discard", confirmYes()); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("discard: %d", res.StatusCode)
 	}
 	if _, err := p.DB.UploadFileSize(context.Background(), id2, store.UploadSheet); !errors.Is(err, store.ErrNotFound) {
@@ -324,7 +324,7 @@ func TestUploadStudentsFillTheRoster(t *testing.T) {
 	if msg := res.Doc.Find(`[data-testid="issue-E6"] [data-testid="issue-message"]`).Text(); !strings.Contains(msg, "Sel E6") || !strings.Contains(msg, "bukan-email") {
 		t.Fatalf("email problem = %q", msg)
 	}
-	c.Post("/uploads/"+id+"/commit", nil)
+	c.Post("/uploads/"+id+"/commit", confirmYes())
 	j = waitUpload(t, p, id)
 	if j.State != uploads.StateDone || j.Created != 11 {
 		t.Fatalf("job: %s, done %d", j.State, j.Created)
@@ -710,7 +710,7 @@ func TestUploadWaitingForTheService(t *testing.T) {
 	id := uploadIDFrom(t, postUpload(t, p, c, "components", "a.xlsx", data))
 	waitUpload(t, p, id)
 	p.Sandbox.SetFaults(sandbox.Faults{ErrorRate: 1, Status: 503})
-	if res := c.Post("/uploads/"+id+"/commit", nil); res.StatusCode != http.StatusSeeOther {
+	if res := c.Post("/uploads/"+id+"/commit", confirmYes()); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("commit: %d", res.StatusCode)
 	}
 	var j store.UploadJob
@@ -771,7 +771,7 @@ func TestUploadNoStaleWords(t *testing.T) {
 	id := uploadIDFrom(t, postUpload(t, p, c, "components", "a.xlsx", data))
 	waitUpload(t, p, id)
 	stale("the upload", "/uploads/"+id, "sedang diperiksa", "diperbarui sendiri")
-	if res := c.Post("/uploads/"+id+"/commit", nil); res.StatusCode != http.StatusSeeOther {
+	if res := c.Post("/uploads/"+id+"/commit", confirmYes()); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("commit: %d", res.StatusCode)
 	}
 	if j := waitUpload(t, p, id); j.State != uploads.StateDone {

@@ -48,6 +48,19 @@ func (f Format) ContentType() string {
 	return "text/csv; charset=utf-8"
 }
 
+// Flavour is what a file name says of a CSV flavour, so the two downloads of one report
+// land as two files a person tells apart ("…_excel-indonesia.csv", "…_koma.csv"), not as
+// "laporan.csv" and "laporan (1).csv"; "" for a workbook.
+func (f Format) Flavour() string {
+	switch f {
+	case CSVExcelID:
+		return "excel-indonesia"
+	case CSV:
+		return "koma"
+	}
+	return ""
+}
+
 // Ext is the file name extension of the format.
 func (f Format) Ext() string {
 	if f == XLSX {

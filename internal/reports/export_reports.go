@@ -42,7 +42,8 @@ func RangeLabel(p i18n.Printer, from, to time.Time) string {
 	return p.Day(from) + " – " + p.Day(to)
 }
 
-// Filename is the download name of an export: ASCII, the report's name and its filters.
+// Filename is the download name of an export: ASCII, the report's name, its filters and,
+// for a CSV, its flavour.
 func Filename(report string, format Format, parts ...string) string {
 	name := report
 	for _, p := range parts {
@@ -55,6 +56,9 @@ func Filename(report string, format Format, parts ...string) string {
 		}, p); p != "" {
 			name += "_" + p
 		}
+	}
+	if f := format.Flavour(); f != "" {
+		name += "_" + f
 	}
 	return name + "." + format.Ext()
 }

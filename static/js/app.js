@@ -4,7 +4,6 @@
 // writes style attributes in markup; views opt in with data-* attributes:
 //
 //   <meta name="csrf-token" content="...">  token sent as X-CSRF-Token on every htmx request
-//   data-confirm="Text?"        on a form, a submit button, a link or an hx-* element: ask first
 //   data-autosubmit             on a filter form: submit (or let htmx request) on change;
 //                               search inputs also after typing pauses. Not with hx-trigger=change.
 //                               data-no-autosubmit on a field: not on its change event (a search box
@@ -56,70 +55,12 @@
     }
   });
 
-  // --- data-confirm -----------------------------------------------------------------------
-  // A submit or click is asked about first (capture phase, before htmx's own listeners on
-  // the element); an element that was just confirmed is not asked again by htmx:confirm.
-  var confirmedAt = new WeakMap();
-
-  function wasJustConfirmed(el) {
-    var t = confirmedAt.get(el);
-    confirmedAt.delete(el);
-    return t !== undefined && Date.now() - t < 2000;
-  }
-
-  function ask(el, text, e) {
-    if (window.confirm(text)) {
-      confirmedAt.set(el, Date.now());
-      return true;
-    }
-    e.preventDefault();
-    e.stopImmediatePropagation();
-    return false;
-  }
-
+  // --- double-submit guard on submit --------------------------------------------------------
+  // (An action that asks first does so with a page of its own, served by its POST until the
+  // form says confirm=yes: no window.confirm, which does nothing without JavaScript.)
   doc.addEventListener("submit", function (e) {
-    var form = e.target;
-    var submitter = e.submitter;
-    var text = (submitter && submitter.getAttribute("data-confirm")) || form.getAttribute("data-confirm");
-    if (text && !ask(form, text, e)) {
-      return;
-    }
-    if (text && submitter) {
-      confirmedAt.set(submitter, Date.now());
-    }
-    guardDoubleSubmit(form, e);
+    guardDoubleSubmit(e.target, e);
   }, true);
-
-  // Links and non-submit buttons (plain or hx-*); submit buttons are asked on submit.
-  doc.addEventListener("click", function (e) {
-    var el = e.target.closest && e.target.closest("[data-confirm]");
-    if (!el || el.tagName === "FORM" || isSubmitButton(el)) {
-      return;
-    }
-    ask(el, el.getAttribute("data-confirm"), e);
-  }, true);
-
-  function isSubmitButton(el) {
-    if (el.tagName === "INPUT") {
-      return el.type === "submit";
-    }
-    return el.tagName === "BUTTON" && el.type === "submit" && !!el.form && !isHtmx(el);
-  }
-
-  doc.addEventListener("htmx:confirm", function (e) {
-    var el = e.detail.elt;
-    if (!el || !el.getAttribute || wasJustConfirmed(el)) {
-      return;
-    }
-    var text = el.getAttribute("data-confirm");
-    if (!text) {
-      return;
-    }
-    e.preventDefault();
-    if (window.confirm(text)) {
-      e.detail.issueRequest(true);
-    }
-  });
 
   // --- double-submit guard ---------------------------------------------------------------
   // Recording a payment twice is the expensive mistake: a POST form's buttons are disabled

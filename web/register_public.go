@@ -53,7 +53,7 @@ func (h *Handler) publicView(r *http.Request, rev registration.Review, unusable 
 		return pages.PublicRegisterView{}, err
 	}
 	v := pages.PublicRegisterView{School: sc, TemplateName: rev.Template.Name, Day: rev.Day,
-		Total: registration.Total(registration.Select(rev.Items, func(string) bool { return false })),
+		Total:       registration.Total(registration.Select(rev.Items, func(string) bool { return false })),
 		Unavailable: unusable, Errors: map[string]string{}}
 	for _, it := range rev.Items {
 		c := it.Component

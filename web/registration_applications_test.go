@@ -86,7 +86,9 @@ func thanksShape(res *portaltest.Response) string {
 
 // regNumber is the school's registration number n of regNow's year, with the default
 // prefix.
-func regNumber(n int) string { return registration.PublicNumber(registration.DefaultNumberPrefix, regNow.Year(), int64(n)) }
+func regNumber(n int) string {
+	return registration.PublicNumber(registration.DefaultNumberPrefix, regNow.Year(), int64(n))
+}
 
 // from is the header pair that makes a request come from addr through the trusted proxy.
 func from(addr string) []string { return []string{"X-Forwarded-For", addr} }

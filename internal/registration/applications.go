@@ -2,7 +2,7 @@ package registration
 
 import (
 	"context"
-		"errors"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"

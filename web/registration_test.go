@@ -123,7 +123,7 @@ func TestFeeTemplatesManage(t *testing.T) {
 	}
 	for sel, want := range map[string]string{
 		`[data-testid="error-line0_amount"]`:  "rupiah",
-		`[data-testid="error-line1_account"]`: "Kode rekening tidak dikenal",
+		`[data-testid="error-line1_account"]`: "Kode akun tidak dikenal",
 		`[data-testid="error-line1_due"]`:     "kedaluwarsa",
 	} {
 		if got := text(res, sel); !strings.Contains(got, want) {

@@ -48,7 +48,7 @@ func TestOneColourPerMeaning(t *testing.T) {
 		t.Fatal("no student with something overdue in the demo school")
 	}
 	page := c.Get(href)
-	class := func(id string) string { return page.Doc.Find(`[data-testid="` + id + `"]`).AttrOr("class", "") }
+	class := func(id string) string { return page.Doc.Find(`[data-testid="`+id+`"]`).AttrOr("class", "") }
 	if out := class("sum-outstanding"); strings.Contains(out, "stat--danger") || !strings.Contains(out, "stat--owed") {
 		t.Errorf("a student's unpaid total is %q", out)
 	}

@@ -169,7 +169,7 @@ func TestStudentPageActionsFold(t *testing.T) {
 		t.Fatalf("no 'Lainnya' menu: %q", more.Find(`summary`).Text())
 	}
 	for _, id := range []string{"student-statement", "student-letter", "student-edit", "student-delete-blocked"} {
-		if more.Find(`[data-testid="` + id + `"]`).Length() != 1 {
+		if more.Find(`[data-testid="`+id+`"]`).Length() != 1 {
 			t.Errorf("%s is not in the menu", id)
 		}
 	}

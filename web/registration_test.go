@@ -805,3 +805,28 @@ func TestRegistrationTemplateDatesPast(t *testing.T) {
 		t.Fatal("a checkout was attempted")
 	}
 }
+
+// TestPublicNumberPrefix: the school's numbers take the prefix an admin sets (letters
+// and digits; a wrong one is refused on its field, kept as typed), each year from 0001.
+func TestPublicNumberPrefix(t *testing.T) {
+	t.Parallel()
+	p := portaltest.Start(t, portaltest.Options{Now: regNow})
+	admin := p.SignedIn(t, "admin")
+	tpl := createTemplate(t, p, admin, "Pendaftaran SMP 2027")
+	res := admin.Post("/settings/registration", url.Values{"enabled": {"1"}, "template": {tpl.ID}, "number_prefix": {"PPDB 1"}})
+	if res.StatusCode != http.StatusUnprocessableEntity || text(res, `[data-testid="error-number_prefix"]`) == "" || value(res, "number_prefix") != "PPDB 1" {
+		t.Fatalf("a prefix with a space: %d", res.StatusCode)
+	}
+	if res := admin.Post("/settings/registration", url.Values{"enabled": {"1"}, "template": {tpl.ID}, "number_prefix": {"smpn1"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("prefix smpn1: %d", res.StatusCode)
+	}
+	if got := value(admin.Get("/settings/registration"), "number_prefix"); got != "SMPN1" {
+		t.Fatalf("prefix shown back as %q", got)
+	}
+	c := p.NewClient(t)
+	c.Get("/register")
+	c.Post("/register", publicForm())
+	if got := text(c.Get("/register/thanks"), `[data-testid="public-reference"]`); got != "SMPN1-2026-0001" {
+		t.Fatalf("number %q", got)
+	}
+}

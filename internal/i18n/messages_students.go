@@ -19,7 +19,7 @@ func init() {
 		"students.empty_hint":         {ID: "Tambahkan siswa satu per satu, atau tekan “Sinkronkan sekarang” untuk mengambil siswa yang sudah ada di layanan pembayaran.", EN: "Add students one by one, or press “Sync now” to fetch the students the payment service already has."},
 		"students.col.outstanding":    {ID: "Belum dibayar", EN: "Unpaid"},
 		"students.col.overdue":        {ID: "Terlambat", EN: "Overdue"},
-		"students.col.synced":         {ID: "Dicek dengan layanan pembayaran", EN: "Checked with the payment service"},
+		"students.col.synced":         {ID: "Terakhir dicek", EN: "Last checked"},
 		"students.col.source":         {ID: "Masuk lewat", EN: "Added through"},
 		"students.totals_unknown":     {ID: "— berarti jumlah yang belum dibayar belum dapat dihitung: portal masih membaca semua tagihan dari layanan pembayaran untuk pertama kali. Angkanya muncul begitu selesai.", EN: "— means the unpaid total cannot be worked out yet: the portal is still reading every bill from the payment service for the first time. The figures show as soon as it is done."},
 

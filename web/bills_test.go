@@ -172,7 +172,7 @@ func TestBillsBrowserPage(t *testing.T) {
 	if note := billsText(doc.Find(`[data-testid="page-note"]`)); !strings.Contains(note, "Baris 1–4 dari 4") || !strings.Contains(note, "semua hasil") {
 		t.Errorf("page note = %q", note)
 	}
-	if got := billsText(doc.Find(`[data-testid="bills-summary"]`)); got != "4 tagihan · nominal Rp 1.210.000 · bila dibayar hari ini Rp 1.235.000" {
+	if got := billsText(doc.Find(`[data-testid="bills-summary"]`)); got != "4 tagihan · nominal Rp 1.210.000 · yang belum dibayar, bila dilunasi hari ini Rp 1.235.000" {
 		t.Errorf("summary = %q", got)
 	}
 	// Every control works without JavaScript: a plain GET form and real links.
@@ -949,7 +949,7 @@ func TestBillsWholeResult(t *testing.T) {
 	if got := billsText(res.Doc.Find(`[data-testid="bills-count"]`)); got != "6 tagihan" {
 		t.Errorf("count %q", got)
 	}
-	if got := billsText(res.Doc.Find(`[data-testid="bills-summary-paid"]`)); got != "sudah dibayar Rp 150.000" {
+	if got := billsText(res.Doc.Find(`[data-testid="bills-summary-paid"]`)); got != "nominal yang lunas Rp 150.000" {
 		t.Errorf("paid %q", got)
 	}
 	// A sort header links to the first page of the other order.

@@ -16,5 +16,10 @@ func (h *Handler) showPublicRegistration(w http.ResponseWriter, r *http.Request)
 	if unusable {
 		status = http.StatusServiceUnavailable
 	}
-	h.render(w, r, status, pages.PublicRegister(publicView(rev, unusable)))
+	v, err := h.publicView(r, rev, unusable)
+	if err != nil {
+		h.serverError(w, r, err)
+		return
+	}
+	h.render(w, r, status, pages.PublicRegister(v))
 }

@@ -22,7 +22,11 @@ func (h *Handler) submitPublicRegistration(w http.ResponseWriter, r *http.Reques
 	if !ok {
 		return
 	}
-	v := publicView(rev, unusable)
+	v, err := h.publicView(r, rev, unusable)
+	if err != nil {
+		h.serverError(w, r, err)
+		return
+	}
 	if unusable {
 		h.render(w, r, http.StatusServiceUnavailable, pages.PublicRegister(v))
 		return
@@ -35,12 +39,17 @@ func (h *Handler) submitPublicRegistration(w http.ResponseWriter, r *http.Reques
 		return
 	}
 	in := registration.Applicant{
-		NIS: r.PostFormValue("nis"), Name: r.PostFormValue("name"), ContactName: r.PostFormValue("contact_name"),
+		Name: r.PostFormValue("name"), ContactName: r.PostFormValue("contact_name"),
 		Phone: r.PostFormValue("phone"), Email: r.PostFormValue("email"),
 	}
+	include := r.PostForm["include"]
 	typed := in.Clean()
-	v.Form = pages.PublicRegisterForm{NIS: typed.NIS, Name: typed.Name, ContactName: typed.ContactName, Phone: typed.Phone, Email: typed.Email}
-	app, err := h.registration.SubmitPublic(ctx, ip, in)
+	v.Form = pages.PublicRegisterForm{Name: typed.Name, ContactName: typed.ContactName, Phone: typed.Phone, Email: typed.Email,
+		Include: map[string]bool{}}
+	for _, id := range include {
+		v.Form.Include[id] = true
+	}
+	app, err := h.registration.SubmitPublic(ctx, ip, in, include)
 	var limited *registration.RateLimited
 	ps, isProblems := problem.As(err)
 	switch {

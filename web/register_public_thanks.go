@@ -17,12 +17,17 @@ func (h *Handler) publicRegistrationThanks(w http.ResponseWriter, r *http.Reques
 		h.redirect(w, r, "/register")
 		return
 	}
-	v := pages.PublicThanksView{}
+	sc, err := h.publicSchool(r)
+	if err != nil {
+		h.serverError(w, r, err)
+		return
+	}
+	v := pages.PublicThanksView{School: sc}
 	if id != trappedRobot {
 		a, err := h.registration.Application(r.Context(), id)
 		switch {
 		case err == nil:
-			v = pages.PublicThanksView{Known: true, Reference: a.Reference, NIS: a.Applicant.NIS, StudentName: a.Applicant.Name,
+			v = pages.PublicThanksView{School: sc, Known: true, Reference: a.Reference, NIS: a.Applicant.NIS, StudentName: a.Applicant.Name,
 				Phone: a.Applicant.Phone, Lines: registeredLines(a.Components), Total: a.Total}
 		case !errors.Is(err, registration.ErrApplicationGone):
 			h.serverError(w, r, err)

@@ -81,7 +81,13 @@ func untilApplications(t *testing.T, p *portaltest.Portal, done func([]registrat
 // reads, which must not depend on whether the number existed.
 func thanksShape(res *portaltest.Response) string {
 	ref := text(res, `[data-testid="public-reference"]`)
-	return strconv.Itoa(res.StatusCode) + " " + strings.Join(strings.Fields(strings.ReplaceAll(text(res, `[data-testid="public-thanks"]`), ref, "PD-…")), " ")
+	return strconv.Itoa(res.StatusCode) + " " + strings.Join(strings.Fields(strings.ReplaceAll(text(res, `[data-testid="public-thanks"]`), ref, "PPDB-…")), " ")
+}
+
+// regNumber is the school's registration number n of regNow's year, with the default
+// prefix.
+func regNumber(n int) string {
+	return registration.PublicNumber(registration.DefaultNumberPrefix, regNow.Year(), int64(n))
 }
 
 // from is the header pair that makes a request come from addr through the trusted proxy.
@@ -119,11 +125,11 @@ func TestPublicApplicationsCapAndDecisions(t *testing.T) {
 	for i := range 4 {
 		c := p.NewClient(t)
 		c.Get("/register", from("203.0.113."+strconv.Itoa(i+1))...)
-		res := c.Post("/register", publicForm("20274"+strconv.Itoa(i)), from("203.0.113."+strconv.Itoa(i+1))...)
+		res := c.Post("/register", publicForm(), from("203.0.113."+strconv.Itoa(i+1))...)
 		if res.StatusCode != http.StatusSeeOther {
 			t.Fatalf("parent %d: %d\n%s", i+1, res.StatusCode, res.Body)
 		}
-		shapes = append(shapes, strings.ReplaceAll(thanksShape(c.Get("/register/thanks")), "20274"+strconv.Itoa(i), "N"))
+		shapes = append(shapes, thanksShape(c.Get("/register/thanks")))
 		settleApplications(t, p) // in order: the cap counts those sent
 	}
 	for i, s := range shapes {
@@ -141,7 +147,7 @@ func TestPublicApplicationsCapAndDecisions(t *testing.T) {
 			t.Fatalf("application %d: %s %s from %s, want %s %s", i+1, a.State, a.Hold, a.IP, want, hold)
 		}
 	}
-	if _, err := p.Billing.Student(t.Context(), "202742"); !errors.Is(err, billing.ErrNotFound) {
+	if _, err := p.Billing.Student(t.Context(), regNumber(3)); !errors.Is(err, billing.ErrNotFound) {
 		t.Fatalf("an application past the cap reached the service: %v", err)
 	}
 
@@ -149,25 +155,29 @@ func TestPublicApplicationsCapAndDecisions(t *testing.T) {
 	ipv6 := p.NewClient(t)
 	ipv6.Get("/register")
 	for i := range 5 {
-		if res := ipv6.Post("/register", publicForm("20275"+strconv.Itoa(i)), from("2001:db8:7:8::"+strconv.Itoa(i+1))...); res.StatusCode != http.StatusSeeOther {
+		if res := ipv6.Post("/register", publicForm(), from("2001:db8:7:8::"+strconv.Itoa(i+1))...); res.StatusCode != http.StatusSeeOther {
 			t.Fatalf("IPv6 %d: %d", i+1, res.StatusCode)
 		}
 	}
-	if res := ipv6.Post("/register", publicForm("202759"), from("2001:db8:7:8:ffff::9")...); res.StatusCode != http.StatusTooManyRequests {
+	if res := ipv6.Post("/register", publicForm(), from("2001:db8:7:8:ffff::9")...); res.StatusCode != http.StatusTooManyRequests {
 		t.Fatalf("the 6th from the same /64: %d", res.StatusCode)
 	}
-	if res := ipv6.Post("/register", publicForm("202759"), from("2001:db8:7:9::1")...); res.StatusCode != http.StatusSeeOther {
+	if res := ipv6.Post("/register", publicForm(), from("2001:db8:7:9::1")...); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("another /64: %d", res.StatusCode)
 	}
 	apps = settleApplications(t, p)
 	if len(apps) != 10 {
 		t.Fatalf("%d applications, want 10", len(apps))
 	}
-	// And an existing NIS, past the cap or not, waits for staff as "the NIS exists".
+	// And a number the service holds already (staff made a student with the school's
+	// next number by hand), past the cap or not, waits for staff as "the NIS exists".
 	p.SetNow(regNow.Add(2 * time.Hour))
+	if _, err := p.Billing.CreateStudent(t.Context(), billing.Student{NIS: regNumber(11), Name: "Raka Pratama"}); err != nil {
+		t.Fatal(err)
+	}
 	c := p.NewClient(t)
 	c.Get("/register", from("198.51.100.7")...)
-	c.Post("/register", publicForm("202740"), from("198.51.100.7")...)
+	c.Post("/register", publicForm(), from("198.51.100.7")...)
 	apps = settleApplications(t, p)
 	known := apps[len(apps)-1]
 	if known.State != registration.StatePending || known.Hold != registration.HoldNISKnown {
@@ -197,7 +207,7 @@ func TestPublicApplicationsCapAndDecisions(t *testing.T) {
 	if res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("approve: %d\n%s", res.StatusCode, res.Body)
 	}
-	if s, err := p.Billing.Student(t.Context(), "202742"); err != nil || s.Description != "Pendaftaran SMP 2027" {
+	if s, err := p.Billing.Student(t.Context(), regNumber(3)); err != nil || s.Description != "Pendaftaran SMP 2027" {
 		t.Fatalf("approved, at the service: %+v %v", s, err)
 	}
 	if a, _ := p.App.Registration.Application(t.Context(), apps[2].ID); a.State != registration.StateRegistered || a.Auto ||
@@ -207,7 +217,7 @@ func TestPublicApplicationsCapAndDecisions(t *testing.T) {
 	if e := auditEntries(t, p, registration.ActionApplicationApprove); len(e) != 1 || e[0].Actor != "finance" || e[0].Args["application"] != apps[2].Reference {
 		t.Fatalf("approve audit = %+v", e)
 	}
-	if e := auditEntries(t, p, changes.ActionCheckout); e[0].Actor != "finance" || e[0].Args["nis"] != "202742" {
+	if e := auditEntries(t, p, changes.ActionCheckout); e[0].Actor != "finance" || e[0].Args["nis"] != regNumber(3) {
 		t.Fatalf("checkout audit = %+v", e[0])
 	}
 	// Twice: it is decided already.
@@ -251,42 +261,47 @@ func TestPublicApplicationsCapAndDecisions(t *testing.T) {
 	}
 }
 
-// TestPublicFormNeverAsksTheService: the form's answer does not wait for the service (so
-// its timing cannot tell whether a number exists): with the service down, a new and an
-// existing NIS are answered alike, and the intake sends the new one once it is back.
+// TestPublicFormNeverAsksTheService: the form's answer does not wait for the service:
+// with the service down, parents are answered at once with the school's next numbers, a
+// number the service holds already (a student staff made by hand) waits for staff as
+// such, and the intake sends the other once the service is back.
 func TestPublicFormNeverAsksTheService(t *testing.T) {
 	t.Parallel()
 	p := portaltest.Start(t, portaltest.Options{Now: regNow})
 	admin := p.SignedIn(t, "admin")
 	tpl := createTemplate(t, p, admin, "Pendaftaran SMP 2027")
 	admin.Post("/settings/registration", url.Values{"enabled": {"1"}, "template": {tpl.ID}})
+	// Staff made a student with the school's second number by hand.
+	if _, err := p.Billing.CreateStudent(t.Context(), billing.Student{NIS: regNumber(2), Name: "Raka Pratama"}); err != nil {
+		t.Fatal(err)
+	}
 	c := p.NewClient(t)
 	c.Get("/register")
-	c.Post("/register", publicForm("2027600"))
+	c.Post("/register", publicForm())
 	settleApplications(t, p)
 
 	p.Sandbox.SetFaults(sandbox.Faults{ErrorRate: 1, Status: 503})
 	var shapes []string
-	for _, nis := range []string{"2027600", "2027601"} {
+	for i := range 2 {
 		v := p.NewClient(t)
 		v.Get("/register")
-		res := v.Post("/register", publicForm(nis))
+		res := v.Post("/register", publicForm())
 		if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/register/thanks" {
-			t.Fatalf("%s with the service down: %d", nis, res.StatusCode)
+			t.Fatalf("parent %d with the service down: %d", i+2, res.StatusCode)
 		}
-		shapes = append(shapes, strings.ReplaceAll(thanksShape(v.Get("/register/thanks")), nis, "N"))
+		thanks := v.Get("/register/thanks")
+		if got := text(thanks, `[data-testid="public-reference"]`); got != regNumber(i+2) {
+			t.Fatalf("parent %d's number %q, want %q", i+2, got, regNumber(i+2))
+		}
+		shapes = append(shapes, thanksShape(thanks))
 	}
 	if shapes[0] != shapes[1] {
 		t.Fatalf("answered differently:\n%s\n%s", shapes[0], shapes[1])
 	}
-	// The service down, the intake holds the one the roster knows and leaves the other new
-	// for later.
-	apps := untilApplications(t, p, func(apps []registration.PublicApplication) bool { return apps[1].State != registration.StateNew })
-	if apps[1].Hold != registration.HoldNISKnown || apps[2].State != registration.StateNew {
-		t.Fatalf("with the service down: %s %s, %s", apps[1].State, apps[1].Hold, apps[2].State)
-	}
+	// The service down, both wait; once back, the number the service holds waits for
+	// staff as "the NIS exists", the other is sent.
 	p.Sandbox.SetFaults(sandbox.Faults{})
-	apps = settleApplications(t, p)
+	apps := settleApplications(t, p)
 	if apps[1].Hold != registration.HoldNISKnown || apps[2].State != registration.StateRegistered {
 		t.Fatalf("once back: %s %s, %s", apps[1].State, apps[1].Hold, apps[2].State)
 	}
@@ -302,10 +317,10 @@ func TestIntakeLooksForUnansweredCalls(t *testing.T) {
 	admin := p.SignedIn(t, "admin")
 	tpl := createTemplate(t, p, admin, "Pendaftaran SMP 2027")
 	admin.Post("/settings/registration", url.Values{"enabled": {"1"}, "template": {tpl.ID}, "hourly_cap": {"0"}})
-	for _, nis := range []string{"2027700", "2027701", "2027702"} {
+	for range 3 {
 		c := p.NewClient(t)
 		c.Get("/register")
-		c.Post("/register", publicForm(nis))
+		c.Post("/register", publicForm())
 	}
 	apps := settleApplications(t, p)
 	for _, a := range apps {
@@ -313,10 +328,10 @@ func TestIntakeLooksForUnansweredCalls(t *testing.T) {
 			t.Fatalf("cap 0: %s %s", a.State, a.Hold)
 		}
 	}
-	// 2027700's call landed (the student is at the service), 2027701's did not (the
-	// intake's), 2027702's did not (a person's): all three left being sent a while ago.
+	// The first's call landed (the student is at the service), the second's did not (the
+	// intake's), the third's did not (a person's): all three left being sent a while ago.
 	if _, err := p.App.Writer.CreateStudents(t.Context(), registration.PublicActor("127.0.0.1"),
-		[]billing.Student{{NIS: "2027700", Name: "Dewi Anggraini"}}, store.SourceRegistration); err != nil {
+		[]billing.Student{{NIS: regNumber(1), Name: "Dewi Anggraini"}}, store.SourceRegistration); err != nil {
 		t.Fatal(err)
 	}
 	sent := regNow.Add(-2 * time.Hour)
@@ -333,10 +348,10 @@ func TestIntakeLooksForUnansweredCalls(t *testing.T) {
 		apps[2].State != registration.StatePending || apps[2].Hold != registration.HoldNotSent {
 		t.Fatalf("settled: %s, %s, %s %s", apps[0].State, apps[1].State, apps[2].State, apps[2].Hold)
 	}
-	if _, err := p.Billing.Student(context.WithoutCancel(t.Context()), "2027701"); err != nil {
+	if _, err := p.Billing.Student(context.WithoutCancel(t.Context()), regNumber(2)); err != nil {
 		t.Fatalf("sent again: %v", err)
 	}
-	if _, err := p.Billing.Student(t.Context(), "2027702"); !errors.Is(err, billing.ErrNotFound) {
+	if _, err := p.Billing.Student(t.Context(), regNumber(3)); !errors.Is(err, billing.ErrNotFound) {
 		t.Fatalf("a person's approval was sent again without them: %v", err)
 	}
 }

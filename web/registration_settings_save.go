@@ -14,7 +14,8 @@ import (
 func (h *Handler) saveRegistrationSettings(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	in := registration.PublicInput{Enabled: r.PostFormValue("enabled") == "1", TemplateID: r.PostFormValue("template"),
-		Class: r.PostFormValue("class"), HourlyCap: r.PostFormValue("hourly_cap")}
+		Class: r.PostFormValue("class"), HourlyCap: r.PostFormValue("hourly_cap"),
+		NumberPrefix: r.PostFormValue("number_prefix")}
 	err := h.registration.SetPublicSettings(ctx, h.actor(r), in)
 	if err == nil {
 		h.addFlash(w, r, "success", i18n.T(ctx, "registration.settings.saved"))
@@ -27,6 +28,6 @@ func (h *Handler) saveRegistrationSettings(w http.ResponseWriter, r *http.Reques
 		return
 	}
 	h.renderRegistrationSettings(w, r, http.StatusUnprocessableEntity, pages.RegistrationSettingsView{
-		Enabled: in.Enabled, TemplateID: in.TemplateID, Class: in.Class, HourlyCap: in.HourlyCap, Errors: problemMessages(ctx, ps),
+		Enabled: in.Enabled, TemplateID: in.TemplateID, Class: in.Class, HourlyCap: in.HourlyCap, NumberPrefix: in.NumberPrefix, Errors: problemMessages(ctx, ps),
 	})
 }

@@ -16,7 +16,7 @@ func (h *Handler) showRegistrationSettings(w http.ResponseWriter, r *http.Reques
 		return
 	}
 	h.renderRegistrationSettings(w, r, http.StatusOK, pages.RegistrationSettingsView{Enabled: p.Enabled, TemplateID: p.TemplateID, Class: p.Class,
-		HourlyCap: strconv.Itoa(p.HourlyCap)})
+		HourlyCap: strconv.Itoa(p.HourlyCap), NumberPrefix: p.NumberPrefix})
 }
 
 func (h *Handler) renderRegistrationSettings(w http.ResponseWriter, r *http.Request, status int, v pages.RegistrationSettingsView) {

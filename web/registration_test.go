@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -122,7 +123,7 @@ func TestFeeTemplatesManage(t *testing.T) {
 	}
 	for sel, want := range map[string]string{
 		`[data-testid="error-line0_amount"]`:  "rupiah",
-		`[data-testid="error-line1_account"]`: "Kode rekening tidak dikenal",
+		`[data-testid="error-line1_account"]`: "Kode akun tidak dikenal",
 		`[data-testid="error-line1_due"]`:     "kedaluwarsa",
 	} {
 		if got := text(res, sel); !strings.Contains(got, want) {
@@ -559,9 +560,14 @@ func TestRegistrationRoles(t *testing.T) {
 	}
 }
 
-func publicForm(nis string) url.Values {
-	return url.Values{"nis": {nis}, "name": {"Dewi Anggraini"}, "contact_name": {"Ibu Sari"}, "phone": {"0813 1111 2222"}, "email": {"sari@example.id"}}
+// publicForm is a parent's answers on the public form: no number (the school gives its
+// own) and no optional line ticked.
+func publicForm() url.Values {
+	return url.Values{"name": {"Dewi Anggraini"}, "contact_name": {"Ibu Sari"}, "phone": {"0813 1111 2222"}, "email": {"sari@example.id"}}
 }
+
+// uuidPattern finds an id of the portal's (a UUID) in a page a parent reads.
+var uuidPattern = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
 
 func TestPublicRegistration(t *testing.T) {
 	t.Parallel()
@@ -574,7 +580,7 @@ func TestPublicRegistration(t *testing.T) {
 	if res := visitor.Get("/register"); res.StatusCode != http.StatusNotFound {
 		t.Fatalf("off: GET %d", res.StatusCode)
 	}
-	if res := visitor.Post("/register", publicForm("2027100")); res.StatusCode != http.StatusNotFound {
+	if res := visitor.Post("/register", publicForm()); res.StatusCode != http.StatusNotFound {
 		t.Fatalf("off: POST %d", res.StatusCode)
 	}
 
@@ -592,41 +598,81 @@ func TestPublicRegistration(t *testing.T) {
 		t.Fatal("settings not shown back")
 	}
 
+	// The form says which school it is from: without a logo, the name alone.
+	if err := p.DB.SaveSchoolProfile(t.Context(), store.SchoolProfile{Name: "SMP Nusantara Bandung"}); err != nil {
+		t.Fatal(err)
+	}
 	res = visitor.Get("/register")
-	if res.StatusCode != http.StatusOK || text(res, `[data-testid="public-total"]`) != "Rp\u00a06.150.000" ||
+	if res.StatusCode != http.StatusOK || text(res, `[data-testid="public-total"]`) != "Rp\u00a05.000.000" ||
 		!strings.Contains(text(res, `[data-testid="public-fees"]`), "6 Des 2026") || res.Doc.Find(".sidenav").Length() != 0 {
 		t.Fatalf("public page: %d\n%s", res.StatusCode, res.Body)
+	}
+	if text(res, `[data-testid="public-school"]`) != "SMP Nusantara Bandung" || res.Doc.Find(`[data-testid="public-school"] img`).Length() != 0 {
+		t.Fatalf("school without a logo: %q", text(res, `[data-testid="public-school"]`))
+	}
+	// No number is asked for: applicants have none yet; the optional lines (Seragam,
+	// Buku) are the parent's choice, unticked, as the staff's wizard leaves them optional.
+	if res.Doc.Find(`[name="nis"]`).Length() != 0 {
+		t.Fatal("the public form asks for a NIS")
+	}
+	optional := res.Doc.Find(`[data-testid="public-optional"] input[name="include"]`)
+	if optional.Length() != 2 || optional.Filter("[checked]").Length() != 0 {
+		t.Fatalf("optional lines: %d, %d ticked", optional.Length(), optional.Filter("[checked]").Length())
+	}
+	var seragam string
+	res.Doc.Find(`[data-testid^="public-line-"]`).Each(func(_ int, l *goquery.Selection) {
+		if strings.Contains(l.Text(), "Seragam") {
+			seragam = l.Find(`input[name="include"]`).AttrOr("value", "")
+		}
+	})
+	// With a logo, the logo beside the name, served while the form is on.
+	if _, err := p.DB.SetSchoolLogo(t.Context(), "image/png", pngBytes(t)); err != nil {
+		t.Fatal(err)
+	}
+	res = visitor.Get("/register")
+	logo := res.Doc.Find(`[data-testid="public-logo"]`).AttrOr("src", "")
+	if !strings.HasPrefix(logo, "/register/logo?v=") {
+		t.Fatalf("logo %q", logo)
+	}
+	if lr := visitor.Get(logo); lr.StatusCode != http.StatusOK || lr.Header.Get("Content-Type") != "image/png" {
+		t.Fatalf("logo: %d %q", lr.StatusCode, lr.Header.Get("Content-Type"))
 	}
 	if hp := res.Doc.Find(`input[name="website"]`); hp.AttrOr("autocomplete", "") != "off" || hp.Parent().AttrOr("class", "") != "visually-hidden" {
 		t.Fatal("honeypot not hidden or autocompleted")
 	}
 
 	// Mistakes keep the values.
-	res = visitor.Post("/register", with(publicForm("2027100"), "contact_name", "", "phone", ""))
+	res = visitor.Post("/register", with(publicForm(), "contact_name", "", "phone", "", "include", seragam))
 	if res.StatusCode != http.StatusUnprocessableEntity || text(res, `[data-testid="error-contact_name"]`) == "" ||
-		text(res, `[data-testid="error-phone"]`) == "" || value(res, "name") != "Dewi Anggraini" {
+		text(res, `[data-testid="error-phone"]`) == "" || value(res, "name") != "Dewi Anggraini" ||
+		res.Doc.Find(`input[name="include"][value="`+seragam+`"][checked]`).Length() != 1 {
 		t.Fatalf("invalid public form: %d", res.StatusCode)
 	}
 
-	res = visitor.Post("/register", publicForm("2027100"))
+	res = visitor.Post("/register", with(publicForm(), "include", seragam))
 	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/register/thanks" {
 		t.Fatalf("submit: %d %q\n%s", res.StatusCode, res.Header.Get("Location"), res.Body)
 	}
 	res = visitor.Get("/register/thanks")
 	ref := text(res, `[data-testid="public-reference"]`)
 	pay := text(res, `[data-testid="public-pay-lines"]`)
-	if !strings.HasPrefix(ref, "PD-") || text(res, `[data-testid="public-nis"]`) != "2027100" || !strings.Contains(pay, "Rp\u00a05.000.000") ||
+	// Thanked with the school's own number and the child's name, never an id of ours.
+	if ref != "PPDB-2026-0001" || text(res, `[data-testid="public-student"]`) != "Dewi Anggraini" ||
+		!strings.Contains(pay, "Rp\u00a05.000.000") || !strings.Contains(pay, "Seragam") || strings.Contains(pay, "Buku") ||
 		!strings.Contains(pay, "6 Des 2026") || !strings.Contains(pay, "Rp\u00a05.100.000") ||
-		!strings.Contains(text(res, `[data-testid="public-confirm"]`), "Sekolah akan memastikannya") {
+		!strings.Contains(text(res, `[data-testid="public-confirm"]`), "Sekolah akan memastikannya") ||
+		text(res, `[data-testid="public-school"]`) != "SMP Nusantara Bandung" {
 		t.Fatalf("thanks page:\n%s", res.Body)
 	}
-	first := thanksShape(res)
+	if id := uuidPattern.FindString(text(res, "main")); id != "" {
+		t.Fatalf("the thanks page shows an id: %s", id)
+	}
 	// The intake sends it (under the hourly cap, a new NIS) as "public" from the address.
 	apps := settleApplications(t, p)
 	if len(apps) != 1 || apps[0].State != registration.StateRegistered || !apps[0].Auto || apps[0].BillID == "" || apps[0].Reference != ref {
 		t.Fatalf("application = %+v", apps)
 	}
-	st, err := p.DB.StudentByNIS(t.Context(), "2027100")
+	st, err := p.DB.StudentByNIS(t.Context(), ref)
 	if err != nil || st.Source != store.SourceRegistration || st.Description != "Calon Siswa SMP" || st.Phone != "081311112222" {
 		t.Fatalf("roster: %+v %v", st, err)
 	}
@@ -634,31 +680,36 @@ func TestPublicRegistration(t *testing.T) {
 	if len(e) != 1 || e[0].Actor != "public" || e[0].IP != "127.0.0.1" || e[0].Outcome != "ok" {
 		t.Fatalf("audit = %+v", e)
 	}
-	if rec, err := p.DB.RegistrationByBillID(t.Context(), apps[0].BillID); err != nil || rec.ContactName != "Ibu Sari" || len(rec.Components) != 3 {
+	if rec, err := p.DB.RegistrationByBillID(t.Context(), apps[0].BillID); err != nil || rec.ContactName != "Ibu Sari" || len(rec.Components) != 2 ||
+		rec.Total != 5_750_000 {
 		t.Fatalf("record = %+v %v", rec, err)
 	}
 	// Who filled the form in became the parents' contact.
-	if pc, err := p.DB.ParentContacts(t.Context(), "2027100"); err != nil || pc.Name != "Ibu Sari" || pc.WhatsApp != "081311112222" {
+	if pc, err := p.DB.ParentContacts(t.Context(), ref); err != nil || pc.Name != "Ibu Sari" || pc.WhatsApp != "081311112222" {
 		t.Fatalf("parents' contacts = %+v %v", pc, err)
 	}
 
-	// The same NIS again, from another browser: the same answer, the same page (but its
-	// own reference); the application waits for staff, and nothing more reaches the service.
+	// Another parent, from another browser: the next number, the same page but for it;
+	// nothing optional ticked, nothing optional billed.
 	other := p.NewClient(t)
 	other.Get("/register")
-	res = other.Post("/register", publicForm("2027100"))
+	res = other.Post("/register", publicForm())
 	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/register/thanks" {
-		t.Fatalf("existing NIS: %d %q", res.StatusCode, res.Header.Get("Location"))
+		t.Fatalf("another parent: %d %q", res.StatusCode, res.Header.Get("Location"))
 	}
-	if again := thanksShape(other.Get("/register/thanks")); again != first {
-		t.Fatalf("an existing NIS is answered differently:\n%s\nnot\n%s", again, first)
+	res = other.Get("/register/thanks")
+	if got := text(res, `[data-testid="public-reference"]`); got != "PPDB-2026-0002" {
+		t.Fatalf("the second number: %q", got)
+	}
+	if pay := text(res, `[data-testid="public-pay-lines"]`); strings.Contains(pay, "Seragam") || !strings.Contains(pay, "Uang Pangkal") {
+		t.Fatalf("the second parent's fees: %s", pay)
 	}
 	apps = settleApplications(t, p)
-	if len(apps) != 2 || apps[1].State != registration.StatePending || apps[1].Hold != registration.HoldNISKnown {
+	if len(apps) != 2 || apps[1].State != registration.StateRegistered || len(apps[1].Components) != 1 {
 		t.Fatalf("applications = %+v", apps)
 	}
-	if len(auditEntries(t, p, changes.ActionCheckout)) != 1 {
-		t.Fatal("the existing NIS went to the service")
+	if rec, err := p.DB.RegistrationByBillID(t.Context(), apps[1].BillID); err != nil || len(rec.Components) != 1 || rec.NIS != "PPDB-2026-0002" {
+		t.Fatalf("second record = %+v %v", rec, err)
 	}
 
 	// Switched off again, the page is gone.
@@ -678,15 +729,15 @@ func TestPublicRegistrationHoneypotAndRateLimit(t *testing.T) {
 	// A robot fills the hidden field: it is told all went well, and nothing is registered.
 	robot := p.NewClient(t)
 	robot.Get("/register")
-	res := robot.Post("/register", with(publicForm("2027200"), "website", "http://spam.example"))
+	res := robot.Post("/register", with(publicForm(), "website", "http://spam.example"))
 	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/register/thanks" {
 		t.Fatalf("honeypot: %d %q", res.StatusCode, res.Header.Get("Location"))
 	}
 	if res := robot.Get("/register/thanks"); res.StatusCode != http.StatusOK || res.Doc.Find(`[data-testid="public-thanks"]`).Length() != 1 {
 		t.Fatalf("honeypot thanks: %d", res.StatusCode)
 	}
-	if _, err := p.Billing.Student(t.Context(), "2027200"); !errors.Is(err, billing.ErrNotFound) {
-		t.Fatalf("the honeypot reached the service: %v", err)
+	if apps := applications(t, p); len(apps) != 0 {
+		t.Fatalf("the honeypot was kept: %+v", apps)
 	}
 	if len(auditEntries(t, p, changes.ActionCheckout)) != 0 {
 		t.Fatal("the honeypot made a checkout")
@@ -701,22 +752,21 @@ func TestPublicRegistrationHoneypotAndRateLimit(t *testing.T) {
 	visitor := p.NewClient(t)
 	visitor.Get("/register")
 	for i := range 5 {
-		nis := "202721" + strconv.Itoa(i)
-		if res := visitor.Post("/register", publicForm(nis)); res.StatusCode != http.StatusSeeOther {
+		if res := visitor.Post("/register", publicForm()); res.StatusCode != http.StatusSeeOther {
 			t.Fatalf("registration %d: %d\n%s", i+1, res.StatusCode, res.Body)
 		}
 	}
-	res = visitor.Post("/register", publicForm("2027299"))
+	res = visitor.Post("/register", with(publicForm(), "name", "Raka Pratama"))
 	if res.StatusCode != http.StatusTooManyRequests || !strings.Contains(text(res, `[data-testid="public-alert"]`), "22 Nov 2026 11:00") ||
-		value(res, "nis") != "2027299" {
+		value(res, "name") != "Raka Pratama" {
 		t.Fatalf("sixth: %d %q", res.StatusCode, text(res, `[data-testid="public-alert"]`))
 	}
-	if _, err := p.Billing.Student(t.Context(), "2027299"); !errors.Is(err, billing.ErrNotFound) {
-		t.Fatal("the refused submission was registered")
+	if apps := applications(t, p); len(apps) != 5 {
+		t.Fatalf("%d applications kept, want 5: the refused one was kept", len(apps))
 	}
 	// An hour later the address may register again.
 	p.SetNow(regNow.Add(time.Hour + time.Second))
-	if res := visitor.Post("/register", publicForm("2027299")); res.StatusCode != http.StatusSeeOther {
+	if res := visitor.Post("/register", publicForm()); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("an hour later: %d\n%s", res.StatusCode, res.Body)
 	}
 }
@@ -748,10 +798,35 @@ func TestRegistrationTemplateDatesPast(t *testing.T) {
 		res.Doc.Find(`form[action="/register"]`).Length() != 0 {
 		t.Fatalf("public form: %d", res.StatusCode)
 	}
-	if res := visitor.Post("/register", publicForm("2027300")); res.StatusCode != http.StatusServiceUnavailable {
+	if res := visitor.Post("/register", publicForm()); res.StatusCode != http.StatusServiceUnavailable {
 		t.Fatalf("public post: %d", res.StatusCode)
 	}
 	if len(auditEntries(t, p, changes.ActionCheckout)) != 0 {
 		t.Fatal("a checkout was attempted")
+	}
+}
+
+// TestPublicNumberPrefix: the school's numbers take the prefix an admin sets (letters
+// and digits; a wrong one is refused on its field, kept as typed), each year from 0001.
+func TestPublicNumberPrefix(t *testing.T) {
+	t.Parallel()
+	p := portaltest.Start(t, portaltest.Options{Now: regNow})
+	admin := p.SignedIn(t, "admin")
+	tpl := createTemplate(t, p, admin, "Pendaftaran SMP 2027")
+	res := admin.Post("/settings/registration", url.Values{"enabled": {"1"}, "template": {tpl.ID}, "number_prefix": {"PPDB 1"}})
+	if res.StatusCode != http.StatusUnprocessableEntity || text(res, `[data-testid="error-number_prefix"]`) == "" || value(res, "number_prefix") != "PPDB 1" {
+		t.Fatalf("a prefix with a space: %d", res.StatusCode)
+	}
+	if res := admin.Post("/settings/registration", url.Values{"enabled": {"1"}, "template": {tpl.ID}, "number_prefix": {"smpn1"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("prefix smpn1: %d", res.StatusCode)
+	}
+	if got := value(admin.Get("/settings/registration"), "number_prefix"); got != "SMPN1" {
+		t.Fatalf("prefix shown back as %q", got)
+	}
+	c := p.NewClient(t)
+	c.Get("/register")
+	c.Post("/register", publicForm())
+	if got := text(c.Get("/register/thanks"), `[data-testid="public-reference"]`); got != "SMPN1-2026-0001" {
+		t.Fatalf("number %q", got)
 	}
 }

@@ -76,6 +76,7 @@ func New(d Deps) http.Handler {
 		r.Get("/register", h.showPublicRegistration)
 		r.Post("/register", h.submitPublicRegistration)
 		r.Get("/register/thanks", h.publicRegistrationThanks)
+		r.Get("/register/logo", h.showPublicLogo)
 
 		// The parent page: no sign-in, the link's token is the key; rate-limited per
 		// address, never indexed.

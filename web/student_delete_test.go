@@ -28,8 +28,10 @@ func TestStudentWithPaymentsSaysSoBeforeTheClick(t *testing.T) {
 	if page.Doc.Find(`[data-testid="student-delete"]`).Length() != 0 || page.Doc.Find(`[data-testid="student-delete-blocked"]`).Length() != 1 {
 		t.Fatal("the student page offers to delete a student with payments")
 	}
-	if !strings.Contains(page.Doc.Find(`[data-testid="student-delete-blocked"]`).AttrOr("title", ""), "sudah memiliki pembayaran") {
-		t.Error("the blocked button does not say why")
+	// Said in words, in the "More" menu, not as a disabled button with a hover title.
+	blocked := page.Doc.Find(`[data-testid="student-more"] [data-testid="student-delete-blocked"]`)
+	if !strings.Contains(blocked.Text(), "sudah memiliki pembayaran") || page.Doc.Find(`[aria-disabled="true"]`).Length() != 0 {
+		t.Error("the student page does not say in words why it cannot be deleted")
 	}
 	confirm := c.Get("/students/2601/delete")
 	if confirm.StatusCode != http.StatusOK || confirm.Doc.Find(`[data-testid="student-delete-confirm"]`).Length() != 0 ||

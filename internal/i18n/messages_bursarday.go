@@ -39,8 +39,8 @@ func init() {
 		"bills.sel.paid_from":              {ID: "dibayar sejak %[1]s", EN: "paid from %[1]s"},
 		"bills.sel.paid_to":                {ID: "dibayar sampai %[1]s", EN: "paid until %[1]s"},
 		"corrections.bulk.link_sel":        {ID: "Koreksi massal: %[1]s", EN: "Correct at once: %[1]s"},
-		"corrections.bulk.narrow_first":    {ID: "Koreksi massal: saring dulu daftarnya (kelas, nama tagihan, kode rekening, jatuh tempo…).", EN: "Correcting at once: narrow the list first (class, item name, account code, due date…)."},
-		"corrections.bulk.unfiltered":      {ID: "Koreksi massal hanya untuk daftar yang sudah disaring: pilih dulu kelas, nama tagihan, kode rekening atau tanggal di daftar tagihan.", EN: "Correcting at once needs a narrowed list: choose a class, an item name, an account code or dates in the bills list first."},
+		"corrections.bulk.narrow_first":    {ID: "Koreksi massal: saring dulu daftarnya (kelas, nama tagihan, kode akun, jatuh tempo…).", EN: "Correcting at once: narrow the list first (class, item name, account code, due date…)."},
+		"corrections.bulk.unfiltered":      {ID: "Koreksi massal hanya untuk daftar yang sudah disaring: pilih dulu kelas, nama tagihan, kode akun atau tanggal di daftar tagihan.", EN: "Correcting at once needs a narrowed list: choose a class, an item name, an account code or dates in the bills list first."},
 		"corrections.bulk.selection_words": {ID: "Pilihan: %[1]s, nominal %[2]s.", EN: "Selection: %[1]s, face amount %[2]s."},
 
 		// A date field shows the day as the portal read it.

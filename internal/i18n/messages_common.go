@@ -92,7 +92,7 @@ func init() {
 		"term.bill":             {ID: "Tagihan", EN: "Bill"},
 		"term.component":        {ID: "Komponen tagihan", EN: "Bill item"},
 		"term.component_name":   {ID: "Nama tagihan", EN: "Item name"},
-		"term.account_code":     {ID: "Kode rekening", EN: "Account code"},
+		"term.account_code":     {ID: "Kode akun", EN: "Account code"},
 		"term.amount":           {ID: "Nominal", EN: "Amount"},
 		"term.penalty":          {ID: "Denda", EN: "Late fee"},
 		"term.amount_due":       {ID: "Jumlah yang harus dibayar", EN: "Amount due"},

@@ -9,6 +9,6 @@ func init() {
 		"components.err.date":             {ID: "Tanggal tidak valid. Gunakan pemilih tanggal atau tulis seperti 31/01/2026.", EN: "Not a valid date. Use the date picker or write it like 31/01/2026."},
 		"components.err.due_after_expiry": {ID: "Jatuh tempo %[1]s jatuh setelah tanggal kedaluwarsa %[2]s.", EN: "The due date %[1]s is after the expiry date %[2]s."},
 		"components.err.active_after_due": {ID: "Tanggal aktif %[1]s jatuh setelah jatuh tempo %[2]s.", EN: "The active date %[1]s is after the due date %[2]s."},
-		"components.err.account":          {ID: "Kode rekening tidak dikenal; gunakan salah satu dari: %[1]s.", EN: "Unknown account code; use one of: %[1]s."},
+		"components.err.account":          {ID: "Kode akun tidak dikenal; gunakan salah satu dari: %[1]s.", EN: "Unknown account code; use one of: %[1]s."},
 	})
 }

@@ -19,14 +19,14 @@ func init() {
 		"students.empty_hint":         {ID: "Tambahkan siswa satu per satu, atau tekan “Sinkronkan sekarang” untuk mengambil siswa yang sudah ada di layanan pembayaran.", EN: "Add students one by one, or press “Sync now” to fetch the students the payment service already has."},
 		"students.col.outstanding":    {ID: "Belum dibayar", EN: "Unpaid"},
 		"students.col.overdue":        {ID: "Terlambat", EN: "Overdue"},
-		"students.col.synced":         {ID: "Terakhir disinkronkan", EN: "Last synced"},
-		"students.col.source":         {ID: "Sumber", EN: "Source"},
+		"students.col.synced":         {ID: "Terakhir dicek", EN: "Last checked"},
+		"students.col.source":         {ID: "Masuk lewat", EN: "Added through"},
 		"students.totals_unknown":     {ID: "— berarti jumlah yang belum dibayar belum dapat dihitung: portal masih membaca semua tagihan dari layanan pembayaran untuk pertama kali. Angkanya muncul begitu selesai.", EN: "— means the unpaid total cannot be worked out yet: the portal is still reading every bill from the payment service for the first time. The figures show as soon as it is done."},
 
 		// Where a roster entry came from.
-		"students.source.portal":       {ID: "Portal", EN: "Portal"},
-		"students.source.upload":       {ID: "Unggahan", EN: "Upload"},
-		"students.source.sync":         {ID: "Sinkronisasi", EN: "Sync"},
+		"students.source.portal":       {ID: "Diisi di portal", EN: "Typed in the portal"},
+		"students.source.upload":       {ID: "Unggahan berkas", EN: "File upload"},
+		"students.source.sync":         {ID: "Data layanan pembayaran", EN: "The payment service's records"},
 		"students.source.checkout":     {ID: "Pendaftaran (loket)", EN: "Registration (counter)"},
 		"students.source.registration": {ID: "Pendaftaran daring", EN: "Online registration"},
 
@@ -67,7 +67,7 @@ func init() {
 		"students.delete.confirm":      {ID: "Ya, hapus siswa ini", EN: "Yes, delete this student"},
 		"students.delete.edit_instead": {ID: "Ubah data siswa", EN: "Edit the student's details"},
 		"students.delete.retry":        {ID: "Coba lagi", EN: "Try again"},
-		"students.delete.not_possible": {ID: "Tidak dapat dihapus: sudah ada pembayaran", EN: "Cannot be deleted: payments exist"},
+		"students.more":                {ID: "Lainnya", EN: "More"},
 		"students.delete.has_payments": {ID: "Siswa ini sudah memiliki pembayaran, jadi tidak dapat dihapus: riwayat pembayaran harus tetap tersimpan. Ubah datanya bila perlu.", EN: "This student already has payments, so they cannot be deleted: the payment history must be kept. Edit their details if needed."},
 		"students.deleted_ok":          {ID: "Siswa %[1]s (NIS %[2]s) sudah dihapus.", EN: "%[1]s (ID %[2]s) has been deleted."},
 		"students.deleted_already":     {ID: "Siswa dengan NIS %[1]s sudah tidak ada di layanan pembayaran; dihapus juga dari daftar siswa.", EN: "The payment service no longer has student ID %[1]s; it was removed from the list too."},
@@ -81,10 +81,10 @@ func init() {
 		"students.active_from":       {ID: "aktif mulai %[1]s", EN: "active from %[1]s"},
 		"students.record_payment":    {ID: "Catat pembayaran", EN: "Record payment"},
 		"students.add_components":    {ID: "Tambah komponen", EN: "Add bill items"},
-		"students.statement":         {ID: "Rekening tagihan", EN: "Statement"},
+		"students.statement":         {ID: "Rincian tagihan", EN: "Bill statement"},
 
 		// Statement.
-		"students.statement.title":     {ID: "Rekening Tagihan Siswa", EN: "Student Statement"},
+		"students.statement.title":     {ID: "Rincian Tagihan Siswa", EN: "Student Bill Statement"},
 		"students.statement.printed":   {ID: "Dicetak %[1]s", EN: "Printed %[1]s"},
 		"students.statement.item":      {ID: "Komponen", EN: "Item"},
 		"students.statement.paid":      {ID: "Dibayar", EN: "Paid"},

@@ -11,7 +11,7 @@ func init() {
 		"words.dashboard.overdue_students": {ID: "%[1]d siswa · %[2]d tagihan", EN: "%[1]d {1:student|students} · %[2]d {2:item|items}"},
 		"words.dashboard.penalty_incl":     {ID: "termasuk denda %[1]s", EN: "incl. late fees %[1]s"},
 		"words.dashboard.overdue_hint":     {ID: "Belum dibayar, lewat jatuh tempo dan belum kedaluwarsa; dengan dendanya hari ini.", EN: "Unpaid, past the due date and not yet expired; with today's late fees."},
-		"words.dashboard.rate_hint":        {ID: "Dari nominal tagihan yang jatuh tempo %[1]s–%[2]s (dibayar atau belum, termasuk yang kedaluwarsa), bagian yang sudah dibayar.", EN: "Of the amount of the bills falling due %[1]s–%[2]s (paid or not, expired included), the share that is paid."},
+		"words.dashboard.rate_hint":        {ID: "Dari nominal tagihan yang jatuh tempo %[1]s–%[2]s (dibayar atau belum, termasuk yang kedaluwarsa), bagian yang sudah lunas.", EN: "Of the amount of the bills falling due %[1]s–%[2]s (paid or not, expired included), the share that is paid."},
 		"words.dashboard.receipts_month":   {ID: "Diterima bulan ini", EN: "Collected this month"},
 		"words.dashboard.receipts_hint":    {ID: "Satu kuitansi atau satu pembayaran di bank dihitung satu pembayaran, berapa pun tagihannya.", EN: "One receipt or one bank payment counts as one payment, however many items it pays."},
 		"words.dashboard.payments_items":   {ID: "%[1]d pembayaran · %[2]d tagihan", EN: "%[1]d {1:payment|payments} · %[2]d {2:item|items}"},

@@ -1,6 +1,8 @@
 package registration
 
 import (
+	"slices"
+
 	"github.com/sekolah/portal/internal/billing"
 	"github.com/sekolah/portal/internal/problem"
 	"github.com/sekolah/portal/internal/students"
@@ -43,10 +45,12 @@ func (a Applicant) Student() billing.Student {
 }
 
 // Validate checks a cleaned applicant with the student rules. The public form also needs
-// a parent or guardian and a phone number, so the school can reach the family.
+// a parent or guardian and a phone number, so the school can reach the family; it asks
+// for no number (the school gives its own, PublicNumber), so none is checked.
 func (a Applicant) Validate(public bool) problem.List {
 	_, l := students.Validate(a.input())
 	if public {
+		l = slices.DeleteFunc(l, func(p problem.Problem) bool { return p.Field == students.FieldNIS })
 		students.CheckText(&l, FieldContactName, a.ContactName, true, MaxContactNameLen)
 		if a.Phone == "" {
 			l.Add(students.FieldPhone, "form.required")

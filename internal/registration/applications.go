@@ -2,9 +2,10 @@ package registration
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -115,7 +116,9 @@ var (
 // PublicApplication is one application of the public form.
 type PublicApplication struct {
 	ID string
-	// Reference is the number the parent is given ("PD-7K3M9QXT").
+	// Reference is the number the parent is given: the school's registration number
+	// ("PPDB-2026-0001"), which is also the applicant's NIS ("PD-7K3M9QXT" in
+	// applications kept before the school gave its own).
 	Reference string
 	Applicant Applicant
 	IP        string
@@ -148,27 +151,58 @@ func applicationOf(a store.RegistrationApplication) PublicApplication {
 	}
 }
 
-// referenceAlphabet has no 0/O or 1/I, so a reference read out over the phone is typed
-// back right.
-const referenceAlphabet = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ"
+// The school's registration numbers: the public form asks for no number (an applicant
+// has no NIS yet); each application gets the next of the school's own, the prefix, the
+// school's year and a sequence kept in the database ("PPDB-2026-0001"). The number is
+// the new student's NIS at the service, the key the family pays the bill with.
+const (
+	// DefaultNumberPrefix begins the numbers unless an admin sets another.
+	DefaultNumberPrefix = "PPDB"
+	// numberScope names a year's sequence of a prefix.
+	numberScope = "registration.public.number."
+	// numberTries bounds how many numbers one application may take when the roster
+	// already holds the next ones (a student typed in by staff with such a number).
+	numberTries = 20
+)
 
-func newReference() string {
-	b := make([]byte, 8)
-	_, _ = rand.Read(b) // never fails (crypto/rand)
-	for i := range b {
-		b[i] = referenceAlphabet[int(b[i])%len(referenceAlphabet)]
+// ErrNoNumber: numberTries numbers in a row were taken already.
+var ErrNoNumber = errors.New("registration: no free registration number")
+
+// PublicNumber formats number n of the prefix's sequence of year.
+func PublicNumber(prefix string, year int, n int64) string {
+	return fmt.Sprintf("%s-%d-%04d", prefix, year, n)
+}
+
+// nextNumber takes the next registration number of the school's year that no student of
+// the roster has (the roster only: nothing here asks the service).
+func (s *Service) nextNumber(ctx context.Context, prefix string) (string, error) {
+	year := s.Clock.Today().Year()
+	scope := numberScope + prefix + "." + strconv.Itoa(year)
+	for range numberTries {
+		n, err := s.DB.TakeSequenceNumber(ctx, scope)
+		if err != nil {
+			return "", err
+		}
+		number := PublicNumber(prefix, year, n)
+		if _, err := s.DB.StudentByNIS(ctx, number); errors.Is(err, store.ErrNotFound) {
+			return number, nil
+		} else if err != nil {
+			return "", err
+		}
 	}
-	return "PD-" + string(b)
+	return "", ErrNoNumber
 }
 
 // SubmitPublic keeps a submission of the public form from ip as an application and wakes
-// the Intake; nothing goes to the service here, and nothing here depends on whether the
-// NIS exists. The applicant is cleaned and checked with the student rules; the new
+// the Intake; nothing goes to the service here. The applicant is cleaned and checked with
+// the student rules; the school gives it its registration number (nextNumber), which is
+// its reference and the new student's NIS. The template's required lines are always
+// billed, its optional ones when include names them (as in the staff's wizard). The new
 // student's class is the form's (or its template's name).
 //
 // Errors: problem.List (what was typed), *RateLimited (too many from ip's address, IPv6
 // by its /64), ErrPublicOff, ErrPublicUnusable.
-func (s *Service) SubmitPublic(ctx context.Context, ip string, a Applicant) (PublicApplication, error) {
+func (s *Service) SubmitPublic(ctx context.Context, ip string, a Applicant, include []string) (PublicApplication, error) {
 	p, err := s.PublicSettings(ctx)
 	if err != nil {
 		return PublicApplication{}, err
@@ -185,6 +219,7 @@ func (s *Service) SubmitPublic(ctx context.Context, ip string, a Applicant) (Pub
 		return PublicApplication{}, err
 	}
 	a = a.Clean()
+	a.NIS = ""
 	a.Description = p.Class
 	if a.Description == "" {
 		a.Description = rev.Template.Name
@@ -195,19 +230,23 @@ func (s *Service) SubmitPublic(ctx context.Context, ip string, a Applicant) (Pub
 	if err := s.AllowPublic(ctx, auth.AddressGroup(ip)); err != nil {
 		return PublicApplication{}, err
 	}
+	items := Select(rev.Items, func(lineID string) bool { return slices.Contains(include, lineID) })
 	now := s.now()
 	rec := store.RegistrationApplication{
-		ID: store.NewID(), NIS: a.NIS, StudentName: a.Name, ContactName: a.ContactName, Phone: a.Phone, Email: a.Email,
-		Description: a.Description, TemplateID: rev.Template.ID, TemplateName: rev.Template.Name, Total: Total(rev.Items),
+		ID: store.NewID(), StudentName: a.Name, ContactName: a.ContactName, Phone: a.Phone, Email: a.Email,
+		Description: a.Description, TemplateID: rev.Template.ID, TemplateName: rev.Template.Name, Total: Total(items),
 		IP: ip, State: string(StateNew), CreatedAt: now, UpdatedAt: now,
 	}
-	for _, it := range rev.Items {
+	for _, it := range items {
 		c := it.Component
 		rec.Components = append(rec.Components, store.RegisteredComponent{Name: c.Name, AccountCode: c.AccountCode,
-			Amount: c.Amount, Penalty: c.Penalty, Due: c.Due, Expiry: c.Expiry, Description: c.Description})
+			Amount: c.Amount, Penalty: c.Penalty, Due: c.Due, Expiry: c.Expiry, Description: c.Description, LineID: it.LineID})
 	}
-	for range 5 { // a reference drawn twice in 32^8 is rare; five times is never
-		rec.Reference = newReference()
+	for range numberTries { // an application kept by hand with the next number: take another
+		if rec.NIS, err = s.nextNumber(ctx, p.NumberPrefix); err != nil {
+			return PublicApplication{}, err
+		}
+		rec.Reference = rec.NIS
 		if err = s.DB.AddRegistrationApplication(ctx, rec); !errors.Is(err, store.ErrConflict) {
 			break
 		}
@@ -219,6 +258,21 @@ func (s *Service) SubmitPublic(ctx context.Context, ip string, a Applicant) (Pub
 		s.Nudge()
 	}
 	return applicationOf(rec), nil
+}
+
+// include says which of the template's optional lines a's parent chose: the lines of its
+// components; nil (all of them) for an application kept before the choice was.
+func (a PublicApplication) include() func(lineID string) bool {
+	chosen := map[string]bool{}
+	for _, c := range a.Components {
+		if c.LineID != "" {
+			chosen[c.LineID] = true
+		}
+	}
+	if len(chosen) == 0 {
+		return nil
+	}
+	return func(lineID string) bool { return chosen[lineID] }
 }
 
 // Application returns one application; ErrApplicationGone when unknown.
@@ -306,7 +360,7 @@ func (s *Service) Approve(ctx context.Context, actor auth.Actor, id string) (sto
 	if !moved {
 		return store.Registration{}, ErrNotPending
 	}
-	rec, err := s.Register(ctx, actor, Application{Applicant: a.Applicant, TemplateID: a.TemplateID}, store.SourceRegistration)
+	rec, err := s.Register(ctx, actor, Application{Applicant: a.Applicant, TemplateID: a.TemplateID, Include: a.include()}, store.SourceRegistration)
 	if rec.BillID != "" {
 		if ferr := s.finish(ctx, a, rec); ferr != nil {
 			err = errors.Join(err, ferr)

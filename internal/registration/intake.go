@@ -199,7 +199,7 @@ func (in *Intake) decide(ctx context.Context, a PublicApplication, hourlyCap int
 	if err != nil || !moved {
 		return err
 	}
-	rec, err := s.Register(ctx, PublicActor(a.IP), Application{Applicant: a.Applicant, TemplateID: a.TemplateID}, store.SourceRegistration)
+	rec, err := s.Register(ctx, PublicActor(a.IP), Application{Applicant: a.Applicant, TemplateID: a.TemplateID, Include: a.include()}, store.SourceRegistration)
 	if rec.BillID != "" {
 		if err != nil {
 			in.log().Error("public registration: registered at the service, but noting it failed", "ref", a.Reference,

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -52,6 +53,7 @@ const (
 	settingPublicTemplate = "registration.public.template"
 	settingPublicClass    = "registration.public.class"
 	settingPublicCap      = "registration.public.hourly_cap"
+	settingPublicPrefix   = "registration.public.number_prefix"
 )
 
 // Public form rate limit defaults: submissions per address (an IPv6 one by its /64) per
@@ -208,6 +210,9 @@ type Public struct {
 	// hour (DefaultHourlyCap unless set); past it, applications wait for staff. 0: every
 	// application waits for staff.
 	HourlyCap int
+	// NumberPrefix begins the registration numbers the school gives applicants
+	// (DefaultNumberPrefix unless set): "PPDB" gives "PPDB-2026-0001".
+	NumberPrefix string
 }
 
 // PublicInput is the settings form as typed.
@@ -215,12 +220,18 @@ type PublicInput struct {
 	Enabled           bool
 	TemplateID, Class string
 	HourlyCap         string
+	NumberPrefix      string
 }
+
+// numberPrefixPattern is a prefix of registration numbers: letters and digits, so the
+// number is a NIS the service takes (students.ValidNIS) and reads out over the phone.
+var numberPrefixPattern = regexp.MustCompile(`^[A-Za-z0-9]{1,12}$`)
 
 // PublicSettings reads the public form's settings; it is off until an admin turns it on.
 func (s *Service) PublicSettings(ctx context.Context) (Public, error) {
 	var p Public
-	for key, dst := range map[string]*string{settingPublicTemplate: &p.TemplateID, settingPublicClass: &p.Class} {
+	for key, dst := range map[string]*string{settingPublicTemplate: &p.TemplateID, settingPublicClass: &p.Class,
+		settingPublicPrefix: &p.NumberPrefix} {
 		v, _, err := s.DB.Setting(ctx, key)
 		if err != nil {
 			return Public{}, err
@@ -232,6 +243,9 @@ func (s *Service) PublicSettings(ctx context.Context) (Public, error) {
 		return Public{}, err
 	}
 	p.Enabled, _ = strconv.ParseBool(v)
+	if !numberPrefixPattern.MatchString(p.NumberPrefix) {
+		p.NumberPrefix = DefaultNumberPrefix
+	}
 	p.HourlyCap = DefaultHourlyCap
 	if v, ok, err := s.DB.Setting(ctx, settingPublicCap); err != nil {
 		return Public{}, err
@@ -244,8 +258,15 @@ func (s *Service) PublicSettings(ctx context.Context) (Public, error) {
 // ParsePublic reads the settings form: a mistake in the cap is a problem of its field,
 // "hourly_cap" (a whole number from 0 to MaxHourlyCap; empty is the default).
 func ParsePublic(in PublicInput) (Public, problem.List) {
-	p := Public{Enabled: in.Enabled, TemplateID: in.TemplateID, Class: in.Class, HourlyCap: DefaultHourlyCap}
+	p := Public{Enabled: in.Enabled, TemplateID: in.TemplateID, Class: in.Class, HourlyCap: DefaultHourlyCap,
+		NumberPrefix: strings.ToUpper(strings.TrimSpace(in.NumberPrefix))}
 	var ps problem.List
+	switch {
+	case p.NumberPrefix == "":
+		p.NumberPrefix = DefaultNumberPrefix
+	case !numberPrefixPattern.MatchString(p.NumberPrefix):
+		ps.Add("number_prefix", "registration.settings.err.prefix")
+	}
 	if c := strings.TrimSpace(in.HourlyCap); c != "" {
 		n, err := strconv.Atoi(c)
 		switch {
@@ -286,7 +307,7 @@ func (s *Service) SetPublicSettings(ctx context.Context, actor auth.Actor, in Pu
 	}
 	for key, v := range map[string]string{
 		settingPublicEnabled: strconv.FormatBool(p.Enabled), settingPublicTemplate: p.TemplateID, settingPublicClass: p.Class,
-		settingPublicCap: strconv.Itoa(p.HourlyCap),
+		settingPublicCap: strconv.Itoa(p.HourlyCap), settingPublicPrefix: p.NumberPrefix,
 	} {
 		if err := s.DB.SetSetting(ctx, key, v); err != nil {
 			return err
@@ -294,7 +315,8 @@ func (s *Service) SetPublicSettings(ctx context.Context, actor auth.Actor, in Pu
 	}
 	s.audit(ctx, actor, auditPublicSettings.With(audit.Enabled(p.Enabled), audit.Name(name), audit.Class(p.Class),
 		audit.ArgOf(keyHourlyCap, strconv.Itoa(p.HourlyCap))),
-		"public registration form", fmt.Sprintf("enabled=%t template=%q class=%q cap=%d", p.Enabled, name, p.Class, p.HourlyCap))
+		"public registration form", fmt.Sprintf("enabled=%t template=%q class=%q cap=%d prefix=%q", p.Enabled, name, p.Class,
+			p.HourlyCap, p.NumberPrefix))
 	return nil
 }
 

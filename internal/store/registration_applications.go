@@ -194,3 +194,16 @@ func (db *DB) MoveRegistrationApplication(ctx context.Context, c ApplicationChan
 	}
 	return n == 1, nil
 }
+
+// TakeSequenceNumber takes the next number of the sequence scope (1 for a new one), in
+// one atomic statement: instances sharing the database never take the same number.
+func (db *DB) TakeSequenceNumber(ctx context.Context, scope string) (int64, error) {
+	var n int64
+	err := db.sql.QueryRowContext(ctx, `INSERT INTO receipt_sequences (scope, last, updated_at) VALUES ($1, 1, $2)
+		ON CONFLICT (scope) DO UPDATE SET last = receipt_sequences.last + 1, updated_at = excluded.updated_at
+		RETURNING last`, scope, db.Now()).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("store: take a number of %q: %w", scope, err)
+	}
+	return n, nil
+}

@@ -20,6 +20,9 @@ type RegisteredComponent struct {
 	Due         time.Time `json:"due"`
 	Expiry      time.Time `json:"expiry"`
 	Description string    `json:"description"`
+	// LineID is the fee template's line an application chose (the public form's optional
+	// lines); empty in registrations and in applications kept before it was.
+	LineID string `json:"line_id,omitempty"`
 }
 
 // Registration is the record of one registration (checkout) the portal made.

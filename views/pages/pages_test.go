@@ -150,3 +150,42 @@ func TestStudentPageOffersChangesOnlyWhenAllowed(t *testing.T) {
 		t.Errorf("pay link = %q", href)
 	}
 }
+
+// TestStudentPageActionsFold: a bursar sees the two actions of every day as buttons; the
+// rarer ones (statement, letter, edit, delete) are in a "More" menu that is a <details>
+// (it opens without JavaScript); no button is shown disabled: why a student cannot be
+// deleted is said in words.
+func TestStudentPageActionsFold(t *testing.T) {
+	t.Parallel()
+	v := pages.StudentView{Student: pages.StudentInfo{NIS: "26.01", Name: "Budi"}, PayURL: "/payments/new?nis=26.01",
+		LetterURL: "/students/26.01/letter", CanWrite: true, HasPayments: true}
+	doc := render(t, "/students/26.01", pages.StudentShow(v))
+	actions := doc.Find(`[data-testid="student-actions"]`)
+	if n := actions.Find(`.btn`).Not(`details .btn`).Length(); n != 2 {
+		t.Errorf("%d buttons outside the menu, want 2 (pay, add)", n)
+	}
+	more := actions.Find(`details.more-menu[data-testid="student-more"]`)
+	if more.Find(`summary`).Text() != "Lainnya" {
+		t.Fatalf("no 'Lainnya' menu: %q", more.Find(`summary`).Text())
+	}
+	for _, id := range []string{"student-statement", "student-letter", "student-edit", "student-delete-blocked"} {
+		if more.Find(`[data-testid="`+id+`"]`).Length() != 1 {
+			t.Errorf("%s is not in the menu", id)
+		}
+	}
+	if doc.Find(`[aria-disabled], [disabled]`).Length() != 0 {
+		t.Error("a disabled control is shown")
+	}
+	if got := text(doc, `[data-testid="student-delete-blocked"]`); !strings.Contains(got, "sudah memiliki pembayaran") {
+		t.Errorf("why it cannot be deleted: %q", got)
+	}
+	if got := text(doc, `[data-testid="student-statement"]`); got != "Rincian tagihan" {
+		t.Errorf("the statement is called %q", got)
+	}
+	// Without payments, delete is a link in the menu.
+	v.HasPayments = false
+	doc = render(t, "/students/26.01", pages.StudentShow(v))
+	if doc.Find(`[data-testid="student-more"] [data-testid="student-delete"]`).Length() != 1 {
+		t.Error("delete is not in the menu")
+	}
+}

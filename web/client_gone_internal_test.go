@@ -83,16 +83,26 @@ func TestClientGoneMidRequest(t *testing.T) {
 	sink := &lockedBuffer{}
 	keys := [2][]byte{[]byte(strings.Repeat("h", 32)), []byte(strings.Repeat("b", 32))}
 	h := newHandler(Deps{App: &app.App{Config: config.Config{}, Clock: clock.System(time.UTC), Log: slog.New(slog.NewTextHandler(sink, nil))}, SessionKeys: keys})
-	served := make(chan struct{})
+	started, served := make(chan struct{}), make(chan struct{})
 	page := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		defer close(served)
+		close(started)
 		<-r.Context().Done() // the query waits on the database until the request ends
 		h.serverError(w, r, fmt.Errorf("store: list students: %w", r.Context().Err()))
 	})
 	srv := httptest.NewServer(h.requestLogger(page))
 	t.Cleanup(srv.Close)
-	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	// The person closes the tab once the page is at work (a fixed time could end before a
+	// loaded machine has even delivered the request, and then no page runs at all).
+	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	go func() {
+		select {
+		case <-started:
+		case <-time.After(30 * time.Second): // the page never ran: give up, the test fails below
+		}
+		cancel()
+	}()
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL+"/students/", nil)
 	if _, err := http.DefaultClient.Do(req); err == nil {
 		t.Fatal("the client did not give up")

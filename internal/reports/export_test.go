@@ -103,10 +103,10 @@ func TestExportPaymentsXLSX(t *testing.T) {
 	want := map[string]string{
 		"A1": "Laporan Pembayaran Diterima",
 		"A2": "Periode", "B2": "1 Feb 2027 – 15 Mar 2027",
-		"A3": "Kode rekening", "B3": "Semua",
+		"A3": "Kode akun", "B3": "Semua",
 		"A4": "Dibuat", "B4": "15 Mar 2027 10:00 oleh Bu Sari",
 		"A6": "Tanggal bayar", "B6": "Jam bayar", "C6": "NIS", "D6": "Nama siswa", "E6": "Kelas", "F6": "Komponen tagihan",
-		"G6": "Kode rekening", "H6": "Nominal", "I6": "Bagian denda", "J6": "Jumlah dibayar", "K6": "No. referensi",
+		"G6": "Kode akun", "H6": "Nominal", "I6": "Bagian denda", "J6": "Jumlah dibayar", "K6": "No. referensi",
 		// 8 Feb 2027 is day 46426 of Excel's calendar; 09:00 in Jakarta is 0.375 of a day.
 		"A7": "46426", "B7": "0.375", "C7": "1001", "D7": "Ani Lestari", "E7": "Kelas 7A", "F7": "SPP Februari", "G7": "SPP",
 		"H7": "500000", "I7": "0", "J7": "500000", "K7": "REF-A",
@@ -213,7 +213,7 @@ func TestExportCSV(t *testing.T) {
 	}
 	// The time of day is the school's: 07:00 UTC is 14:00 in Jakarta.
 	want := [][]string{
-		{"Tanggal bayar", "Jam bayar", "NIS", "Nama siswa", "Kelas", "Komponen tagihan", "Kode rekening", "Nominal", "Bagian denda", "Jumlah dibayar", "No. referensi",
+		{"Tanggal bayar", "Jam bayar", "NIS", "Nama siswa", "Kelas", "Komponen tagihan", "Kode akun", "Nominal", "Bagian denda", "Jumlah dibayar", "No. referensi",
 			"Saluran", "Tempat bayar", "No. ref. merchant", "Kasir", "Biaya admin"},
 		{"2027-03-12", "14:00", "1001", "Ani Lestari", "Kelas 7A", "SPP Maret", "SPP", "500000", "25000", "525000", "REF-B", "Loket sekolah", "", "", "Siti Rahma", "0"},
 		{"2027-03-15", "08:30", "1003", "Citra Dewi", "Tanpa kelas", "SPP Maret", "SPP", "500000", "25000", "525000", `'=HYPERLINK("x")`, "Tidak diketahui", "", "", "", "0"},
@@ -329,7 +329,7 @@ func TestExportOtherReportsXLSX(t *testing.T) {
 		t.Fatal(err)
 	}
 	x = openXLSX(t, buf.Bytes())
-	for ref, w := range map[string]string{"A6": "Kode rekening", "A7": "BCA", "A8": "SPP", "E9": "1850000", "H9": "4145000"} {
+	for ref, w := range map[string]string{"A6": "Kode akun", "A7": "BCA", "A8": "SPP", "E9": "1850000", "H9": "4145000"} {
 		if got := cell(t, x, "Rekening", ref); got != w {
 			t.Errorf("accounts %s = %q, want %q", ref, got, w)
 		}

@@ -287,6 +287,23 @@ func (w *Writer) DeleteStudent(ctx context.Context, actor auth.Actor, nis string
 // CreateComponents adds bill components (all or none). detail says where they came from
 // (a form, an upload job and chunk) for the audit log.
 func (w *Writer) CreateComponents(ctx context.Context, actor auth.Actor, comps []billing.ComponentInput, detail string) ([]billing.Bill, error) {
+	bills, record, err := w.CreateComponentsApart(ctx, actor, comps, detail)
+	record(ctx)
+	return bills, err
+}
+
+// CreateComponentsApart is CreateComponents in two parts: the call, and record, which
+// writes its audit entry and, when the service made the components, the ledger. The
+// caller runs record once, whatever the answer, and before it tells anyone the
+// components are made: a job (jobs.Apart) lets the next batch's call leave first.
+func (w *Writer) CreateComponentsApart(ctx context.Context, actor auth.Actor, comps []billing.ComponentInput, detail string) ([]billing.Bill, func(context.Context), error) {
+	bills, err := w.Client.CreateComponents(ctx, comps)
+	return bills, func(ctx context.Context) { w.recordCreated(ctx, actor, comps, detail, bills, err) }, err
+}
+
+// recordCreated writes what a call creating comps answered: the audit entry, and the
+// components into the ledger when it made them.
+func (w *Writer) recordCreated(ctx context.Context, actor auth.Actor, comps []billing.ComponentInput, detail string, bills []billing.Bill, err error) {
 	seen := map[string]bool{}
 	var nis []string
 	var total int64
@@ -297,7 +314,6 @@ func (w *Writer) CreateComponents(ctx context.Context, actor auth.Actor, comps [
 		}
 		total += c.Amount
 	}
-	bills, err := w.Client.CreateComponents(ctx, comps)
 	d := strings.TrimSpace(fmt.Sprintf("%d components, Rp %d %s", len(comps), total, detail))
 	var names []string
 	if len(nis) == 1 {
@@ -308,7 +324,6 @@ func (w *Writer) CreateComponents(ctx context.Context, actor auth.Actor, comps [
 	if err == nil {
 		w.recordComponents(ctx, "components create", bills)
 	}
-	return bills, err
 }
 
 // uploadOf reads the upload job id from the detail the uploads runner passes ("upload

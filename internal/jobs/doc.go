@@ -64,7 +64,10 @@
 //     job searches the student's components for the natural key; the outbox, with no way
 //     to ask, decides by its idempotency key); Refused decides the items of a refused call
 //     (those the service names fail with its words; the others are sent again). Each
-//     decides items with Chunk.Decide; nothing else is the kind's to do.
+//     decides items with Chunk.Decide; nothing else is the kind's to do. A kind whose call
+//     is followed by writing its answer (the audit entry, the ledger: changes.Writer's
+//     CreateComponentsApart) implements Apart too: the engine then keeps Concurrency calls
+//     on the wire while answers are written, recording each chunk after its answer.
 //
 // Its metrics come for nothing (observe.go): a runner started with a Watcher in its
 // context (internal/app puts the portal's metrics there) reports the items its engine sends

@@ -55,6 +55,17 @@ type Steps interface {
 	Refused(ctx context.Context, c *Chunk, items []*Item, err error) error
 }
 
+// Apart is what a kind adds to its Steps when sending is a call and then writing what the
+// service answered (the audit entry, the ledger). SendApart is Send without that writing:
+// it makes the call and decides the items as Send does, and returns the writing (nil:
+// none), which the engine runs once the call's slot is free for the next chunk, before it
+// records the chunk. Concurrency then bounds the calls on the wire, not the chunks: one
+// chunk's answer is written while the next chunk's call is out, and a chunk is recorded
+// done only after its answer is written, as with Send.
+type Apart interface {
+	SendApart(ctx context.Context, c *Chunk, items []*Item) (after func(ctx context.Context), err error)
+}
+
 // Job is one job as the engine runs it: where its chunks and its wait are kept, and how
 // its items are sent. A kind makes one per run, holding what its steps need (the job's
 // record: who asked for it, what it sends).
@@ -65,7 +76,8 @@ type Job interface {
 
 // Config shapes the engine; a field left zero takes its default.
 type Config struct {
-	// Concurrency is the chunks of a job in flight at once (default 1).
+	// Concurrency is the calls of a job in flight at once (default 1): as many chunks at
+	// once, and as many more writing their answers when the kind sends Apart.
 	Concurrency int
 	// QuickTries is how many times a chunk's call is tried, with the short back-off,
 	// before the engine decides the service is down and the job waits for it (default 3).
@@ -253,7 +265,8 @@ func (e *Engine) Try(ctx context.Context, job string, j Store, fn func(ctx conte
 	}
 }
 
-// sendChunks processes the job's open chunks, Concurrency at a time; down reports that the
+// sendChunks processes the job's open chunks, Concurrency calls at a time (and as many
+// more chunks writing their answers when the kind sends Apart); down reports that the
 // service stopped answering (no more chunks were started then; those not sent stay open).
 func (e *Engine) sendChunks(ctx context.Context, job string, j Job) (down bool, err error) {
 	seqs, err := j.OpenChunks(ctx, job)
@@ -263,10 +276,16 @@ func (e *Engine) sendChunks(ctx context.Context, job string, j Job) (down bool, 
 	work := make(chan int)
 	var wg sync.WaitGroup
 	var isDown atomic.Bool
-	for range e.cfg.Concurrency {
+	r := &chunkRun{job: job, j: j, calls: make(chan struct{}, e.cfg.Concurrency)}
+	r.apart, _ = j.(Apart)
+	workers := e.cfg.Concurrency
+	if r.apart != nil {
+		workers *= 2
+	}
+	for range workers {
 		wg.Go(func() {
 			for seq := range work {
-				err := e.processChunk(ctx, job, seq, j)
+				err := e.processChunk(ctx, r, seq)
 				switch {
 				case errors.Is(err, errDown):
 					isDown.Store(true)
@@ -294,10 +313,35 @@ feed:
 	return isDown.Load(), nil
 }
 
+// chunkRun is what the chunks of one sendChunks share: the job, and the slots of the calls
+// in flight (Concurrency), each taken for a call and given back when its answer is in.
+type chunkRun struct {
+	job   string
+	j     Job
+	apart Apart // j, when it sends apart
+	calls chan struct{}
+}
+
+// call takes a call's slot; false when the worker stops first.
+func (r *chunkRun) call(ctx context.Context, w *Worker) bool {
+	select {
+	case r.calls <- struct{}{}:
+		return true
+	case <-w.Quit():
+		return false
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// done gives a call's slot back.
+func (r *chunkRun) done() { <-r.calls }
+
 // processChunk takes one chunk to confirmed or failed, or leaves it pending or unknown
 // when the worker stops or the attempts run out; errDown when the service stopped
 // answering.
-func (e *Engine) processChunk(ctx context.Context, job string, seq int, j Job) error {
+func (e *Engine) processChunk(ctx context.Context, r *chunkRun, seq int) error {
+	job, j := r.job, r.j
 	c, err := j.LoadChunk(ctx, job, seq)
 	if err != nil {
 		return err
@@ -318,13 +362,18 @@ func (e *Engine) processChunk(ctx context.Context, job string, seq int, j Job) e
 	for attempt := 0; ; attempt++ {
 		if len(c.InState(Sent)) > 0 {
 			// No answer came: look before sending again, once the call can no longer land.
-			if wait := e.clock.Until(c.SentAt.Add(e.cfg.Settle)); wait > 0 && !e.worker.Sleep(ctx, wait) {
+			if wait := e.clock.Until(c.SentAt.Add(e.lead() + e.cfg.Settle)); wait > 0 && !e.worker.Sleep(ctx, wait) {
 				return nil
 			}
 			if ctx.Err() != nil {
 				return nil
 			}
-			if err := e.check(ctx, c, j); err != nil {
+			if !r.call(ctx, e.worker) {
+				return nil
+			}
+			err := e.check(ctx, c, j)
+			r.done()
+			if err != nil {
 				if ctx.Err() != nil {
 					return nil
 				}
@@ -361,7 +410,7 @@ func (e *Engine) processChunk(ctx context.Context, job string, seq int, j Job) e
 		if e.stopping(ctx) {
 			return nil
 		}
-		f, err := e.send(ctx, c, j, open, save)
+		f, err := e.send(ctx, c, r, open, save)
 		if err != nil && f == Other && errors.Is(err, errSave) {
 			return err
 		}
@@ -373,10 +422,13 @@ func (e *Engine) processChunk(ctx context.Context, job string, seq int, j Job) e
 		switch f {
 		case NoFault, Refused:
 			c.State, c.LastError = ChunkPending, ""
+			if len(c.Open()) == 0 {
+				continue // the next turn closes the chunk, and saves it once
+			}
 			if err := save(); err != nil {
 				return err
 			}
-			continue // the next turn closes the chunk, or sends the rest of a refused batch
+			continue // the next turn sends the rest of a refused batch
 		case NoAnswer, Other:
 			// It may still land: Settle counts from now, when the call ended.
 			c.State, c.SentAt, c.LastError = ChunkUnknown, e.clock.Now(), truncate(err.Error(), 500)
@@ -415,6 +467,12 @@ func (e *Engine) processChunk(ctx context.Context, job string, seq int, j Job) e
 	}
 }
 
+// lead is how long after its items were marked sent a call may leave (sendUnit marks them
+// again when it would leave later): items found sent are read at the service lead +
+// Settle after their mark, when a call that left with them has landed or never will. A
+// second at most, and no more than Settle (tests settle in milliseconds).
+func (e *Engine) lead() time.Duration { return min(time.Second, e.cfg.Settle) }
+
 // stopped is send's fault when it sent nothing more because the worker stops.
 const stopped Fault = -1
 
@@ -423,9 +481,10 @@ const stopped Fault = -1
 var errSave = errors.New("jobs: save a chunk")
 
 // send makes the chunk's calls for its open items: one call for all, or one for each
-// (OneByOne), each marked sent and saved before it leaves. It stops at the first call
-// that fails otherwise than by a refusal, and reports its fault and error.
-func (e *Engine) send(ctx context.Context, c *Chunk, steps Steps, open []*Item, save func() error) (Fault, error) {
+// (OneByOne), each marked sent and saved before it leaves, in a call's slot (chunkRun).
+// It stops at the first call that fails otherwise than by a refusal, and reports its
+// fault and error.
+func (e *Engine) send(ctx context.Context, c *Chunk, r *chunkRun, open []*Item, save func() error) (Fault, error) {
 	units := [][]*Item{open}
 	if c.OneByOne {
 		units = make([][]*Item, len(open))
@@ -434,43 +493,98 @@ func (e *Engine) send(ctx context.Context, c *Chunk, steps Steps, open []*Item, 
 		}
 	}
 	for _, unit := range units {
-		if e.stopping(ctx) || !e.pace(ctx) {
-			return stopped, nil
+		f, err := e.sendUnit(ctx, c, r, unit, save)
+		if f != NoFault {
+			return f, err
 		}
-		// Marked sent before the call leaves: a process that dies during it is read.
-		for _, it := range unit {
-			c.Decide(it, Decision{State: Sent})
-		}
-		c.State, c.SentAt = ChunkSent, e.clock.Now()
-		c.Attempts++
-		if err := save(); err != nil {
-			return Other, errors.Join(errSave, err)
-		}
-		e.items(Sent, len(unit))
-		err := steps.Send(ctx, c, unit)
-		e.holdOff(err)
-		f, words := e.classify(err)
-		switch f {
-		case NoFault:
-			for _, it := range unit {
-				if it.State == Sent {
-					c.Decide(it, Decision{State: Done})
-				}
-			}
-			continue
-		case Refused:
-			if rerr := e.refused(ctx, c, steps, unit, err, words); rerr != nil {
-				rf, _ := e.classify(rerr)
-				if rf == NoAnswer || rf == Refused {
-					rf = Down // a read that failed: nothing was applied by it
-				}
-				return rf, rerr
-			}
-			continue
-		}
-		return f, err
 	}
 	return NoFault, nil
+}
+
+// sendUnit makes one of send's calls, in a call's slot: given back as soon as the answer
+// is in when the kind sends apart, and its answer then written (Apart) before the items
+// are decided. A refusal is decided here (NoFault when that went well).
+func (e *Engine) sendUnit(ctx context.Context, c *Chunk, r *chunkRun, unit []*Item, save func() error) (Fault, error) {
+	if e.stopping(ctx) {
+		return stopped, nil
+	}
+	// Marked sent before the call leaves: a process that dies during it is read. The mark
+	// is saved before the call's slot is waited for, so that the save (waiting its turn to
+	// write behind other chunks' answers) is not between one call's end and the next's
+	// start; a call leaving more than lead after its mark is marked again.
+	mark := func() error {
+		c.State, c.SentAt = ChunkSent, e.clock.Now()
+		if err := save(); err != nil {
+			return errors.Join(errSave, err)
+		}
+		return nil
+	}
+	for _, it := range unit {
+		c.Decide(it, Decision{State: Sent})
+	}
+	c.Attempts++
+	if err := mark(); err != nil {
+		return Other, err
+	}
+	unsent := func() (Fault, error) {
+		// Nothing left: the items are pending again, as the chunk is saved.
+		for _, it := range unit {
+			c.Decide(it, Decision{State: Pending})
+		}
+		return stopped, nil
+	}
+	if !r.call(ctx, e.worker) {
+		return unsent()
+	}
+	held := true
+	defer func() {
+		if held {
+			r.done()
+		}
+	}()
+	if !e.pace(ctx) {
+		return unsent()
+	}
+	if e.clock.Since(c.SentAt) > e.lead() {
+		if err := mark(); err != nil {
+			return Other, err
+		}
+	}
+	e.items(Sent, len(unit))
+	var err error
+	if r.apart != nil {
+		var after func(context.Context)
+		after, err = r.apart.SendApart(ctx, c, unit)
+		if after != nil {
+			if err == nil {
+				r.done() // the answer is in: the next chunk's call may leave while it is written
+				held = false
+			}
+			after(ctx)
+		}
+	} else {
+		err = r.j.Send(ctx, c, unit)
+	}
+	e.holdOff(err)
+	f, words := e.classify(err)
+	switch f {
+	case NoFault:
+		for _, it := range unit {
+			if it.State == Sent {
+				c.Decide(it, Decision{State: Done})
+			}
+		}
+	case Refused:
+		if rerr := e.refused(ctx, c, r.j, unit, err, words); rerr != nil {
+			rf, _ := e.classify(rerr)
+			if rf == NoAnswer || rf == Refused {
+				rf = Down // a read that failed: nothing was applied by it
+			}
+			return rf, rerr
+		}
+		return NoFault, nil
+	}
+	return f, err
 }
 
 // refused lets the kind decide the items of a refused call; undecided ones are sent again,

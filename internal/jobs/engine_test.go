@@ -30,8 +30,18 @@ func fast(timeout time.Duration) jobs.Config {
 // batches while the service fails a fifth of the calls, applies some and never answers,
 // loses two answers on purpose, and the instance is stopped hard in the middle and another
 // started, end as exactly 800 components at the service: none missing, none twice.
+// A kind that sends apart (jobs.Apart) keeps the same promise.
 func TestExactlyOnceUnderFaultsAndRestart(t *testing.T) {
 	t.Parallel()
+	for _, apart := range []bool{false, true} {
+		t.Run(map[bool]string{false: "send", true: "apart"}[apart], func(t *testing.T) {
+			t.Parallel()
+			exactlyOnceUnderFaultsAndRestart(t, apart)
+		})
+	}
+}
+
+func exactlyOnceUnderFaultsAndRestart(t *testing.T, apart bool) {
 	timeout := 150 * time.Millisecond
 	e := newEnv(t, timeout, 80, false)
 	const rows, chunk = 800, 40
@@ -41,7 +51,13 @@ func TestExactlyOnceUnderFaultsAndRestart(t *testing.T) {
 	w1.lose.Store(2)
 	e.sb.SetFaults(sandbox.Faults{ErrorRate: 0.2, Status: 503, TimeoutRate: 0.05, LatencyMS: 20})
 
-	first := e.start(t, "instance-1", &compJob{memStore: m, inputs: inputs, client: e.client(t, w1, timeout, "issued")}, fast(timeout), 5*time.Second)
+	kind := func(j *compJob) kindJob {
+		if apart {
+			return newApartJob(j, 10*time.Millisecond)
+		}
+		return j
+	}
+	first := e.start(t, "instance-1", kind(&compJob{memStore: m, inputs: inputs, client: e.client(t, w1, timeout, "issued")}), fast(timeout), 5*time.Second)
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(5 * time.Millisecond) {
 		if states, _, _ := m.sum(); states[jobs.Done] >= rows/4 {
 			break
@@ -57,7 +73,7 @@ func TestExactlyOnceUnderFaultsAndRestart(t *testing.T) {
 	}
 	t.Logf("stopped with items %v", states)
 
-	e.start(t, "instance-2", &compJob{memStore: m, inputs: inputs, client: e.client(t, nil, timeout, "issued")}, fast(timeout), 5*time.Second)
+	e.start(t, "instance-2", kind(&compJob{memStore: m, inputs: inputs, client: e.client(t, nil, timeout, "issued")}), fast(timeout), 5*time.Second)
 	waitFinished(t, m)
 	e.sb.SetFaults(sandbox.Faults{})
 	states, attempts, recognised := m.sum()
@@ -71,6 +87,80 @@ func TestExactlyOnceUnderFaultsAndRestart(t *testing.T) {
 	t.Logf("%d sends, %d items recognised after answers that did not come", attempts, recognised)
 	if recognised < 2*chunk {
 		t.Errorf("%d items recognised; the two lost answers alone were %d", recognised, 2*chunk)
+	}
+}
+
+// TestApartWritesBesideTheNextCall: a kind sending apart has its answers written while the
+// next chunks' calls are out, never more calls at once than Concurrency, and no chunk
+// recorded done before its answer is written; every component reaches the service once.
+func TestApartWritesBesideTheNextCall(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, 2*time.Second, 20, false)
+	const rows, chunk = 120, 10
+	inputs := e.components(rows, chunk)
+	m := newMemStore(inputs)
+	w := &wire{next: http.DefaultTransport, delay: 30 * time.Millisecond}
+	j := newApartJob(&compJob{memStore: m, inputs: inputs, client: e.client(t, w, 2*time.Second, "issued")}, 50*time.Millisecond)
+	cfg := fast(2 * time.Second)
+	cfg.Concurrency = 1 // one call at a time: a call beside a write is the engine's doing
+	e.start(t, "a", j, cfg, 5*time.Second)
+	waitFinished(t, m)
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if states, _, _ := m.sum(); states[jobs.Done] != rows {
+		t.Fatalf("items %v, want all %d done", states, rows)
+	}
+	if names, twice := e.atService(t); len(names) != rows || twice != 0 {
+		t.Fatalf("at the service: %d components, %d twice; want exactly %d", len(names), twice, rows)
+	}
+	if j.most > 1 {
+		t.Errorf("%d calls at once, want one at most", j.most)
+	}
+	if j.beside == 0 {
+		t.Errorf("no call left while an answer was being written")
+	}
+	if len(j.earlySave) > 0 {
+		t.Errorf("chunks %v recorded done before their answers were written", j.earlySave)
+	}
+	t.Logf("%d of %d calls left while an answer was being written; %d at once at most", j.beside, rows/chunk, j.most)
+}
+
+// TestStopLeavesNothingSentUnsent: a chunk marked sent while it waits for a call's slot
+// (a kind sending apart runs more chunks than calls) is pending again when the worker
+// stops before its call leaves: nothing is left sent that was not, to be read at the
+// service a settling time later. Another instance then ends the job, each component once.
+func TestStopLeavesNothingSentUnsent(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, 2*time.Second, 20, false)
+	const rows, chunk = 80, 10
+	inputs := e.components(rows, chunk)
+	m := newMemStore(inputs)
+	cfg := fast(2 * time.Second)
+	cfg.Concurrency = 1
+	w := &wire{next: http.DefaultTransport, delay: 80 * time.Millisecond}
+	first := e.start(t, "a", newApartJob(&compJob{memStore: m, inputs: inputs, client: e.client(t, w, 2*time.Second, "issued")}, 0), cfg, 5*time.Second)
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		if states, _, _ := m.sum(); states[jobs.Done] >= 2*chunk {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the job made no progress")
+		}
+	}
+	if err := first.Stop(context.Background()); err != nil { // graceful: the call out ends
+		t.Fatal(err)
+	}
+	states, _, _ := m.sum()
+	if states[jobs.Done] == rows {
+		t.Fatalf("the job finished before the stop (%v); the test would prove nothing", states)
+	}
+	if states[jobs.Sent] != 0 {
+		t.Fatalf("after a graceful stop, items %v: %d left sent that never left", states, states[jobs.Sent])
+	}
+	e.start(t, "b", &compJob{memStore: m, inputs: inputs, client: e.client(t, nil, 2*time.Second, "issued")}, cfg, 5*time.Second)
+	waitFinished(t, m)
+	if names, twice := e.atService(t); len(names) != rows || twice != 0 {
+		t.Fatalf("at the service: %d components, %d twice; want exactly %d", len(names), twice, rows)
 	}
 }
 

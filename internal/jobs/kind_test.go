@@ -299,14 +299,23 @@ func (j *compJob) Refused(_ context.Context, c *jobs.Chunk, items []*jobs.Item, 
 
 // start starts an instance named owner running job j with cfg, its leases lasting ttl: a
 // jobs.Runner, as a kind assembles one.
-func (e *env) start(t testing.TB, owner string, j *compJob, cfg jobs.Config, ttl time.Duration) *jobs.Runner {
+func (e *env) start(t testing.TB, owner string, j kindJob, cfg jobs.Config, ttl time.Duration) *jobs.Runner {
 	t.Helper()
 	return e.startIn(t, context.Background(), "", owner, j, cfg, ttl)
 }
 
+// kindJob is a test kind's job: compJob, or apartJob, which sends apart.
+type kindJob interface {
+	jobs.Job
+	mem() *memStore
+}
+
+func (j *compJob) mem() *memStore { return j.memStore }
+
 // startIn is start with the context the runner starts with (a Watcher's) and its kind's name.
-func (e *env) startIn(t testing.TB, ctx context.Context, kind, owner string, j *compJob, cfg jobs.Config, ttl time.Duration) *jobs.Runner {
+func (e *env) startIn(t testing.TB, ctx context.Context, kind, owner string, kj kindJob, cfg jobs.Config, ttl time.Duration) *jobs.Runner {
 	t.Helper()
+	j := kj.mem()
 	var r *jobs.Runner
 	r = jobs.NewRunner(jobs.RunnerConfig{Kind: kind, Engine: cfg, Classify: jobs.BillingFault, Clock: clock.System(time.UTC), Log: e.log,
 		Leases: e.db.NamedLeases(), Owner: owner, LeaseTTL: ttl, LeaseRenew: ttl / 5,
@@ -321,7 +330,7 @@ func (e *env) startIn(t testing.TB, ctx context.Context, kind, owner string, j *
 		Run: func(ctx context.Context, id string) error {
 			done := j.running(owner)
 			defer done()
-			finished, err := r.Engine.Run(ctx, id, j)
+			finished, err := r.Engine.Run(ctx, id, kj)
 			if err != nil || !finished {
 				return err
 			}
@@ -336,6 +345,69 @@ func (e *env) startIn(t testing.TB, ctx context.Context, kind, owner string, j *
 	}
 	t.Cleanup(func() { _ = r.Stop(context.Background()) })
 	return r
+}
+
+// apartJob is compJob sending apart (jobs.Apart): after its call, the answer is
+// "written" (a pause of write, as a ledger's write takes time) while the next chunk's
+// call may leave. It notes the calls in flight at once, the calls that left while an
+// answer was being written, and a chunk saved closed before its answer was written.
+type apartJob struct {
+	*compJob
+	write time.Duration
+
+	mu        sync.Mutex
+	inFlight  int
+	most      int          // the most calls in flight at once
+	writing   int          // answers being written now
+	beside    int          // calls that left while an answer was being written
+	written   map[int]bool // chunks whose answer is written
+	earlySave []int        // chunks saved closed before their answer was written
+}
+
+func newApartJob(j *compJob, write time.Duration) *apartJob {
+	return &apartJob{compJob: j, write: write, written: map[int]bool{}}
+}
+
+func (a *apartJob) SendApart(ctx context.Context, c *jobs.Chunk, items []*jobs.Item) (func(context.Context), error) {
+	a.mu.Lock()
+	a.inFlight++
+	a.most = max(a.most, a.inFlight)
+	if a.writing > 0 {
+		a.beside++
+	}
+	a.mu.Unlock()
+	err := a.compJob.Send(ctx, c, items)
+	a.mu.Lock()
+	a.inFlight--
+	a.mu.Unlock()
+	seq := c.Seq
+	return func(context.Context) {
+		a.mu.Lock()
+		a.writing++
+		a.mu.Unlock()
+		time.Sleep(a.write)
+		a.mu.Lock()
+		a.writing--
+		a.written[seq] = true
+		a.mu.Unlock()
+	}, err
+}
+
+func (a *apartJob) Send(ctx context.Context, c *jobs.Chunk, items []*jobs.Item) error {
+	after, err := a.SendApart(ctx, c, items)
+	after(ctx)
+	return err
+}
+
+func (a *apartJob) SaveChunk(ctx context.Context, c *jobs.Chunk) error {
+	if c.State == jobs.ChunkConfirmed {
+		a.mu.Lock()
+		if !a.written[c.Seq] {
+			a.earlySave = append(a.earlySave, c.Seq)
+		}
+		a.mu.Unlock()
+	}
+	return a.compJob.SaveChunk(ctx, c)
 }
 
 // stopHard stops r at once: calls in flight are cut.

@@ -155,17 +155,24 @@ func (a *applyJob) input(it store.PlanItem) billing.ComponentInput {
 
 // Send implements jobs.Steps: the chunk's components in one batch call.
 func (a *applyJob) Send(ctx context.Context, ch *jobs.Chunk, items []*jobs.Item) error {
+	record, err := a.SendApart(ctx, ch, items)
+	record(ctx)
+	return err
+}
+
+// SendApart implements jobs.Apart: Send, leaving the audit entry and the ledger's write
+// of the new components to record, which the engine runs once the next batch may leave.
+func (a *applyJob) SendApart(ctx context.Context, ch *jobs.Chunk, items []*jobs.Item) (record func(context.Context), err error) {
 	d := data(ch)
 	inputs := make([]billing.ComponentInput, len(items))
 	for i, it := range items {
 		inputs[i] = a.input(d.items[it.Key])
 	}
-	made, err := a.s.writer.CreateComponents(ctx, a.actor, inputs, "plan "+a.j.PlanCode+" apply "+a.j.ID+" chunk "+strconv.Itoa(ch.Seq))
-	if err != nil {
-		return err
+	made, record, err := a.s.writer.CreateComponentsApart(ctx, a.actor, inputs, "plan "+a.j.PlanCode+" apply "+a.j.ID+" chunk "+strconv.Itoa(ch.Seq))
+	if err == nil {
+		a.match(d, items, made)
 	}
-	a.match(d, items, made)
-	return nil
+	return record, err
 }
 
 // match records which component was made for which item, by student and key.

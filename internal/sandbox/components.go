@@ -37,7 +37,7 @@ func (s *Server) componentBatch(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	now := s.Now()
-	var ids []string
+	var recs []record
 	err := s.store.inTx(r.Context(), func(tx *sql.Tx) error {
 		students := map[string]*studentRow{}
 		for i, v := range valid {
@@ -64,13 +64,9 @@ func (s *Server) componentBatch(w http.ResponseWriter, r *http.Request) error {
 			return invalid("bill_upload_list", ps)
 		}
 		var err error
-		ids, err = s.insertComponents(r.Context(), tx, valid, func(i int) *studentRow { return students[valid[i].billKey] }, now)
+		recs, err = s.insertComponents(r.Context(), tx, valid, func(i int) *studentRow { return students[valid[i].billKey] }, now)
 		return err
 	})
-	if err != nil {
-		return err
-	}
-	recs, err := recordsByID(context.WithoutCancel(r.Context()), s.store.db, ids, dayOf(now.In(s.loc)), s.stamps)
 	if err != nil {
 		return err
 	}
@@ -88,7 +84,7 @@ func (s *Server) componentCreate(w http.ResponseWriter, r *http.Request) error {
 	var ps problems
 	v := s.validateComponent(&in, -1, true, &ps)
 	now := s.Now()
-	var ids []string
+	var recs []record
 	err := s.store.inTx(r.Context(), func(tx *sql.Tx) error {
 		var st studentRow
 		if v.billKey != "" {
@@ -105,13 +101,9 @@ func (s *Server) componentCreate(w http.ResponseWriter, r *http.Request) error {
 			return invalidOne(ps)
 		}
 		var err error
-		ids, err = s.insertComponents(r.Context(), tx, []validComponent{v}, func(int) *studentRow { return &st }, now)
+		recs, err = s.insertComponents(r.Context(), tx, []validComponent{v}, func(int) *studentRow { return &st }, now)
 		return err
 	})
-	if err != nil {
-		return err
-	}
-	recs, err := recordsByID(context.WithoutCancel(r.Context()), s.store.db, ids, dayOf(now.In(s.loc)), s.stamps)
 	if err != nil {
 		return err
 	}
@@ -311,24 +303,24 @@ func checkIDs(field string, ids []string, ps *problems) {
 
 // insertComponents stores validated components created now, and records the
 // reminder at once for a component due two days from today, whose reminder
-// day is today.
-func (s *Server) insertComponents(ctx context.Context, tx *sql.Tx, list []validComponent, studentOf func(i int) *studentRow, now time.Time) ([]string, error) {
+// day is today. It returns their records, as a read would answer them.
+func (s *Server) insertComponents(ctx context.Context, tx *sql.Tx, list []validComponent, studentOf func(i int) *studentRow, now time.Time) ([]record, error) {
 	ins, err := newComponentInserter(ctx, tx)
 	if err != nil {
 		return nil, err
 	}
 	defer ins.close()
-	remindDay := addDays(dayOf(now.In(s.loc)), 2)
-	ids := make([]string, len(list))
+	today := dayOf(now.In(s.loc))
+	remindDay := addDays(today, 2)
+	recs := make([]record, len(list))
 	for i, v := range list {
 		id, err := uuid.NewV7()
 		if err != nil {
 			return nil, fmt.Errorf("component id: %w", err)
 		}
 		st := studentOf(i)
-		ids[i] = id.String()
 		row := componentRow{
-			id: ids[i], studentID: st.id, accountCode: v.accountCode, name: v.name,
+			id: id.String(), studentID: st.id, accountCode: v.accountCode, name: v.name,
 			amount: v.amount, penalty: v.penalty, active: v.active, due: v.due, expiry: v.expiry,
 			notes: v.notes, createdAt: now,
 		}
@@ -336,12 +328,13 @@ func (s *Server) insertComponents(ctx context.Context, tx *sql.Tx, list []validC
 			return nil, err
 		}
 		if dayOf(v.due) == remindDay {
-			if err := recordReminder(ctx, tx, ids[i], st, v.due, now); err != nil {
+			if err := recordReminder(ctx, tx, row.id, st, v.due, now); err != nil {
 				return nil, err
 			}
 		}
+		recs[i] = newRecord(&row, st, today, s.stamps)
 	}
-	return ids, nil
+	return recs, nil
 }
 
 // remindIfDue records the reminder at once when a component is now due two
@@ -407,7 +400,11 @@ func (s *Server) studentCheckout(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 		row = rows[0]
-		ids, err = s.insertComponents(r.Context(), tx, valid, func(int) *studentRow { return &row }, now)
+		recs, err := s.insertComponents(r.Context(), tx, valid, func(int) *studentRow { return &row }, now)
+		ids = make([]string, 0, len(recs))
+		for _, rec := range recs {
+			ids = append(ids, rec.ID)
+		}
 		return err
 	})
 	if err != nil {

@@ -348,3 +348,47 @@ func TestConcurrentPaymentsPayOnce(t *testing.T) {
 		t.Fatalf("answers: %v", got)
 	}
 }
+
+// TestBatchAnswersWhatItStored: a batch's answer (built from what it inserted, not read
+// back) is each component exactly as a read of it answers: states on both sides of the
+// expiry, an active date or none, notes, in both stamp formats.
+func TestBatchAnswersWhatItStored(t *testing.T) {
+	t.Parallel()
+	for _, zoneless := range []bool{false, true} {
+		t.Run(fmt.Sprintf("zoneless=%v", zoneless), func(t *testing.T) {
+			t.Parallel()
+			c := newSandbox(t, Options{Zoneless: zoneless})
+			c.seedStudents("A1", "B2")
+			late := componentJSON("B2", "SPP", day(2026, 10, 10), 350000, 25000)
+			late["expiry_date"] = day(2026, 11, 21).Format(timeLayout)
+			active := componentJSON("A1", "BCA", day(2026, 12, 10), 750000, 0)
+			active["active_date"], active["notes"] = day(2026, 12, 1).Format(timeLayout), "[plan SPP 2026-12]"
+			made := c.upload(componentJSON("A1", "SPP", day(2026, 12, 10), 450000, 25000), late, active)
+			if len(made) != 3 || made[1].State != stateExpired || made[2].ActiveDate == nil {
+				t.Fatalf("made = %+v", made)
+			}
+			for _, m := range made {
+				read := into[record](t, c.must(http.StatusOK, "GET", "/bill_component/get/"+m.ID, nil))
+				if !samePointers(m, read) {
+					t.Errorf("the batch answered %+v\nread back     %+v", m, read)
+				}
+			}
+		})
+	}
+}
+
+// samePointers compares two records field by field, pointers by what they point to.
+func samePointers(a, b record) bool {
+	deref := func(p *string) string {
+		if p == nil {
+			return "<nil>"
+		}
+		return *p
+	}
+	if deref(a.ActiveDate) != deref(b.ActiveDate) || deref(a.PaidDate) != deref(b.PaidDate) || deref(a.RefNumber) != deref(b.RefNumber) {
+		return false
+	}
+	a.ActiveDate, a.PaidDate, a.RefNumber = nil, nil, nil
+	b.ActiveDate, b.PaidDate, b.RefNumber = nil, nil, nil
+	return a == b
+}

@@ -139,10 +139,8 @@ func scanRecords(rows *sql.Rows, today int, f stamps) ([]record, error) {
 			if ref.Valid {
 				r.RefNumber = &ref.String
 			}
-		case today > expiryDay:
-			r.State = stateExpired
 		default:
-			r.State = stateProvisioned
+			r.State = unpaidState(today, expiryDay)
 		}
 		out = append(out, r)
 	}
@@ -150,6 +148,30 @@ func scanRecords(rows *sql.Rows, today int, f stamps) ([]record, error) {
 		return nil, fmt.Errorf("read components: %w", err)
 	}
 	return out, nil
+}
+
+// unpaidState is the state of a component neither paid nor deleted: expired once today
+// (YYYYMMDD, the service's zone) is past its expiry day.
+func unpaidState(today, expiryDay int) string {
+	if today > expiryDay {
+		return stateExpired
+	}
+	return stateProvisioned
+}
+
+// newRecord is the record of c, a component just inserted (unpaid) for st, as
+// recordsByID would read it back: a batch answers what it made without reading it again.
+func newRecord(c *componentRow, st *studentRow, today int, f stamps) record {
+	r := record{ID: c.id, BillID: st.billID, BillKey: st.BillKeyValue, BillName: st.Name, AccountCode: c.accountCode,
+		Name: c.name, Amount: c.amount, Penalty: c.penalty, Notes: c.notes,
+		DueDate: f.unix(c.due.Unix()), ExpiryDate: f.unix(c.expiry.Unix()),
+		CreatedAt: f.nanos(c.createdAt.UnixNano()), UpdatedAt: f.nanos(c.createdAt.UnixNano()),
+		State: unpaidState(today, dayOf(c.expiry.UTC()))}
+	if c.active != nil {
+		v := f.unix(c.active.Unix())
+		r.ActiveDate = &v
+	}
+	return r
 }
 
 // recordsByID loads the given components in the given order.

@@ -1,6 +1,7 @@
 package store_test
 
 import (
+	"context"
 	"database/sql"
 	"errors"
 	"os"
@@ -414,6 +415,59 @@ func TestConcurrentWriters(t *testing.T) {
 			t.Errorf("total = %d, %v; want %d", total, err, writers*each)
 		}
 	})
+}
+
+// TestSQLiteWritersTakeTurns: on SQLite a transaction waits for the one writer's turn
+// (DB.writer) before it begins: one waiting while another writes starts once that one
+// commits, and one whose context ends while it waits gives up with its context's error
+// (a turn that ignored it would hang here). That the turn starts a waiting transaction
+// sooner than SQLite's busy handler did is a matter of time: BenchmarkPlanApply shows it.
+func TestSQLiteWritersTakeTurns(t *testing.T) {
+	t.Parallel()
+	db := openSQLite(t)
+	ctx := t.Context()
+	release := make(chan struct{})
+	holding := make(chan struct{})
+	first := make(chan error, 1)
+	go func() {
+		first <- db.InTx(ctx, func(tx *sql.Tx) error {
+			close(holding)
+			<-release
+			_, err := tx.ExecContext(ctx, `INSERT INTO settings (name, value, updated_at) VALUES ('first', 'v', $1)`, store.Time(time.Now()))
+			return err
+		})
+	}()
+	<-holding
+
+	short, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+	defer cancel()
+	err := db.InTx(short, func(tx *sql.Tx) error {
+		t.Error("ran while another transaction held the write lock")
+		return nil
+	})
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("a writer whose context ended while it waited: %v, want its context's error", err)
+	}
+
+	second := make(chan error, 1)
+	go func() {
+		second <- db.InTx(ctx, func(tx *sql.Tx) error {
+			_, err := tx.ExecContext(ctx, `INSERT INTO settings (name, value, updated_at) VALUES ('second', 'v', $1)`, store.Time(time.Now()))
+			return err
+		})
+	}()
+	close(release)
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+	if err := <-second; err != nil {
+		t.Fatalf("the writer waiting its turn: %v", err)
+	}
+	for _, name := range []string{"first", "second"} {
+		if _, ok, _ := db.Setting(ctx, name); !ok {
+			t.Errorf("%s write is missing", name)
+		}
+	}
 }
 
 func TestIsUniqueViolation(t *testing.T) {

@@ -309,9 +309,20 @@ func (u *uploadJob) detail(ch *jobs.Chunk) string {
 // Send implements jobs.Steps: new rows in one batch call; a change of what exists by a
 // call of its own, through the correction steps.
 func (u *uploadJob) Send(ctx context.Context, ch *jobs.Chunk, items []*jobs.Item) error {
+	record, err := u.SendApart(ctx, ch, items)
+	if record != nil {
+		record(ctx)
+	}
+	return err
+}
+
+// SendApart implements jobs.Apart: a batch of new components leaves the audit entry and
+// the ledger's write of them to record, which the engine runs once the next batch may
+// leave; students and changes are sent whole (record nil).
+func (u *uploadJob) SendApart(ctx context.Context, ch *jobs.Chunk, items []*jobs.Item) (record func(context.Context), err error) {
 	w := ch.Data.(*chunkRows)
 	if ch.OneByOne {
-		return u.sendChange(ctx, ch, w, items[0])
+		return nil, u.sendChange(ctx, ch, w, items[0])
 	}
 	switch u.kind {
 	case Components:
@@ -319,11 +330,11 @@ func (u *uploadJob) Send(ctx context.Context, ch *jobs.Chunk, items []*jobs.Item
 		for i, it := range items {
 			inputs[i] = w.comps[it.Key].input()
 		}
-		created, err := u.r.writer.CreateComponents(ctx, u.actor, inputs, u.detail(ch))
+		created, record, err := u.r.writer.CreateComponentsApart(ctx, u.actor, inputs, u.detail(ch))
 		for _, b := range created {
 			w.created = append(w.created, b.ComponentID)
 		}
-		return err
+		return record, err
 	case Students:
 		records := make([]billing.Student, len(items))
 		for i, it := range items {
@@ -333,14 +344,14 @@ func (u *uploadJob) Send(ctx context.Context, ch *jobs.Chunk, items []*jobs.Item
 		if err != nil && created != nil {
 			// Created at the service; only the roster mirror failed. The rows are done.
 			u.r.log.Error("upload students: roster", "job", u.j.ID, "chunk", ch.Seq, "err", err)
-			return nil
+			return nil, nil
 		}
 		if err == nil {
 			u.r.recordAid(ctx, u.j.ID, w, items)
 		}
-		return err
+		return nil, err
 	}
-	return fmt.Errorf("uploads: unknown kind %q", u.kind)
+	return nil, fmt.Errorf("uploads: unknown kind %q", u.kind)
 }
 
 // Check implements jobs.Steps: new rows sent without an answer are looked for at the

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
+	"github.com/chromedp/chromedp"
 	"github.com/xuri/excelize/v2"
 
 	"github.com/sekolah/portal/internal/auth"
@@ -355,4 +356,31 @@ func TestPlanExports(t *testing.T) {
 	if len(waived) < 14 || waived[2] != "Dibebaskan" || waived[13] != "Dibebaskan" {
 		t.Fatalf("kartu's scholarship row: %v", waived)
 	}
+}
+
+// A month field says the month as the portal read it, like a date field: on the page the
+// server answers (the plan form, what was typed kept) and, as a month is typed, in the
+// browser (app.js), where a browser without month fields shows a text box.
+func TestMonthFieldsSayTheMonthRead(t *testing.T) {
+	t.Parallel()
+	p := plansSchool(t)
+	c := p.SignedIn(t, "finance")
+	form := sppValues()
+	form.Set("amount", "") // wrong: the form comes back with the months kept
+	res := c.Post("/plans", form)
+	if res.StatusCode != http.StatusUnprocessableEntity {
+		t.Fatalf("a plan without its amount: %d", res.StatusCode)
+	}
+	for id, want := range map[string]string{"f-from": "Dibaca: Jul 2026", "f-to": "Dibaca: Jun 2027"} {
+		if got := stext(res, `[data-testid="date-echo-`+id+`"]`); got != want {
+			t.Errorf("%s read as %q, want %q", id, got, want)
+		}
+	}
+
+	b := p.NewBrowser(t)
+	b.SignIn("finance", portaltest.Password)
+	b.Visit("/plans/new")
+	b.Do(chromedp.Evaluate[chromedp.Void](`(() => { const f = document.querySelector("#f-from");
+		f.value = "2027-01"; f.dispatchEvent(new Event("input", {bubbles: true})); })()`))
+	b.WaitText(`[data-testid="date-echo-f-from"]`, "Dibaca: Jan 2027")
 }

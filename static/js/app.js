@@ -20,7 +20,7 @@
 //   data-live                   on an element that polls (hx-get + hx-trigger="every …"): no poll
 //                               while the page is hidden (a tab in the background); one at once
 //                               when it shows again; a poll that fails waits for the next
-//   data-date-echo="id"         on an <output> beside a date field: the day typed, as the portal
+//   data-date-echo="id"         on an <output> beside a date or month field: what is typed, as the portal
 //                               reads it (data-phrase, data-months: see below)
 //   data-sum                    on a form: keep a total of what is ticked, as it is ticked. It adds
 //                               every checked box's data-amount and every [data-sum-fixed] element's
@@ -329,18 +329,20 @@
   // for the day) and the months' short names (data-months, comma-separated).
   function echoDate(out) {
     var input = doc.getElementById(out.getAttribute("data-date-echo"));
-    var m = input && /^(\d{4})-(\d{2})-(\d{2})$/.exec(input.value);
+    var m = input && /^(\d{4})-(\d{2})(?:-(\d{2}))?$/.exec(input.value.trim());
     var months = (out.getAttribute("data-months") || "").split(",");
-    if (!m || months.length !== 12) {
+    var month = m ? parseInt(m[2], 10) : 0;
+    if (!m || months.length !== 12 || month < 1 || month > 12) {
       out.textContent = "";
       return;
     }
-    var day = parseInt(m[3], 10) + " " + months[parseInt(m[2], 10) - 1] + " " + m[1];
+    // A month field (or a browser's text box standing for one) reads "Jul 2026".
+    var day = (m[3] ? parseInt(m[3], 10) + " " : "") + months[month - 1] + " " + m[1];
     out.textContent = (out.getAttribute("data-phrase") || "{d}").replace("{d}", day);
   }
   function onDateInput(e) {
     var id = e.target && e.target.id;
-    if (!id || e.target.type !== "date") {
+    if (!id || !doc.querySelector('[data-date-echo="' + id + '"]')) {
       return;
     }
     doc.querySelectorAll("[data-date-echo]").forEach(function (out) {

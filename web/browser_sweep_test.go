@@ -9,15 +9,12 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
-	"github.com/sekolah/portal/internal/auth"
-	"github.com/sekolah/portal/internal/plans"
 	"github.com/sekolah/portal/internal/portaltest"
 )
 
@@ -126,32 +123,11 @@ func sweepPages(t *testing.T, p *portaltest.Portal, role string) []sweepPage {
 // plan's page and its kartu SPP (a grid of paid, unpaid and late cells) are swept too.
 func sweepPlan(t *testing.T, p *portaltest.Portal) {
 	t.Helper()
-	ctx := context.Background()
-	id := strings.TrimPrefix(makePlan(t, p.SignedIn(t, "finance"), sppValues()), "/plans/")
-	plan, err := p.App.Plans.Plan(ctx, id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	classes, err := p.DB.Classes(ctx)
+	classes, err := p.DB.Classes(context.Background())
 	if err != nil || len(classes) == 0 {
 		t.Fatalf("the demo's classes: %v %v", classes, err)
 	}
-	pv, probs, err := p.App.Plans.Preview(ctx, plan, plans.Selection{Classes: classes[:1], From: plan.From, To: plan.To})
-	if err != nil || len(probs) > 0 {
-		t.Fatalf("preview: %v %v", probs, err)
-	}
-	jid, err := p.App.Plans.Submit(ctx, auth.Actor{Username: "finance", Role: auth.Finance}, pv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if j, _ := p.App.Plans.Job(ctx, jid); !plans.Running(j.State) {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the apply did not end")
-		}
-	}
+	applyPlan(t, p, strings.TrimPrefix(makePlan(t, p.SignedIn(t, "finance"), sppValues()), "/plans/"), classes[0])
 }
 
 // axeFinding is one serious or critical axe violation on a page.

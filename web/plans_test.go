@@ -284,27 +284,7 @@ func TestPlanExports(t *testing.T) {
 	id := strings.TrimPrefix(page, "/plans/")
 	c.Post("/students/07000/discounts", url.Values{"plan": {id}, "kind": {"percent"}, "value": {"50"}, "reason": {"sibling"}})
 	c.Post("/students/07001/discounts", url.Values{"kind": {"percent"}, "value": {"100"}, "reason": {"scholarship"}})
-	ctx := context.Background()
-	plan, err := p.App.Plans.Plan(ctx, id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pv, _, err := p.App.Plans.Preview(ctx, plan, plans.Selection{Classes: []string{"Kelas 7A"}, From: plan.From, To: plan.To})
-	if err != nil {
-		t.Fatal(err)
-	}
-	jid, err := p.App.Plans.Submit(ctx, auth.Actor{Username: "finance", Role: auth.Finance}, pv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if j, _ := p.App.Plans.Job(ctx, jid); !plans.Running(j.State) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the apply did not end")
-		}
-	}
+	applyPlan(t, p, id, "Kelas 7A")
 
 	// CSV: a NIS keeps its leading zero when Excel opens it; both flavours.
 	for format, sep := range map[string]string{"csv": ",", "csv-excel-id": ";"} {
@@ -355,6 +335,33 @@ func TestPlanExports(t *testing.T) {
 	}
 	if len(waived) < 14 || waived[2] != "Dibebaskan" || waived[13] != "Dibebaskan" {
 		t.Fatalf("kartu's scholarship row: %v", waived)
+	}
+}
+
+// applyPlan applies plan id to classes for its whole span, as finance, and waits for the
+// job's end.
+func applyPlan(t *testing.T, p *portaltest.Portal, id string, classes ...string) {
+	t.Helper()
+	ctx := context.Background()
+	plan, err := p.App.Plans.Plan(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pv, probs, err := p.App.Plans.Preview(ctx, plan, plans.Selection{Classes: classes, From: plan.From, To: plan.To})
+	if err != nil || len(probs) > 0 {
+		t.Fatalf("preview: %v %v", probs, err)
+	}
+	jid, err := p.App.Plans.Submit(ctx, auth.Actor{Username: "finance", Role: auth.Finance}, pv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if j, _ := p.App.Plans.Job(ctx, jid); !plans.Running(j.State) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the apply did not end")
+		}
 	}
 }
 

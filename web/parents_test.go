@@ -149,6 +149,11 @@ func TestParentPage(t *testing.T) {
 		billsText(rec.Doc.Find(`[data-testid="parent-receipt-total"]`)) != "Total Rp 330.000" {
 		t.Errorf("receipt: %d %q", rec.StatusCode, billsText(rec.Doc.Find(`[data-testid="parent-receipt"]`)))
 	}
+	// However often a parent opens or prints it, it is a copy: the original is the
+	// counter's receipt or the bank's proof.
+	if got := billsText(rec.Doc.Find(`[data-testid="parent-receipt"] [data-testid="receipt-copy"] .receipt-copy-mark`)); got != "SALINAN" {
+		t.Errorf("the parent's receipt is marked %q, want SALINAN", got)
+	}
 	if res := parent.Get(link + "/receipt?ref=BANK-7788"); res.StatusCode != http.StatusNotFound {
 		t.Errorf("another student's receipt through Ani's link: %d", res.StatusCode)
 	}

@@ -9,6 +9,7 @@ func init() {
 		"confirm.upload_commit_ask":  {ID: "Kirim baris unggahan ini ke layanan pembayaran?", EN: "Send this upload's rows to the payment service?"},
 		"payments.receipt.copy":      {ID: "SALINAN", EN: "COPY"},
 		"payments.receipt.copy_note": {ID: "Cetak ulang. Kuitansi asli diberikan saat pembayaran.", EN: "Reprint. The original was given at payment."},
+		"parent.receipt_copy_note":   {ID: "Salinan dari catatan sekolah. Bukti aslinya kuitansi dari loket atau bukti bayar dari bank.", EN: "A copy of the school's record. The original is the counter's receipt or the bank's proof of payment."},
 		"students.receipt_reprint":   {ID: "Cetak ulang kuitansi", EN: "Reprint the receipt"},
 		"class_pick.none":            {ID: "— Tanpa kelas —", EN: "— No class —"},
 		"class_pick.new_choice":      {ID: "Kelas baru…", EN: "New class…"},

@@ -1,9 +1,14 @@
 package web_test
 
 import (
+	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
 	"github.com/sekolah/portal/internal/billing"
@@ -63,6 +68,23 @@ func TestBrowserParentPageOnAPhone(t *testing.T) {
 		t.Errorf("receipt total %q", got)
 	}
 	b.Screenshot("parent-receipt-390")
+	// Printed by the parent: one A5 page, marked SALINAN.
+	yes := true
+	pdf, err := chromedp.Run(b.Ctx, func(ctx context.Context, tg *chromedp.Target) ([]byte, error) {
+		res, err := cdp.Call(ctx, tg, page.PrintToPDF, page.PrintToPDFParams{PreferCSSPageSize: &yes})
+		return res.Data, err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(pdfPage.FindAll(pdf, -1)); n != 1 {
+		t.Errorf("the parent's receipt prints on %d pages", n)
+	}
+	if dir := os.Getenv("PORTAL_SCREENSHOTS"); dir != "" {
+		if err := os.WriteFile(filepath.Join(dir, "print-parent-receipt.pdf"), pdf, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 
 	// In English, from the language switch, and back on the same page.
 	b.Visit(link)

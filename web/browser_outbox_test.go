@@ -108,3 +108,53 @@ func TestBrowserOutboxPages(t *testing.T) {
 		b.Screenshot(fmt.Sprintf("outbox-settings-%d", w.w))
 	}
 }
+
+// TestBrowserClassNotices: on a laptop and on a phone, a finance officer opens the term's
+// notices from the navigation's page, chooses a class and the term, reads the preview
+// without scrolling sideways, and sends; the page says what was queued, the parents get
+// one notice each, and the preview then says each was sent already.
+func TestBrowserClassNotices(t *testing.T) {
+	t.Parallel()
+	p := startOutbox(t, portaltest.Options{})
+	laptop, _ := seedArrearsIn(t, p, 3, "Kelas 8B", 0)
+	phone, _ := seedArrearsIn(t, p, 2, "Kelas 9A", 10)
+	b := p.NewBrowser(t)
+	b.SignIn("finance", portaltest.Password)
+	for _, c := range []struct {
+		w, h  int64
+		class string
+		nis   []string
+	}{{1366, 768, "Kelas 8B", laptop}, {390, 844, "Kelas 9A", phone}} {
+		size := map[int64]string{1366: "1366", 390: "390"}[c.w]
+		b.Do(chromedp.EmulateViewport(c.w, c.h))
+		b.Visit("/notices")
+		b.WaitVisible(`[data-testid="notices-form"]`)
+		if b.Count(`[data-testid="outbox-plan"]`) != 0 {
+			t.Errorf("%d px: a preview before a class was chosen", c.w)
+		}
+		b.Do(chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`document.querySelector('[data-testid="notices-class"]').value = %q`, c.class)))
+		b.Click(`[data-testid="notices-preview"]`)
+		b.WaitVisible(`[data-testid="outbox-plan"]`)
+		if n := b.Count(`[data-testid="outbox-row"]`); n != len(c.nis) {
+			t.Errorf("%d px: %d rows in the preview, want %d", c.w, n, len(c.nis))
+		}
+		if got := b.Text(`[data-testid="outbox-summary"]`); !strings.Contains(got, fmt.Sprintf("%d pesan", len(c.nis))) {
+			t.Errorf("%d px: summary %q", c.w, got)
+		}
+		if sideways(b) {
+			t.Errorf("%d px: the notices' preview scrolls sideways", c.w)
+		}
+		b.Screenshot("notices-preview-" + size)
+		b.Click(`[data-testid="outbox-send"]`)
+		b.WaitVisible(`[data-testid="flash"]`)
+		if got := b.Text(`[data-testid="flash"]`); !strings.Contains(got, "antrean") {
+			t.Errorf("%d px: after sending the page says %q", c.w, got)
+		}
+		// Back on the same class and term: nobody is sent the notice again.
+		if got := b.Text(`[data-testid="outbox-summary"]`); !strings.Contains(got, "0 pesan") {
+			t.Errorf("%d px: the preview after sending says %q", c.w, got)
+		}
+		b.Screenshot("notices-sent-" + size)
+		waitUntil(t, "the notices of "+c.class, func() bool { return len(waWithAny(p, c.nis)) == len(c.nis) })
+	}
+}

@@ -144,6 +144,7 @@ type layoutFinding struct {
 	Inner      float64  `json:"inner"`
 	Wide       []string `json:"wide"`
 	InnerBoxes []string `json:"innerBoxes"`
+	Clipped    []string `json:"clipped"`
 	NavShort   float64  `json:"navShort"`
 	Version    string   `json:"version"`
 }
@@ -158,7 +159,8 @@ const runAxe = `axe.run(document, {resultTypes: ['violations'], rules: {'target-
 
 // measureLayout finds what is wider than the screen outside a box that scrolls on its own
 // (naming the outermost such element), boxes inside the main content that scroll their
-// content up and down, and how much shorter the side navigation is than the page beside it.
+// content up and down, selects too narrow for the option they show ("Semester Ganjil 2…"),
+// and how much shorter the side navigation is than the page beside it.
 const measureLayout = `(() => {
 	const inner = document.documentElement.clientWidth;
 	const scrolls = el => { for (let e = el.parentElement; e && e !== document.body; e = e.parentElement) {
@@ -182,7 +184,14 @@ const measureLayout = `(() => {
 	if (nav && getComputedStyle(nav).display !== 'none') {
 		navShort = Math.max(0, main.getBoundingClientRect().bottom - nav.getBoundingClientRect().bottom);
 	}
-	return {docWidth: document.documentElement.scrollWidth, inner, wide: wide.map(w => w.text).slice(0, 5), innerBoxes, navShort,
+	const ctx = document.createElement('canvas').getContext('2d');
+	const clipped = [...document.querySelectorAll('main select')].filter(el => el.checkVisibility() && el.selectedIndex >= 0).filter(el => {
+		const cs = getComputedStyle(el); // its right padding holds the arrow
+		ctx.font = cs.fontWeight + ' ' + cs.fontSize + ' ' + cs.fontFamily;
+		const room = el.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight);
+		return ctx.measureText(el.options[el.selectedIndex].text).width > room;
+	}).map(el => name(el) + ' "' + el.options[el.selectedIndex].text + '" in ' + el.clientWidth + ' px');
+	return {docWidth: document.documentElement.scrollWidth, inner, wide: wide.map(w => w.text).slice(0, 5), innerBoxes, clipped, navShort,
 		version: (window.axe && axe.version) || ''};
 })()`
 
@@ -219,6 +228,9 @@ func TestBrowserAccessibilityAndLayout(t *testing.T) {
 					}
 					if len(l.InnerBoxes) > 0 {
 						t.Errorf("%s: boxes scroll their rows inside the page: %s", at, strings.Join(l.InnerBoxes, "; "))
+					}
+					if len(l.Clipped) > 0 {
+						t.Errorf("%s: a select cuts off its chosen option: %s", at, strings.Join(l.Clipped, "; "))
 					}
 					if l.NavShort > 1 {
 						t.Errorf("%s: the side navigation stops %0.f px above the page's end", at, l.NavShort)

@@ -856,7 +856,7 @@ func FeeTemplateForm(v FeeTemplateFormView) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 59, "</div><div class=\"table-wrap table-wrap--full\" tabindex=\"0\"><table class=\"table table--compact\" data-testid=\"fee-template-lines\"><thead><tr><th class=\"w-20\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 59, "</div><div class=\"table-wrap table-wrap--full\" tabindex=\"0\"><table class=\"table table--compact table--inputs\" data-testid=\"fee-template-lines\"><thead><tr><th class=\"w-20\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

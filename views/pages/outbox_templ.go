@@ -281,7 +281,7 @@ func Notices(v NoticesView) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 14, "</p></div></div><form method=\"get\" action=\"/notices\" class=\"filters\" data-testid=\"notices-form\"><div class=\"field\"><label for=\"f-class\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 14, "</p></div></div><form method=\"get\" action=\"/notices\" class=\"filters filters--wide\" data-testid=\"notices-form\"><div class=\"field\"><label for=\"f-class\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

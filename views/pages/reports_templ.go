@@ -4490,7 +4490,7 @@ func Alumni(v AlumniView) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 348, " <form method=\"get\" action=\"/reports/alumni\" class=\"filters\" hx-get=\"/reports/alumni\" hx-target=\"#report-results\" hx-push-url=\"true\" data-testid=\"alumni-filters\"><div class=\"field\"><label for=\"f-status\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 348, " <form method=\"get\" action=\"/reports/alumni\" class=\"filters filters--wide\" hx-get=\"/reports/alumni\" hx-target=\"#report-results\" hx-push-url=\"true\" data-testid=\"alumni-filters\"><div class=\"field\"><label for=\"f-status\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

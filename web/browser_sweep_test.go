@@ -34,8 +34,13 @@ var axeSource = sync.OnceValues(func() (string, error) {
 })
 
 // sweepPage is one page of the sweep: a name for the failure messages and screenshots,
-// and its address.
-type sweepPage struct{ name, path string }
+// and its address; or the page a form there answers (a confirmation step, a plan's
+// preview): the buttons clicked on it, in order, and what the answer shows.
+type sweepPage struct {
+	name, path string
+	clicks     []string
+	shows      string
+}
 
 // sweepPages lists, for role on the demo school, the pages of its navigation (read from
 // the page) and those its flows reach: a student and their documents, the counter's
@@ -48,7 +53,7 @@ func sweepPages(t *testing.T, p *portaltest.Portal, role string) []sweepPage {
 	add := func(name, path string) {
 		if path != "" && !seen[path] {
 			seen[path] = true
-			out = append(out, sweepPage{name, path})
+			out = append(out, sweepPage{name: name, path: path})
 		}
 	}
 	home := c.Get("/")
@@ -83,6 +88,14 @@ func sweepPages(t *testing.T, p *portaltest.Portal, role string) []sweepPage {
 	}
 	if role == "principal" {
 		return out
+	}
+	// Pages answering a form: a guarded action's confirmation step (every one is the same
+	// template), and a plan's preview for a class.
+	out = append(out, sweepPage{name: "confirm-step", path: "/account", clicks: []string{`[data-testid="sessions-end-all"]`},
+		shows: `[data-testid="confirm-step"]`})
+	if plan := first("/plans", `main a[href^="/plans/"][href$="/"], main td a[href^="/plans/"]`); plan != "" {
+		out = append(out, sweepPage{name: "plan-preview", path: plan, clicks: []string{`[data-testid="apply-class"]`, `[data-testid="apply-preview"]`},
+			shows: `[data-testid="plan-preview"]`})
 	}
 	add("counter-student", "/payments/new?nis="+nis)
 	open := c.Get("/bills?nis=" + nis)
@@ -218,6 +231,12 @@ func TestBrowserAccessibilityAndLayout(t *testing.T) {
 				for _, pg := range pages {
 					at := fmt.Sprintf("%s at %d: %s (%s)", role, size[0], pg.name, pg.path)
 					b.Visit(pg.path)
+					for _, sel := range pg.clicks {
+						b.Click(sel)
+					}
+					if pg.shows != "" {
+						b.WaitVisible(pg.shows)
+					}
 					found := portaltest.Get(b, chromedp.Evaluate[[]axeFinding](runAxe, chromedp.EvalAwaitPromise))
 					for _, f := range found {
 						t.Errorf("%s: axe %s (%s): %s\n\t%s", at, f.ID, f.Impact, f.Help, strings.Join(f.Nodes, "\n\t"))

@@ -82,7 +82,8 @@ func sweepPages(t *testing.T, p *portaltest.Portal, role string) []sweepPage {
 	add("reports-discounts", "/reports/discounts")
 	add("plans-candidates", "/plans/candidates")
 	add("student-discounts", "/students/"+nis+"/discounts")
-	if plan := first("/plans", `main a[href^="/plans/"][href$="/"], main td a[href^="/plans/"]`); plan != "" {
+	plan := first("/plans", `main a[href^="/plans/"][href$="/"], main td a[href^="/plans/"]`)
+	if plan != "" {
 		add("plan", plan)
 		add("plan-kartu", strings.TrimSuffix(plan, "/")+"/kartu")
 	}
@@ -93,7 +94,7 @@ func sweepPages(t *testing.T, p *portaltest.Portal, role string) []sweepPage {
 	// template), and a plan's preview for a class.
 	out = append(out, sweepPage{name: "confirm-step", path: "/account", clicks: []string{`[data-testid="sessions-end-all"]`},
 		shows: `[data-testid="confirm-step"]`})
-	if plan := first("/plans", `main a[href^="/plans/"][href$="/"], main td a[href^="/plans/"]`); plan != "" {
+	if plan != "" {
 		out = append(out, sweepPage{name: "plan-preview", path: plan, clicks: []string{`[data-testid="apply-class"]`, `[data-testid="apply-preview"]`},
 			shows: `[data-testid="plan-preview"]`})
 	}

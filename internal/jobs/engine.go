@@ -420,7 +420,7 @@ func (e *Engine) processChunk(ctx context.Context, r *chunkRun, seq int) error {
 			attempt = 0
 		}
 		switch f {
-		case NoFault, Refused:
+		case NoFault: // a refusal, decided by send, is NoFault too
 			c.State, c.LastError = ChunkPending, ""
 			if len(c.Open()) == 0 {
 				continue // the next turn closes the chunk, and saves it once

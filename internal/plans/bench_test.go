@@ -36,7 +36,7 @@ func BenchmarkPlanApply(b *testing.B) {
 	for i := range classes {
 		classes[i] = fmt.Sprintf("Kelas %d%c", 7+i/4, 'A'+i%4)
 	}
-	p, _ := school(b, portaltest.Options{Upstream: w.wrap}, classes, students/len(classes))
+	p, nis := school(b, portaltest.Options{Upstream: w.wrap}, classes, students/len(classes))
 	cfg := p.App.Plans.Config()
 	ctx := context.Background()
 	var preview, job, floor, bare, call, cpu time.Duration
@@ -49,7 +49,7 @@ func BenchmarkPlanApply(b *testing.B) {
 		plan := create(b, p, f)
 		sel := plans.Selection{Grades: []string{"7", "8", "9", "10", "11"}, From: plan.From, To: plan.To}
 		p.Sandbox.SetFaults(sandbox.Faults{LatencyMS: int(latency / time.Millisecond)})
-		one := batchCall(b, p, i, cfg.ChunkSize)
+		one := batchCall(b, p, nis, i, cfg.ChunkSize)
 		call += one
 		calls++
 		b.StartTimer()
@@ -101,10 +101,10 @@ func BenchmarkPlanApply(b *testing.B) {
 	b.ReportMetric(cpu.Seconds()/n, "job-cpu-s")
 }
 
-// batchCall times one batch call of n new components by the billing client alone (the
-// mean of three), on components of a name and due month the plan never makes, for the
+// batchCall times one batch call of n new components for students nis by the billing
+// client alone (the mean of three), on components of a name and due month the plan never makes, for the
 // wire's floor: what one of the job's calls costs at this sandbox, on this machine.
-func batchCall(b *testing.B, p *portaltest.Portal, run, n int) time.Duration {
+func batchCall(b *testing.B, p *portaltest.Portal, nis []string, run, n int) time.Duration {
 	b.Helper()
 	const tries = 3
 	var total time.Duration
@@ -112,7 +112,7 @@ func batchCall(b *testing.B, p *portaltest.Portal, run, n int) time.Duration {
 		due := time.Date(2031, time.Month(1+k), 10+run%15, 0, 0, 0, 0, time.UTC)
 		in := make([]billing.ComponentInput, n)
 		for i := range in {
-			in[i] = billing.ComponentInput{NIS: fmt.Sprintf("26%02d%03d", i%20, i/20), AccountCode: "SPP",
+			in[i] = billing.ComponentInput{NIS: nis[i%len(nis)], AccountCode: "SPP",
 				Name: fmt.Sprintf("Uji %d %d", run, k), Due: due, Expiry: due.AddDate(0, 1, 0), Amount: 100_000}
 		}
 		t0 := time.Now()
